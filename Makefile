@@ -1,0 +1,31 @@
+# The two commands a newcomer needs: `make demo` (symbolicate a sample report) and `make test`.
+# Both install the Debian packages they need first (scripts/install-deps.sh, idempotent).
+
+SWIFT ?= swift
+BIN = .build/release/symbolicate
+
+.PHONY: deps build release demo test samples bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+demo: release
+	$(BIN) Samples/reports/HoldApp-arm64-dwarf5.crash Samples/build/ios-arm64-dwarf5
+
+test: deps
+	$(SWIFT) test
+
+samples:
+	Samples/generate.sh
+
+bench: release
+	Benchmarks/run.sh
+
+clean:
+	rm -rf .build

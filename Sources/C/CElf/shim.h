@@ -1,0 +1,3 @@
+// libelf from Debian's libelf-dev.
+#include <libelf.h>
+#include <gelf.h>

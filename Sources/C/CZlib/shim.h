@@ -1,0 +1,2 @@
+// zlib from Debian's zlib1g-dev.
+#include <zlib.h>

@@ -1,0 +1,3 @@
+public enum CommandLineTool {
+    public static func main() {}
+}

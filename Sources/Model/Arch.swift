@@ -1,0 +1,66 @@
+// Arch: a CPU architecture as reports and Mach-O files name it (arm64, arm64e, x86_64, ...).
+// A struct around the name rather than an enum: reports carry names we have never seen, and
+// those must survive a round trip.
+
+public struct Arch: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ name: String) { self.rawValue = name }
+
+    public static let arm64 = Arch("arm64")
+    public static let arm64e = Arch("arm64e")
+    public static let arm64_32 = Arch("arm64_32")
+    public static let x86_64 = Arch("x86_64")
+    public static let x86_64h = Arch("x86_64h")
+    public static let i386 = Arch("i386")
+    public static let armv7 = Arch("armv7")
+    public static let armv7s = Arch("armv7s")
+    public static let armv7k = Arch("armv7k")
+    public static let armv6 = Arch("armv6")
+
+    public var description: String { rawValue }
+
+    /// Pointer-authentication bits exist only on arm64e; addresses must lose them before lookup.
+    public var hasPointerAuthentication: Bool { self == .arm64e }
+
+    /// True when a symbol file built for `other` can symbolicate an image of this arch
+    /// (arm64e code is commonly shipped with arm64 dSYM slices of the same UUID).
+    public func isCompatible(with other: Arch) -> Bool {
+        if self == other { return true }
+        let family: Set<Arch> = [.arm64, .arm64e]
+        return family.contains(self) && family.contains(other)
+    }
+
+    /// The arch named by a report's `Code Type:` value (`ARM-64 (Native)`, `X86-64`, `ARM`, ...).
+    public init?(codeType: String) {
+        let t = codeType.split(separator: "(").first.map { $0.trimmingCharacters(in: " ") } ?? ""
+        switch t.uppercased() {
+        case "ARM-64", "ARM64": self = .arm64
+        case "ARM64E": self = .arm64e
+        case "ARM64_32": self = .arm64_32
+        case "X86-64", "X86_64": self = .x86_64
+        case "X86", "I386": self = .i386
+        case "ARM", "ARMV7": self = .armv7
+        case "ARMV7S": self = .armv7s
+        default: return nil
+        }
+    }
+
+    public static func < (lhs: Arch, rhs: Arch) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+extension StringProtocol {
+    /// Trims the given characters from both ends (Foundation-free).
+    public func trimmingCharacters(in set: Set<Character>) -> String {
+        var start = startIndex
+        var end = endIndex
+        while start < end, set.contains(self[start]) { start = index(after: start) }
+        while end > start, set.contains(self[index(before: end)]) { end = index(before: end) }
+        return String(self[start..<end])
+    }
+
+    public func trimmingCharacters(in chars: String) -> String {
+        trimmingCharacters(in: Set(chars))
+    }
+}

@@ -1,0 +1,71 @@
+// BuildID: the identity of one build of one binary: a Mach-O LC_UUID (16 bytes) or an ELF
+// build-id note (any length). Reports spell it three ways (`82d13d98219e3040b62a07a297007a7c`,
+// `82D13D98-219E-3040-B62A-07A297007A7C`, lowercase with dashes); all parse to the same value.
+
+public struct BuildID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    public init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Parses 32 hex digits with or without dashes (UUID), or any even number of hex digits
+    /// (ELF build id). Returns nil for anything else.
+    public init?(string: some StringProtocol) {
+        var bytes: [UInt8] = []
+        var high: UInt8? = nil
+        for scalar in string.unicodeScalars {
+            if scalar == "-" { continue }
+            guard let nibble = BuildID.nibble(scalar) else { return nil }
+            if let h = high {
+                bytes.append(h << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        guard high == nil, !bytes.isEmpty, bytes.count <= 64 else { return nil }
+        self.bytes = bytes
+    }
+
+    private static func nibble(_ scalar: Unicode.Scalar) -> UInt8? {
+        switch scalar.value {
+        case 0x30...0x39: return UInt8(scalar.value - 0x30)
+        case 0x41...0x46: return UInt8(scalar.value - 0x41 + 10)
+        case 0x61...0x66: return UInt8(scalar.value - 0x61 + 10)
+        default: return nil
+        }
+    }
+
+    /// `82D13D98-219E-3040-B62A-07A297007A7C` for 16-byte ids, plain uppercase hex otherwise.
+    public var uuidString: String {
+        let hex = BuildID.hex(bytes, uppercase: true)
+        guard bytes.count == 16 else { return hex }
+        var out = ""
+        for (i, c) in hex.enumerated() {
+            if i == 8 || i == 12 || i == 16 || i == 20 { out.append("-") }
+            out.append(c)
+        }
+        return out
+    }
+
+    /// Lowercase hex without dashes, as iOS Binary Images lines and file names use it.
+    public var compactString: String { BuildID.hex(bytes, uppercase: false) }
+
+    public var description: String { uuidString }
+
+    public static func < (lhs: BuildID, rhs: BuildID) -> Bool {
+        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+    }
+
+    static func hex(_ bytes: [UInt8], uppercase: Bool) -> String {
+        let digits: [Character] = Array(uppercase ? "0123456789ABCDEF" : "0123456789abcdef")
+        var s = ""
+        s.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            s.append(digits[Int(b >> 4)])
+            s.append(digits[Int(b & 0xF)])
+        }
+        return s
+    }
+}

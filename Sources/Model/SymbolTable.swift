@@ -1,0 +1,154 @@
+// SymbolTable: the symbols of one build, flattened for lookup, in the shape of Sentry's SymCache.
+// Object-file readers produce it (from DWARF, or from nlist / ELF symtab when there is no debug
+// information); the store writes it to SQLite and reads it back; the symbolicator looks up in it.
+//
+// Address ranges are sorted by start; a range ends where the next one starts. Each range points
+// at its innermost source location; a location chains through `parent` to the location it was
+// inlined into, so a lookup is one binary search plus a walk up the chain.
+
+public enum SymbolKind: String, Sendable, Hashable, Comparable {
+    /// Only a symbol table (nlist / ELF symtab): names, no files or lines.
+    case symbolTable = "symtab"
+    /// DWARF: functions, inline chains, file and line.
+    case debugInfo = "dwarf"
+
+    private var rank: Int { self == .debugInfo ? 1 : 0 }
+    public static func < (a: SymbolKind, b: SymbolKind) -> Bool { a.rank < b.rank }
+}
+
+/// What identifies a build and how to map report addresses into it.
+public struct BuildInfo: Sendable, Hashable {
+    public var uuid: BuildID
+    public var arch: Arch
+    /// The image name (`iOSCrashingTest`, `UIKitCore`): the file name of the binary.
+    public var name: String
+    /// `__TEXT` vmaddr (Mach-O) or the lowest executable segment address (ELF).
+    public var textVMAddress: UInt64
+    public var textSize: UInt64
+    public var kind: SymbolKind
+    /// Where the symbols were read from.
+    public var path: String
+
+    public init(
+        uuid: BuildID, arch: Arch, name: String, textVMAddress: UInt64, textSize: UInt64, kind: SymbolKind,
+        path: String
+    ) {
+        self.uuid = uuid
+        self.arch = arch
+        self.name = name
+        self.textVMAddress = textVMAddress
+        self.textSize = textSize
+        self.kind = kind
+        self.path = path
+    }
+}
+
+public struct SymbolTable: Sendable {
+    public static let none: UInt32 = .max
+
+    public struct Function: Sendable, Hashable {
+        /// The name as stored: the linkage (mangled) name when there is one.
+        public var name: String
+        /// Address of the function's first instruction (0 when only inlined copies exist).
+        public var entry: UInt64
+
+        public init(name: String, entry: UInt64) {
+            self.name = name
+            self.entry = entry
+        }
+    }
+
+    public struct Location: Sendable, Hashable {
+        /// Index into `functions`.
+        public var function: UInt32
+        /// Index into `files`, or `SymbolTable.none`.
+        public var file: UInt32
+        /// 0 when unknown.
+        public var line: UInt32
+        /// Index into `locations` of the call site this location was inlined into, or `SymbolTable.none`.
+        public var parent: UInt32
+
+        public init(function: UInt32, file: UInt32, line: UInt32, parent: UInt32) {
+            self.function = function
+            self.file = file
+            self.line = line
+            self.parent = parent
+        }
+    }
+
+    public struct Range: Sendable, Hashable {
+        public var start: UInt64
+        /// Index into `locations` of the innermost location, or `SymbolTable.none` for a gap.
+        public var location: UInt32
+
+        public init(start: UInt64, location: UInt32) {
+            self.start = start
+            self.location = location
+        }
+    }
+
+    public var build: BuildInfo
+    public var files: [String]
+    public var functions: [Function]
+    public var locations: [Location]
+    /// Sorted by `start`; each range ends where the next begins; the last one should be a gap.
+    public var ranges: [Range]
+
+    public init(
+        build: BuildInfo, files: [String] = [], functions: [Function] = [], locations: [Location] = [],
+        ranges: [Range] = []
+    ) {
+        self.build = build
+        self.files = files
+        self.functions = functions
+        self.locations = locations
+        self.ranges = ranges
+    }
+
+    /// One resolved level of a lookup, innermost first.
+    public struct Resolved: Sendable, Hashable {
+        public var function: String
+        /// Entry address of `function` (0 when unknown).
+        public var entry: UInt64
+        public var file: String?
+        public var line: Int?
+
+        public init(function: String, entry: UInt64, file: String?, line: Int?) {
+            self.function = function
+            self.entry = entry
+            self.file = file
+            self.line = line
+        }
+    }
+
+    /// The index of the range holding `address`, or nil.
+    public func rangeIndex(containing address: UInt64) -> Int? {
+        var lo = 0
+        var hi = ranges.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if ranges[mid].start <= address { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo > 0 else { return nil }
+        return ranges[lo - 1].location == SymbolTable.none ? nil : lo - 1
+    }
+
+    /// The inline chain at `address` (an address in the build's own vmaddr space), innermost
+    /// first; nil when no range covers it. Corrupt indices end the chain instead of trapping.
+    public func lookup(_ address: UInt64) -> [Resolved]? {
+        guard let r = rangeIndex(containing: address) else { return nil }
+        var result: [Resolved] = []
+        var index = ranges[r].location
+        var guardCount = 0
+        while index != SymbolTable.none, Int(index) < locations.count, guardCount < 256 {
+            let loc = locations[Int(index)]
+            guard Int(loc.function) < functions.count else { break }
+            let f = functions[Int(loc.function)]
+            let file = Int(loc.file) < files.count ? files[Int(loc.file)] : nil
+            result.append(Resolved(function: f.name, entry: f.entry, file: file, line: loc.line == 0 ? nil : Int(loc.line)))
+            index = loc.parent
+            guardCount += 1
+        }
+        return result.isEmpty ? nil : result
+    }
+}

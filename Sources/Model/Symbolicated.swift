@@ -1,0 +1,62 @@
+// What symbolication says about a frame: a status, and for a symbolicated frame the chain of
+// source locations innermost first (inlined callees before their callers). Writers turn these
+// into text lines or `.ips` frame objects.
+
+/// One level of an inline chain, ready to print.
+public struct SymbolicatedFrame: Sendable, Hashable {
+    /// The name to show: demangled, Swift in Apple's simplified form.
+    public var symbol: String
+    /// The name as stored in the symbol file (mangled), when different.
+    public var rawSymbol: String?
+    /// Offset of the frame's address from the start of the (outermost) function; nil for inlined levels.
+    public var symbolOffset: UInt64?
+    /// Source file path as recorded in the debug information; nil for symbol-table-only results.
+    public var file: String?
+    public var line: Int?
+    public var column: Int?
+    /// True for every level but the last (outermost) one.
+    public var isInline: Bool
+
+    public init(
+        symbol: String, rawSymbol: String? = nil, symbolOffset: UInt64? = nil, file: String? = nil,
+        line: Int? = nil, column: Int? = nil, isInline: Bool = false
+    ) {
+        self.symbol = symbol
+        self.rawSymbol = rawSymbol
+        self.symbolOffset = symbolOffset
+        self.file = file
+        self.line = line
+        self.column = column
+        self.isInline = isInline
+    }
+
+    /// The last path component of `file`, as Apple's reports print it.
+    public var fileName: String? {
+        guard let file else { return nil }
+        if let slash = file.lastIndex(where: { $0 == "/" || $0 == "\\" }) {
+            return String(file[file.index(after: slash)...])
+        }
+        return file
+    }
+}
+
+public enum FrameStatus: String, Sendable, Hashable, CaseIterable {
+    case symbolicated
+    /// The image's symbols were found but hold nothing at this address, or no symbols were found.
+    case missingSymbol = "missing_symbol"
+    /// No image of the report contains the address.
+    case unknownImage = "unknown_image"
+    /// The frame cannot be interpreted (address below the image's load address, ...).
+    case malformed
+}
+
+public struct FrameResult: Sendable, Hashable {
+    public var status: FrameStatus
+    /// Innermost first; empty unless `status == .symbolicated`.
+    public var frames: [SymbolicatedFrame]
+
+    public init(status: FrameStatus, frames: [SymbolicatedFrame] = []) {
+        self.status = status
+        self.frames = frames
+    }
+}
