@@ -152,3 +152,13 @@ public struct SymbolTable: Sendable {
         return result.isEmpty ? nil : result
     }
 }
+
+/// Anything that answers address -> inline chain for one build: an in-memory `SymbolTable`
+/// read from a file, or a build file in the symbol store queried in place.
+public protocol SymbolSource: Sendable {
+    var build: BuildInfo { get }
+    /// Innermost first; `address` is in the build's own vmaddr space (unslid).
+    func lookup(_ address: UInt64) -> [SymbolTable.Resolved]?
+}
+
+extension SymbolTable: SymbolSource {}
