@@ -1,0 +1,150 @@
+// ByteText: the byte-level primitives every text parser here uses. Reports are handled as
+// bytes, never re-encoded, so that parsers can record exact byte ranges for the writer and a
+// report with odd encodings (CR or CRLF line ends, U+00A0 no-break spaces, stray invalid
+// UTF-8) still parses and round-trips byte for byte. Every read is bounds-checked.
+
+/// One line of a document: `range` excludes the line ending, `end` includes it.
+struct TextLine: Sendable {
+    var range: Range<Int>
+    var end: Int
+}
+
+enum ByteText {
+    /// Splits `bytes[from...]` into lines at LF, CRLF or a lone CR, in one pass.
+    static func lines(_ bytes: [UInt8], from start: Int = 0) -> [TextLine] {
+        var result: [TextLine] = []
+        var lineStart = min(max(start, 0), bytes.count)
+        var i = lineStart
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
+            if b == 0x0A {
+                result.append(TextLine(range: lineStart..<i, end: i + 1))
+                i += 1
+                lineStart = i
+            } else if b == 0x0D {
+                let next = (i + 1 < n && bytes[i + 1] == 0x0A) ? i + 2 : i + 1
+                result.append(TextLine(range: lineStart..<i, end: next))
+                i = next
+                lineStart = i
+            } else {
+                i += 1
+            }
+        }
+        if lineStart < n { result.append(TextLine(range: lineStart..<n, end: n)) }
+        return result
+    }
+
+    /// The first line ending the document uses ("\n" when it has none).
+    static func lineEnding(_ bytes: [UInt8]) -> [UInt8] {
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == 0x0A { return [0x0A] }
+            if bytes[i] == 0x0D { return i + 1 < bytes.count && bytes[i + 1] == 0x0A ? [0x0D, 0x0A] : [0x0D] }
+            i += 1
+        }
+        return [0x0A]
+    }
+
+    /// Width in bytes of the whitespace starting at `i` (space, tab, U+00A0 as C2 A0), or 0.
+    @inline(__always)
+    static func spaceWidth(_ bytes: [UInt8], _ i: Int, _ end: Int) -> Int {
+        guard i < end, i >= 0, i < bytes.count else { return 0 }
+        let b = bytes[i]
+        if b == 0x20 || b == 0x09 || b == 0x0B || b == 0x0C { return 1 }
+        if b == 0xC2, i + 1 < end, i + 1 < bytes.count, bytes[i + 1] == 0xA0 { return 2 }
+        return 0
+    }
+
+    /// Whitespace-separated tokens of `range`, as byte ranges.
+    static func tokens(_ bytes: [UInt8], _ range: Range<Int>, limit: Int = .max) -> [Range<Int>] {
+        var result: [Range<Int>] = []
+        var i = range.lowerBound
+        let end = min(range.upperBound, bytes.count)
+        while i < end, result.count < limit {
+            let w = spaceWidth(bytes, i, end)
+            if w > 0 { i += w; continue }
+            let s = i
+            while i < end, spaceWidth(bytes, i, end) == 0 { i += 1 }
+            result.append(s..<i)
+        }
+        return result
+    }
+
+    /// `range` without leading and trailing whitespace.
+    static func trim(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int> {
+        var lo = range.lowerBound
+        var hi = min(range.upperBound, bytes.count)
+        while lo < hi {
+            let w = spaceWidth(bytes, lo, hi)
+            if w == 0 { break }
+            lo += w
+        }
+        while hi > lo {
+            let b = bytes[hi - 1]
+            if b == 0x20 || b == 0x09 || b == 0x0B || b == 0x0C {
+                hi -= 1
+            } else if b == 0xA0, hi - 2 >= lo, bytes[hi - 2] == 0xC2 {
+                hi -= 2
+            } else {
+                break
+            }
+        }
+        return lo..<hi
+    }
+
+    static func isBlank(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        trim(bytes, range).isEmpty
+    }
+
+    /// The text of `range`, decoded leniently; U+00A0 becomes a plain space.
+    static func string(_ bytes: [UInt8], _ range: Range<Int>) -> String {
+        let lo = max(0, min(range.lowerBound, bytes.count))
+        let hi = max(lo, min(range.upperBound, bytes.count))
+        let s = String(decoding: bytes[lo..<hi], as: UTF8.self)
+        return s.contains("\u{A0}") ? s.replacing("\u{A0}", with: " ") : s
+    }
+
+    /// True when `bytes[at...]` starts with `prefix`.
+    static func hasPrefix(_ bytes: [UInt8], at: Int, _ prefix: String, end: Int? = nil) -> Bool {
+        let p = Array(prefix.utf8)
+        let limit = min(end ?? bytes.count, bytes.count)
+        guard at >= 0, at + p.count <= limit else { return false }
+        for k in 0..<p.count where bytes[at + k] != p[k] { return false }
+        return true
+    }
+
+    /// Parses `0x` followed by 1-16 hex digits filling the whole range.
+    static func hexAddress(_ bytes: [UInt8], _ range: Range<Int>) -> UInt64? {
+        guard range.count >= 3, range.count <= 18, range.upperBound <= bytes.count, range.lowerBound >= 0 else { return nil }
+        guard bytes[range.lowerBound] == 0x30, bytes[range.lowerBound + 1] | 0x20 == 0x78 else { return nil }
+        var value: UInt64 = 0
+        for i in (range.lowerBound + 2)..<range.upperBound {
+            guard let d = hexDigit(bytes[i]) else { return nil }
+            value = value << 4 | UInt64(d)
+        }
+        return value
+    }
+
+    /// Parses a decimal number filling the whole range (at most 19 digits).
+    static func decimal(_ bytes: [UInt8], _ range: Range<Int>) -> UInt64? {
+        guard !range.isEmpty, range.count <= 19, range.upperBound <= bytes.count, range.lowerBound >= 0 else { return nil }
+        var value: UInt64 = 0
+        for i in range {
+            let b = bytes[i]
+            guard b >= 0x30, b <= 0x39 else { return nil }
+            value = value * 10 + UInt64(b - 0x30)
+        }
+        return value
+    }
+
+    @inline(__always)
+    static func hexDigit(_ b: UInt8) -> UInt8? {
+        switch b {
+        case 0x30...0x39: return b - 0x30
+        case 0x41...0x46: return b - 0x41 + 10
+        case 0x61...0x66: return b - 0x61 + 10
+        default: return nil
+        }
+    }
+}

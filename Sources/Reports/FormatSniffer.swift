@@ -1,0 +1,106 @@
+// FormatSniffer: names what a document is when it is not an Apple crash report, so users get
+// "not an Apple crash report: looks like an Android tombstone" instead of a parse failure.
+// It recognises MetricKit payloads, KSCrash and Sentry JSON, Android tombstones, kernel
+// panics, PLCrashReporter protobuf files, Umeng reports, macOS `sample` and spindump text.
+
+import SymbolicateModel
+
+enum FormatSniffer {
+    /// How much of a document the text sniffers look at.
+    static let window = 64 * 1024
+
+    static func refusal(_ what: String) -> SymbolicateError {
+        SymbolicateError(.unsupported, "not an Apple crash report: looks like \(what)")
+    }
+
+    /// True when `needle` occurs in the first `limit` bytes.
+    static func contains(_ bytes: [UInt8], _ needle: String, limit: Int = window) -> Bool {
+        let n = Array(needle.utf8)
+        guard let first = n.first else { return false }
+        let end = min(bytes.count, limit) - n.count
+        guard end >= 0 else { return false }
+        var i = 0
+        while i <= end {
+            if bytes[i] == first {
+                var k = 1
+                while k < n.count, bytes[i + k] == n[k] { k += 1 }
+                if k == n.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
+    /// Binary formats and binary garbage; nil when the bytes look like text.
+    static func binaryRefusal(_ bytes: [UInt8]) -> SymbolicateError? {
+        if ByteText.hasPrefix(bytes, at: 0, "plcrash") {
+            return refusal("a PLCrashReporter protobuf report (convert it to text with plcrashutil first)")
+        }
+        if ByteText.hasPrefix(bytes, at: 0, "bplist") {
+            return refusal("a binary property list")
+        }
+        let end = min(bytes.count, window)
+        var control = 0
+        for i in 0..<end {
+            let b = bytes[i]
+            if b == 0 { return SymbolicateError(.badInput, "binary data, not a text crash report (NUL byte at offset \(i))") }
+            if b < 0x09 || (b > 0x0D && b < 0x20 && b != 0x1B) { control += 1 }
+        }
+        if control * 50 > end {
+            return SymbolicateError(.badInput, "binary data, not a text crash report")
+        }
+        return nil
+    }
+
+    /// A JSON document that is not an `.ips`: names it from its keys.
+    static func jsonRefusal(_ bytes: [UInt8], from start: Int) -> SymbolicateError {
+        var node: JSONNode? = nil
+        if let (n, _) = try? JSONScanner.parse(bytes, from: start) { node = n }
+        if let first = node?.elements.first { node = first }
+        var keys = Set<String>()
+        if let node { keys = Set(node.members.map(\.key)) }
+        func has(_ k: String) -> Bool {
+            node != nil ? keys.contains(k) : contains(bytes, "\"\(k)\"")
+        }
+        if ["crashDiagnostics", "hangDiagnostics", "cpuExceptionDiagnostics", "diskWriteExceptionDiagnostics",
+            "callStackTree", "callStacks", "callStackPerThread", "diagnosticMetaData", "timeStampBegin"].contains(where: has) {
+            return refusal("a MetricKit payload")
+        }
+        if has("report"), has("crash") || has("binary_images") || has("system") {
+            return refusal("KSCrash JSON (render it as an Apple text report first)")
+        }
+        if has("debug_meta") || has("event_id") || has("sdk") {
+            return refusal("a Sentry event JSON")
+        }
+        if has("panicString") || has("macOSPanicString") {
+            return refusal("a kernel panic")
+        }
+        if node == nil {
+            return SymbolicateError(.badInput, "malformed or truncated JSON, and not an Apple crash report")
+        }
+        return refusal("a JSON document of an unknown kind")
+    }
+
+    /// Text formats that are not Apple crash reports; nil when none matches.
+    static func textRefusal(_ bytes: [UInt8]) -> SymbolicateError? {
+        let apple = ["Incident Identifier:", "Exception Type:", "Crashed Thread:", "Triggered by Thread:"]
+        if apple.contains(where: { contains(bytes, $0) }) { return nil }
+        if contains(bytes, "Analysis of sampling ") || contains(bytes, "Sampling process ") {
+            return refusal("macOS `sample` output")
+        }
+        if contains(bytes, "Build fingerprint:") || contains(bytes, "*** *** *** *** ***") || contains(bytes, "backtrace:\n    #00 pc")
+            || (contains(bytes, "ABI: '") && contains(bytes, "signal ")) {
+            return refusal("an Android tombstone")
+        }
+        if contains(bytes, "panic(cpu ") || contains(bytes, "Panicked task ") || contains(bytes, "Kernel Extensions in backtrace:") {
+            return refusal("a kernel panic")
+        }
+        if contains(bytes, "Application received signal") || (contains(bytes, "dSYM UUID:") && contains(bytes, "Slide Address:")) {
+            return refusal("an Umeng crash report")
+        }
+        if contains(bytes, "Num samples:") || contains(bytes, "Heaviest stack") || contains(bytes, "Spindump") {
+            return refusal("a spindump")
+        }
+        return nil
+    }
+}

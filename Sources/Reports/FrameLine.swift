@@ -1,0 +1,132 @@
+// FrameLine: parses one backtrace line of an Apple text report in any of the forms seen in the
+// wild: `N  Image  0xADDR 0xBASE + OFFSET`, already symbolicated `N  Image  0xADDR symbol + off
+// (File.m:12)`, KSCrash's `0xBASE + off (symbol + off)`, image names with spaces, `<redacted>`
+// and `???`. It records where the symbol column starts so the writer can replace exactly that.
+
+import SymbolicateModel
+
+/// What follows the address column of a frame line.
+struct SymbolText: Sendable, Equatable {
+    var symbol: String
+    var offset: UInt64?
+    var file: String?
+    var line: Int?
+}
+
+enum FrameLine {
+    /// Tokens examined when looking for the address column; image names are never longer.
+    static let maxLeadingTokens = 48
+
+    /// The frame a line holds, or nil when it is not a frame line. `isReturnAddress` is left
+    /// true; the caller decides by the frame's position.
+    static func parse(_ bytes: [UInt8], _ line: Range<Int>) -> Frame? {
+        let tokens = ByteText.tokens(bytes, line, limit: maxLeadingTokens)
+        guard tokens.count >= 2, let number = ByteText.decimal(bytes, tokens[0]), number < 1_000_000 else { return nil }
+        // The address is the first `0x` token after the image name (which may hold spaces).
+        var addressToken: Int? = nil
+        var k = 1
+        while k < tokens.count {
+            if k >= 2 || tokens.count == 2, ByteText.hexAddress(bytes, tokens[k]) != nil {
+                addressToken = k
+                break
+            }
+            k += 1
+        }
+        guard let a = addressToken, let address = ByteText.hexAddress(bytes, tokens[a]) else { return nil }
+        let imageName: String? = a >= 2 ? ByteText.string(bytes, tokens[1].lowerBound..<tokens[a - 1].upperBound) : nil
+        var columnStart = tokens[a].upperBound
+        while columnStart < line.upperBound {
+            let w = ByteText.spaceWidth(bytes, columnStart, line.upperBound)
+            if w == 0 { break }
+            columnStart += w
+        }
+        let column = columnStart..<line.upperBound
+        var frame = Frame(number: Int(number), imageName: imageName, address: address, isReturnAddress: true, symbolColumn: column)
+        let rest = ByteText.string(bytes, ByteText.trim(bytes, column))
+        if let symbolic = describe(rest) {
+            frame.symbol = symbolic.symbol
+            frame.symbolOffset = symbolic.offset
+            frame.sourceFile = symbolic.file
+            frame.sourceLine = symbolic.line
+        }
+        return frame
+    }
+
+    /// Interprets a symbol column: nil for the unsymbolicated `0xBASE + OFFSET` form (unless it
+    /// carries a KSCrash `(symbol + off)` suffix), else the symbol, offset and file it states.
+    static func describe(_ text: String) -> SymbolText? {
+        guard !text.isEmpty else { return nil }
+        let parts = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
+        if parts.count >= 3, parts[0].hasPrefix("0x"), UInt64(parts[0].dropFirst(2), radix: 16) != nil, parts[1] == "+" {
+            guard parts.count == 4 else { return nil }
+            let tail = parts[3].trimmingCharacters(in: " \t")
+            guard tail.hasPrefix("("), tail.hasSuffix(")"), tail.count > 2 else { return nil }
+            return symbolText(String(tail.dropFirst().dropLast()))
+        }
+        return symbolText(text)
+    }
+
+    /// Splits `symbol + off (File.m:12)`, `symbol (File.m:12)`, `symbol + off` or `symbol`.
+    static func symbolText(_ text: String) -> SymbolText {
+        var body = Substring(text)
+        var file: String? = nil
+        var line: Int? = nil
+        if body.hasSuffix(")"), let open = matchingOpen(body) {
+            let inner = body[body.index(after: open)..<body.index(before: body.endIndex)]
+            let before = body[..<open]
+            if before.hasSuffix(" "), looksLikeFile(inner) {
+                if let colon = inner.lastIndex(of: ":"), let n = Int(inner[inner.index(after: colon)...]) {
+                    file = String(inner[..<colon])
+                    line = n
+                } else {
+                    file = String(inner)
+                }
+                body = before.dropLast()
+            }
+        }
+        var offset: UInt64? = nil
+        if let plus = lastPlus(body) {
+            let digits = body[body.index(plus, offsetBy: 3)...]
+            if !digits.isEmpty, let v = UInt64(digits) {
+                offset = v
+                body = body[..<plus]
+            }
+        }
+        return SymbolText(symbol: String(body), offset: offset, file: file, line: line)
+    }
+
+    private static func lastPlus(_ s: Substring) -> Substring.Index? {
+        var i = s.endIndex
+        while i > s.startIndex {
+            i = s.index(before: i)
+            if s[i] == "+" {
+                guard i > s.startIndex, s[s.index(before: i)] == " " else { return nil }
+                let after = s.index(after: i)
+                guard after < s.endIndex, s[after] == " " else { return nil }
+                return s.index(before: i)
+            }
+            if !(s[i].isNumber || s[i] == " ") { return nil }
+        }
+        return nil
+    }
+
+    private static func matchingOpen(_ s: Substring) -> Substring.Index? {
+        var depth = 0
+        var i = s.endIndex
+        while i > s.startIndex {
+            i = s.index(before: i)
+            if s[i] == ")" { depth += 1 }
+            if s[i] == "(" {
+                depth -= 1
+                if depth == 0 { return i }
+            }
+        }
+        return nil
+    }
+
+    private static func looksLikeFile(_ s: Substring) -> Bool {
+        guard !s.isEmpty, !s.contains("("), !s.contains(" + ") else { return false }
+        let name = s.split(separator: ":").first ?? s
+        return name.contains(".") && !name.hasPrefix(".")
+    }
+}

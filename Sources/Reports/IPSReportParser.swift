@@ -1,0 +1,111 @@
+// IPSReportParser: the iOS 15+ / macOS 12+ `.ips` crash report (bug_type 309): a one-line JSON
+// header, then a JSON body with usedImages, threads (frames as imageIndex + imageOffset),
+// faultingThread, lastExceptionBacktrace, exception, asi and asiBacktraces. Unknown keys and
+// duplicate keys are tolerated (the first wins). Frame address = image base + imageOffset.
+
+import SymbolicateModel
+
+enum IPSReportParser {
+    /// The frame objects of the body, one list per backtrace, in `CrashReport.backtraces`
+    /// order: every thread, then lastExceptionBacktrace. The writer walks the same lists.
+    static func frameLists(_ body: JSONNode) -> [(kind: Backtrace.Kind, thread: JSONNode?, frames: [JSONNode])] {
+        var lists: [(kind: Backtrace.Kind, thread: JSONNode?, frames: [JSONNode])] = []
+        for thread in body["threads"]?.elements ?? [] {
+            lists.append((.thread, thread, (thread["frames"]?.elements ?? []).filter(\.isObject)))
+        }
+        if let leb = body["lastExceptionBacktrace"], case .array = leb.kind {
+            lists.append((.lastException, nil, leb.elements.filter(\.isObject)))
+        }
+        return lists
+    }
+
+    static func parseBody(_ bytes: [UInt8], bodyStart: Int) throws -> JSONNode {
+        let body: JSONNode
+        do {
+            (body, _) = try JSONScanner.parse(bytes, from: bodyStart)
+        } catch let error as SymbolicateError {
+            throw SymbolicateError(.badInput, "truncated or malformed .ips body: \(error.message)")
+        }
+        guard body.isObject else { throw SymbolicateError(.badInput, ".ips body is not a JSON object") }
+        return body
+    }
+
+    static func parse(_ bytes: [UInt8], header: String, bodyStart: Int) throws -> CrashReport {
+        let body = try parseBody(bytes, bodyStart: bodyStart)
+        var report = CrashReport(format: .ips, original: bytes, jsonHeader: header)
+        for member in body.members {
+            if let text = member.value.scalarText { report.fields.append(HeaderField(key: member.key, value: text)) }
+        }
+        if let cpu = body["cpuType"]?.string { report.arch = Arch(codeType: cpu) }
+        report.images = (body["usedImages"]?.elements ?? []).map(image)
+        let faulting = body["faultingThread"]?.int
+
+        var backtraces: [Backtrace] = []
+        for (index, list) in frameLists(body).enumerated() {
+            var b = Backtrace(kind: list.kind)
+            if let thread = list.thread {
+                b.number = index
+                b.name = thread["name"]?.string
+                b.queue = thread["queue"]?.string
+                b.crashed = thread["triggered"]?.bool ?? false || faulting == index
+            }
+            for (n, node) in list.frames.enumerated() {
+                let isReturn = !(list.kind == .thread && n == 0)
+                b.frames.append(frame(node, number: n, images: report.images, isReturnAddress: isReturn))
+            }
+            backtraces.append(b)
+        }
+        for text in body["asiBacktraces"]?.elements.compactMap(\.string) ?? [] {
+            var b = Backtrace(kind: .applicationSpecific)
+            let textBytes = Array(text.utf8)
+            for line in ByteText.lines(textBytes) {
+                guard var f = FrameLine.parse(textBytes, line.range) else { continue }
+                f.symbolColumn = nil
+                f.isReturnAddress = true
+                b.frames.append(f)
+            }
+            backtraces.append(b)
+        }
+        ImageResolver(report.images).resolve(&backtraces)
+        report.backtraces = backtraces
+        report.applicationSpecificInformation = applicationSpecificText(body["asi"])
+        return report
+    }
+
+    static func image(_ node: JSONNode) -> BinaryImage {
+        let path = node["path"]?.string
+        let name = node["name"]?.string ?? path.flatMap { $0.split(separator: "/").last.map(String.init) } ?? "???"
+        return BinaryImage(
+            loadAddress: node["base"]?.uint64 ?? 0, size: node["size"]?.uint64, name: name,
+            arch: node["arch"]?.string.map(Arch.init(rawValue:)), uuid: node["uuid"]?.string.flatMap { BuildID(string: $0) },
+            path: path, version: node["version"]?.string, isMarked: false)
+    }
+
+    static func frame(_ node: JSONNode, number: Int, images: [BinaryImage], isReturnAddress: Bool) -> Frame {
+        let index = node["imageIndex"]?.int
+        let offset = node["imageOffset"]?.uint64 ?? 0
+        var imageIndex: Int? = nil
+        var base: UInt64 = 0
+        if let index, images.indices.contains(index) {
+            imageIndex = index
+            base = images[index].loadAddress
+        }
+        return Frame(
+            number: number, imageName: imageIndex.map { images[$0].name }, imageIndex: imageIndex, address: base &+ offset,
+            symbol: node["symbol"]?.string, symbolOffset: node["symbolLocation"]?.uint64,
+            sourceFile: node["sourceFile"]?.string, sourceLine: node["sourceLine"]?.int,
+            isReturnAddress: isReturnAddress)
+    }
+
+    /// `asi` is `{"Image": ["line", ...]}`; its strings joined one per line.
+    static func applicationSpecificText(_ node: JSONNode?) -> String? {
+        guard let node else { return nil }
+        var lines: [String] = []
+        for member in node.members {
+            if let s = member.value.string { lines.append(s) }
+            lines.append(contentsOf: member.value.elements.compactMap(\.string))
+        }
+        if let s = node.string { lines.append(s) }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,60 @@
+// ReportParser: the one entry point that turns bytes into a CrashReport. It finds where the
+// report starts (skipping blank lines and chat noise), decides between the `.ips` JSON form,
+// the JSON-header + text form and plain text, and refuses everything else with an error that
+// names what the input looks like. It never traps: every failure is a thrown SymbolicateError.
+
+import SymbolicateModel
+
+public enum ReportParser {
+    /// Lines searched for a one-line JSON header when noise precedes it.
+    static let headerSearchLines = 40
+
+    public static func parse(_ bytes: [UInt8]) throws -> CrashReport {
+        guard !bytes.isEmpty else { throw SymbolicateError(.badInput, "empty input: no crash report") }
+        if let refusal = FormatSniffer.binaryRefusal(bytes) { throw refusal }
+        let lines = ByteText.lines(bytes)
+        guard let firstIndex = lines.firstIndex(where: { !ByteText.isBlank(bytes, $0.range) }) else {
+            throw SymbolicateError(.badInput, "empty input: only whitespace")
+        }
+        // A one-line JSON header (`{"bug_type":"309",...}`), possibly after a few noise lines.
+        for line in lines.prefix(firstIndex + headerSearchLines) {
+            let t = ByteText.trim(bytes, line.range)
+            guard !t.isEmpty, bytes[t.lowerBound] == UInt8(ascii: "{") else { continue }
+            guard let (header, after) = try? JSONScanner.parse(bytes, from: t.lowerBound, to: line.range.upperBound),
+                  header.isObject, header["bug_type"] != nil, after <= line.range.upperBound
+            else { continue }
+            return try parseWithHeader(bytes, header: header, headerRange: t.lowerBound..<after, bodyStart: line.end)
+        }
+        let first = ByteText.trim(bytes, lines[firstIndex].range)
+        if bytes[first.lowerBound] == UInt8(ascii: "{") || bytes[first.lowerBound] == UInt8(ascii: "[") {
+            throw FormatSniffer.jsonRefusal(bytes, from: first.lowerBound)
+        }
+        if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }
+        return try TextReportParser.parse(bytes, from: 0, format: .text, jsonHeader: nil)
+    }
+
+    private static func parseWithHeader(
+        _ bytes: [UInt8], header: JSONNode, headerRange: Range<Int>, bodyStart: Int
+    ) throws -> CrashReport {
+        let headerText = ByteText.string(bytes, headerRange)
+        let bugType = header["bug_type"]?.scalarText ?? ""
+        var k = bodyStart
+        while k < bytes.count, ByteText.spaceWidth(bytes, k, bytes.count) > 0 || bytes[k] == 0x0A || bytes[k] == 0x0D {
+            k += 1
+        }
+        if bugType == "210" || bugType == "110" {
+            throw FormatSniffer.refusal("a kernel panic (bug_type \(bugType))")
+        }
+        if k < bytes.count, bytes[k] == UInt8(ascii: "{") {
+            guard bugType == "309" || bugType == "109" || FormatSniffer.contains(bytes, "\"usedImages\"", limit: .max) else {
+                throw SymbolicateError(.unsupported, "not an Apple crash report: bug_type \(bugType) is not a crash (expected 309)")
+            }
+            return try IPSReportParser.parse(bytes, header: headerText, bodyStart: k)
+        }
+        guard k < bytes.count else {
+            throw SymbolicateError(.badInput, "truncated report: a JSON header (bug_type \(bugType)) with nothing after it")
+        }
+        if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }
+        return try TextReportParser.parse(bytes, from: bodyStart, format: .jsonHeaderText, jsonHeader: headerText)
+    }
+}

@@ -1,0 +1,286 @@
+// TextReportParser: Apple's text crash report (Report Version 104, 105, 106, 12 and the
+// KSCrash / PLCrashReporter renderings of it), with or without a one-line JSON header. One
+// pass over the lines with a small state machine: header `Key: value` lines, Application
+// Specific Information, thread sections, Last Exception Backtrace (frame lines or the
+// parenthesized address list), Application Specific Backtraces, and Binary Images.
+
+import SymbolicateModel
+
+enum TextReportParser {
+    /// Header keys that mark the start of a report when noise precedes it.
+    static let startKeys: Set<String> = [
+        "Incident Identifier", "CrashReporter Key", "Hardware Model", "Process", "Path", "Identifier", "Version",
+        "Code Type", "Date/Time", "OS Version", "Report Version", "Exception Type", "Crashed Thread",
+        "Triggered by Thread", "Anonymous UUID",
+    ]
+    /// Keys only an Apple crash report has (one of them, or a thread / Binary Images line, must appear).
+    static let markerKeys: Set<String> = [
+        "Incident Identifier", "CrashReporter Key", "Hardware Model", "Code Type", "Report Version", "Exception Type",
+        "Crashed Thread", "Triggered by Thread",
+    ]
+
+    private enum Section { case none, frames, images, info, parenthesized }
+
+    enum ThreadHeader {
+        case thread(number: Int, crashed: Bool, name: String?, queue: String?)
+        case name(number: Int, text: String)
+        case other
+    }
+
+    /// Classifies a line starting with `Thread ` (nil when it does not).
+    static func threadHeader(_ text: String) -> ThreadHeader? {
+        guard text.hasPrefix("Thread ") else { return nil }
+        var rest = text.dropFirst(7)
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count < 8, let number = Int(digits) else { return nil }
+        rest = rest.dropFirst(digits.count)
+        if rest.hasPrefix(" name:") {
+            return .name(number: number, text: rest.dropFirst(6).trimmingCharacters(in: " \t"))
+        }
+        var crashed = false
+        if rest.hasPrefix(" Crashed") {
+            crashed = true
+            rest = rest.dropFirst(8)
+        }
+        guard rest.hasPrefix(":") else { return .other }
+        rest = rest.dropFirst()
+        if rest.hasPrefix(":") { rest = rest.dropFirst() }
+        let tail = rest.trimmingCharacters(in: " \t")
+        if tail.hasPrefix("Dispatch queue:") {
+            return .thread(number: number, crashed: crashed, name: nil,
+                           queue: tail.dropFirst(15).trimmingCharacters(in: " \t"))
+        }
+        return .thread(number: number, crashed: crashed, name: tail.isEmpty ? nil : tail, queue: nil)
+    }
+
+    /// `Key: value` at the start of a line; nil for anything else.
+    static func headerField(_ bytes: [UInt8], _ line: Range<Int>) -> HeaderField? {
+        guard let first = line.first, first < bytes.count, ByteText.spaceWidth(bytes, first, line.upperBound) == 0 else { return nil }
+        let limit = min(line.upperBound, line.lowerBound + 64)
+        var i = line.lowerBound
+        while i < limit, bytes[i] != UInt8(ascii: ":") {
+            let b = bytes[i]
+            let ok = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39)
+                || b == 0x20 || b == UInt8(ascii: "/") || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
+                || b == UInt8(ascii: "(") || b == UInt8(ascii: ")") || b == UInt8(ascii: ".")
+            guard ok else { return nil }
+            i += 1
+        }
+        guard i < limit, i > line.lowerBound else { return nil }
+        let b0 = bytes[line.lowerBound]
+        guard (b0 >= 0x41 && b0 <= 0x5A) || (b0 >= 0x61 && b0 <= 0x7A) else { return nil }
+        guard i + 1 == line.upperBound || ByteText.spaceWidth(bytes, i + 1, line.upperBound) > 0 else { return nil }
+        let key = ByteText.string(bytes, line.lowerBound..<i).trimmingCharacters(in: " ")
+        let value = ByteText.string(bytes, ByteText.trim(bytes, (i + 1)..<line.upperBound))
+        return HeaderField(key: key, value: value)
+    }
+
+    /// The index of the first line that starts the report (skipping leading noise), or nil
+    /// when no line looks like an Apple crash report.
+    static func reportStart(_ bytes: [UInt8], _ lines: [TextLine]) -> Int? {
+        var start: Int? = nil
+        var hasMarker = false
+        for (i, line) in lines.enumerated() {
+            let text = ByteText.string(bytes, ByteText.trim(bytes, line.range))
+            var isStart = false
+            if threadHeader(text) != nil || text == "Binary Images:" || text.hasPrefix("Last Exception Backtrace:") {
+                isStart = true
+                hasMarker = true
+            } else if let field = headerField(bytes, line.range) {
+                if startKeys.contains(field.key) { isStart = true }
+                if markerKeys.contains(field.key) { hasMarker = true }
+            }
+            if isStart, start == nil { start = i }
+            if hasMarker, start != nil { return start }
+        }
+        return nil
+    }
+
+    static func parse(_ bytes: [UInt8], from offset: Int, format: ReportFormat, jsonHeader: String?) throws -> CrashReport {
+        let lines = ByteText.lines(bytes, from: offset)
+        guard let start = reportStart(bytes, lines) else {
+            throw SymbolicateError(.unsupported, "not an Apple crash report: no header fields, threads or Binary Images found")
+        }
+        var report = CrashReport(format: format, original: bytes, jsonHeader: jsonHeader)
+        var threads: [Backtrace] = []
+        var exceptions: [Backtrace] = []
+        var others: [Backtrace] = []
+        var current: Backtrace? = nil
+        var currentKind: Backtrace.Kind = .thread
+        var pendingNames: [Int: String] = [:]
+        var section = Section.none
+        var info: [String] = []
+        var parenthesized: [UInt64] = []
+
+        func finish() {
+            guard let b = current else { return }
+            switch b.kind {
+            case .thread: threads.append(b)
+            case .lastException: exceptions.append(b)
+            case .applicationSpecific: others.append(b)
+            }
+            current = nil
+        }
+
+        var i = start
+        while i < lines.count {
+            let line = lines[i]
+            i += 1
+            let trimmed = ByteText.trim(bytes, line.range)
+            if section == .parenthesized {
+                collectAddresses(bytes, trimmed, into: &parenthesized)
+                if bytes[trimmed].contains(UInt8(ascii: ")")) || trimmed.isEmpty {
+                    section = .none
+                    finishParenthesized(&parenthesized, into: &current)
+                    finish()
+                }
+                continue
+            }
+            if trimmed.isEmpty {
+                if section == .frames { finish() }
+                section = .none
+                continue
+            }
+            if section == .frames, var frame = FrameLine.parse(bytes, line.range), current != nil {
+                frame.isReturnAddress = !(currentKind == .thread && (current?.frames.isEmpty ?? true))
+                current?.frames.append(frame)
+                continue
+            }
+            if section == .images, let image = BinaryImageLine.parse(bytes, line.range) {
+                report.images.append(image)
+                continue
+            }
+            let text = ByteText.string(bytes, trimmed)
+            if let header = threadHeader(text) {
+                finish()
+                switch header {
+                case .name(let number, let name):
+                    pendingNames[number] = name
+                    section = .none
+                case .thread(let number, let crashed, let name, let queue):
+                    var b = Backtrace(kind: .thread, number: number, name: name, queue: queue, crashed: crashed)
+                    if let pending = pendingNames.removeValue(forKey: number) {
+                        if pending.hasPrefix("Dispatch queue:") {
+                            b.queue = b.queue ?? pending.dropFirst(15).trimmingCharacters(in: " \t")
+                        } else {
+                            b.name = b.name ?? pending
+                        }
+                    }
+                    current = b
+                    currentKind = .thread
+                    section = .frames
+                case .other:
+                    section = .none
+                }
+                continue
+            }
+            if text.hasPrefix("Last Exception Backtrace:") || text.hasPrefix("Application Specific Backtrace") {
+                finish()
+                currentKind = text.hasPrefix("Last") ? .lastException : .applicationSpecific
+                let number = currentKind == .applicationSpecific
+                    ? Int(text.dropFirst(31).prefix { $0.isNumber }) : nil
+                current = Backtrace(kind: currentKind, number: number)
+                let after = text.split(separator: ":", maxSplits: 1).dropFirst().first?.trimmingCharacters(in: " \t") ?? ""
+                if after.hasPrefix("(") {
+                    collectAddresses(bytes, trimmed, into: &parenthesized)
+                    if after.contains(")") {
+                        finishParenthesized(&parenthesized, into: &current)
+                        finish()
+                        section = .none
+                    } else {
+                        section = .parenthesized
+                    }
+                } else if let next = nextNonBlank(bytes, lines, from: i), bytes[next.lowerBound] == UInt8(ascii: "(") {
+                    section = .parenthesized
+                } else {
+                    section = .frames
+                }
+                continue
+            }
+            if text == "Binary Images:" {
+                finish()
+                section = .images
+                continue
+            }
+            if text.hasPrefix("Application Specific Information:") {
+                finish()
+                section = .info
+                let rest = text.dropFirst(33).trimmingCharacters(in: " \t")
+                if !info.isEmpty { info.append("") }
+                if !rest.isEmpty { info.append(rest) }
+                continue
+            }
+            if section == .info {
+                info.append(ByteText.string(bytes, line.range))
+                continue
+            }
+            if section == .frames { finish() }
+            if section != .images { section = .none }
+            if let field = headerField(bytes, line.range) {
+                report.fields.append(field)
+            }
+        }
+        if section == .parenthesized { finishParenthesized(&parenthesized, into: &current) }
+        finish()
+
+        while let last = info.last, last.isEmpty { info.removeLast() }
+        if !info.isEmpty { report.applicationSpecificInformation = info.joined(separator: "\n") }
+        report.backtraces = threads + exceptions + others
+        ImageResolver(report.images).resolve(&report.backtraces)
+        if let codeType = report.field("Code Type") { report.arch = Arch(codeType: codeType) }
+        return report
+    }
+
+    private static func nextNonBlank(_ bytes: [UInt8], _ lines: [TextLine], from: Int) -> Range<Int>? {
+        var k = from
+        while k < lines.count {
+            let t = ByteText.trim(bytes, lines[k].range)
+            if !t.isEmpty { return t }
+            k += 1
+        }
+        return nil
+    }
+
+    /// Appends every `0x...` token of `range` (the parenthesized Last Exception Backtrace form).
+    private static func collectAddresses(_ bytes: [UInt8], _ range: Range<Int>, into list: inout [UInt64]) {
+        for token in ByteText.tokens(bytes, range) {
+            var t = token
+            while !t.isEmpty, bytes[t.lowerBound] == UInt8(ascii: "(") { t = (t.lowerBound + 1)..<t.upperBound }
+            while !t.isEmpty, bytes[t.upperBound - 1] == UInt8(ascii: ")") { t = t.lowerBound..<(t.upperBound - 1) }
+            if let a = ByteText.hexAddress(bytes, t) { list.append(a) }
+        }
+    }
+
+    private static func finishParenthesized(_ list: inout [UInt64], into current: inout Backtrace?) {
+        for (n, address) in list.enumerated() {
+            current?.frames.append(Frame(number: n, address: address, isReturnAddress: true))
+        }
+        list.removeAll()
+    }
+
+    /// The byte range of the parenthesized Last Exception Backtrace list, `(` through `)`.
+    static func parenthesizedBacktraceRange(_ bytes: [UInt8]) -> Range<Int>? {
+        let lines = ByteText.lines(bytes)
+        var k = 0
+        while k < lines.count {
+            let t = ByteText.trim(bytes, lines[k].range)
+            k += 1
+            guard ByteText.hasPrefix(bytes, at: t.lowerBound, "Last Exception Backtrace:", end: t.upperBound) else { continue }
+            var open: Int? = nil
+            var j = k - 1
+            while j < lines.count {
+                let r = lines[j].range
+                var p = j == k - 1 ? t.lowerBound + 25 : r.lowerBound
+                while p < r.upperBound {
+                    if open == nil, bytes[p] == UInt8(ascii: "(") { open = p }
+                    if let o = open, bytes[p] == UInt8(ascii: ")") { return o..<(p + 1) }
+                    p += 1
+                }
+                if open == nil, j > k - 1, !ByteText.isBlank(bytes, r) { return nil }
+                j += 1
+            }
+            return nil
+        }
+        return nil
+    }
+}
