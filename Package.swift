@@ -41,8 +41,13 @@ let package = Package(
             dependencies: ["Symbolication", "Store", "Reports", "CMicroHTTPD", "CZlib", "CArchive"],
             path: "Sources/Server"),
         .target(
+            name: "Batch", dependencies: ["Symbolication", "Store", "Reports", "SymbolicateModel", "CArchive"],
+            path: "Sources/Batch"),
+        .target(
             name: "CLI",
-            dependencies: ["SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "CArchive"],
+            dependencies: [
+                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch", "CArchive",
+            ],
             path: "Sources/CLI"),
         .executableTarget(name: "symbolicate", dependencies: ["CLI"], path: "Sources/symbolicate"),
 
@@ -52,6 +57,8 @@ let package = Package(
         .testTarget(
             name: "SymbolicationTests",
             dependencies: ["Symbolication", "Reports", "ObjectFiles", "Store", "SymbolicateModel"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Store", "Reports", "SymbolicateModel"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
     ],
     swiftLanguageModes: [.v6]

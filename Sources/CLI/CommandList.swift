@@ -1,0 +1,6 @@
+// Every subcommand, in the order `symbolicate --help` lists them. The first one is the default
+// (`symbolicate REPORT [SYMBOL_PATH...]`, symbolicatecrash's arguments).
+
+let commandList: [any Command.Type] = [
+    SymbolicateCommand.self,
+]

@@ -1,3 +1,0 @@
-public enum CommandLineTool {
-    public static func main() {}
-}
