@@ -16,14 +16,8 @@ public enum ReportParser {
         guard let firstIndex = lines.firstIndex(where: { !ByteText.isBlank(bytes, $0.range) }) else {
             throw SymbolicateError(.badInput, "empty input: only whitespace")
         }
-        // A one-line JSON header (`{"bug_type":"309",...}`), possibly after a few noise lines.
-        for line in lines.prefix(firstIndex + headerSearchLines) {
-            let t = ByteText.trim(bytes, line.range)
-            guard !t.isEmpty, bytes[t.lowerBound] == UInt8(ascii: "{") else { continue }
-            guard let (header, after) = try? JSONScanner.parse(bytes, from: t.lowerBound, to: line.range.upperBound),
-                  header.isObject, header["bug_type"] != nil, after <= line.range.upperBound
-            else { continue }
-            return try parseWithHeader(bytes, header: header, headerRange: t.lowerBound..<after, bodyStart: line.end)
+        if let found = jsonHeader(bytes, lines: lines, firstIndex: firstIndex) {
+            return try parseWithHeader(bytes, header: found.header, headerRange: found.range, bodyStart: found.bodyStart)
         }
         let first = ByteText.trim(bytes, lines[firstIndex].range)
         if bytes[first.lowerBound] == UInt8(ascii: "{") || bytes[first.lowerBound] == UInt8(ascii: "[") {
@@ -31,6 +25,36 @@ public enum ReportParser {
         }
         if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }
         return try TextReportParser.parse(bytes, from: 0, format: .text, jsonHeader: nil)
+    }
+
+    /// The one-line JSON header (`{"bug_type":"309",...}`), possibly after a few noise lines:
+    /// the header, its byte range, and where the line after it starts.
+    static func jsonHeader(
+        _ bytes: [UInt8], lines: [TextLine], firstIndex: Int
+    ) -> (header: JSONNode, range: Range<Int>, bodyStart: Int)? {
+        for line in lines.dropFirst(firstIndex).prefix(headerSearchLines) {
+            let t = ByteText.trim(bytes, line.range)
+            guard !t.isEmpty, bytes[t.lowerBound] == UInt8(ascii: "{") else { continue }
+            guard let (header, after) = try? JSONScanner.parse(bytes, from: t.lowerBound, to: line.range.upperBound),
+                  header.isObject, header["bug_type"] != nil, after <= line.range.upperBound
+            else { continue }
+            return (header, t.lowerBound..<after, line.end)
+        }
+        return nil
+    }
+
+    /// Where the `.ips` body starts (its first `{`), for the writer.
+    static func ipsBodyStart(_ bytes: [UInt8]) -> Int? {
+        let lines = ByteText.lines(bytes)
+        guard let firstIndex = lines.firstIndex(where: { !ByteText.isBlank(bytes, $0.range) }),
+              let found = jsonHeader(bytes, lines: lines, firstIndex: firstIndex)
+        else { return nil }
+        var k = found.bodyStart
+        while k < bytes.count, bytes[k] != UInt8(ascii: "{") {
+            guard ByteText.spaceWidth(bytes, k, bytes.count) > 0 || bytes[k] == 0x0A || bytes[k] == 0x0D else { return nil }
+            k += 1
+        }
+        return k < bytes.count ? k : nil
     }
 
     private static func parseWithHeader(

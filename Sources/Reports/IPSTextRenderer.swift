@@ -1,0 +1,182 @@
+// IPSTextRenderer: translates an `.ips` report into the text layout Xcode and Console show for
+// it (Report Version 104): the header block, exception and termination, Kernel Triage,
+// Application Specific Information, the Last Exception Backtrace, every thread with its
+// frames (symbolicated ones from the results), the ARM64 thread state of the crashed thread,
+// and Binary Images in the iOS form. The layout follows Apple's own conversions.
+
+import SymbolicateModel
+
+enum IPSTextRenderer {
+    static func render(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
+        var body: JSONNode? = nil
+        if let start = ReportParser.ipsBodyStart(report.original) {
+            body = try? IPSReportParser.parseBody(report.original, bodyStart: start)
+        }
+        var out: [String] = [""]
+        header(body, report, into: &out)
+        for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .lastException {
+            out.append("Last Exception Backtrace:")
+            frames(report, b, results, into: &out)
+            out.append("")
+        }
+        for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .thread {
+            let n = backtrace.number ?? b
+            if let queue = backtrace.queue {
+                out.append("Thread \(n) name:   Dispatch queue: \(queue)")
+            } else if let name = backtrace.name {
+                out.append("Thread \(n) name:  \(name)")
+            }
+            out.append(backtrace.crashed ? "Thread \(n) Crashed:" : "Thread \(n):")
+            frames(report, b, results, into: &out)
+            out.append("")
+        }
+        out.append("")
+        if let body { threadState(body, into: &out) }
+        out.append("Binary Images:")
+        for image in report.images { out.append(imageLine(image)) }
+        out.append("")
+        out.append("EOF")
+        out.append("")
+        return Array(out.joined(separator: "\n").utf8)
+    }
+
+    private static func pad(_ key: String, _ width: Int) -> String {
+        key.count >= width ? key + " " : key + String(repeating: " ", count: width - key.count)
+    }
+
+    private static func header(_ body: JSONNode?, _ report: CrashReport, into out: inout [String]) {
+        guard let body else { return }
+        func s(_ key: String) -> String? { body[key]?.scalarText }
+        func line(_ key: String, _ value: String?) {
+            if let value { out.append(pad(key + ":", 21) + value) }
+        }
+        let bundle = body["bundleInfo"]
+        line("Incident Identifier", s("incident"))
+        line("CrashReporter Key", s("crashReporterKey"))
+        line("Hardware Model", s("modelCode"))
+        line("Process", s("procName").map { "\($0) [\(s("pid") ?? "?")]" })
+        line("Path", s("procPath"))
+        line("Identifier", bundle?["CFBundleIdentifier"]?.string ?? s("procName"))
+        if let short = bundle?["CFBundleShortVersionString"]?.string {
+            line("Version", short + (bundle?["CFBundleVersion"]?.string.map { " (\($0))" } ?? ""))
+        }
+        let translated = body["translated"]?.bool ?? false
+        line("Code Type", s("cpuType").map { $0 + (translated ? " (Translated)" : " (Native)") })
+        line("Role", s("procRole"))
+        line("Parent Process", s("parentProc").map { "\($0) [\(s("parentPid") ?? "?")]" })
+        line("Coalition", s("coalitionName").map { "\($0) [\(s("coalitionID") ?? "?")]" })
+        out.append("")
+        line("Date/Time", s("captureTime"))
+        line("Launch Time", s("procLaunch"))
+        if let os = body["osVersion"], let train = os["train"]?.string {
+            let build = os["build"]?.string ?? ""
+            line("OS Version", build.isEmpty ? train : "\(train) (\(build))")
+            if let release = os["releaseType"]?.string, !release.isEmpty { line("Release Type", release) }
+        }
+        line("Baseband Version", s("basebandVersion"))
+        line("Report Version", "104")
+        out.append("")
+        if let exception = body["exception"] {
+            let type = exception["type"]?.string ?? "?"
+            out.append("Exception Type:  " + type + (exception["signal"]?.string.map { " (\($0))" } ?? ""))
+            if let codes = exception["codes"]?.string { out.append("Exception Codes: " + codes) }
+            if body["isCorpse"]?.bool == true { out.append("Exception Note:  EXC_CORPSE_NOTIFY") }
+        }
+        if let t = body["termination"] {
+            var reason = "Termination Reason: " + (t["namespace"]?.scalarText ?? "") + " " + (t["code"]?.scalarText ?? "")
+            reason += " " + (t["indicator"]?.string ?? "")
+            out.append(reason)
+            for detail in t["details"]?.elements.compactMap(\.string) ?? [] { out.append(detail) }
+            if let proc = t["byProc"]?.string { out.append("Terminating Process: \(proc) [\(t["byPid"]?.scalarText ?? "?")]") }
+        }
+        out.append("")
+        if let faulting = s("faultingThread") {
+            out.append("Triggered by Thread:  " + faulting)
+            out.append("")
+        }
+        if let triage = s("ktriageinfo") {
+            out.append("Kernel Triage:")
+            out.append(triage)
+            out.append("")
+        }
+        if let asi = report.applicationSpecificInformation {
+            out.append("Application Specific Information:")
+            out.append(asi)
+            out.append("")
+        }
+        out.append("")
+    }
+
+    private static func frames(_ report: CrashReport, _ b: Int, _ results: [FrameID: FrameResult], into out: inout [String]) {
+        for (f, frame) in report.backtraces[b].frames.enumerated() {
+            let image = frame.imageIndex.map { report.images[$0].name } ?? frame.imageName ?? "???"
+            if let result = results[FrameID(backtrace: b, frame: f)] {
+                for level in result.frames {
+                    out.append(ReportWriter.frameLine(number: f, image: image, address: frame.address,
+                                                      column: ReportWriter.symbolColumn(level)))
+                }
+                continue
+            }
+            var column: String
+            if let symbol = frame.symbol {
+                column = symbol + (frame.symbolOffset.map { " + \($0)" } ?? "")
+                if let file = frame.sourceFile {
+                    column += frame.sourceLine.map { " (\(file):\($0))" } ?? " (\(file))"
+                }
+            } else {
+                column = ReportWriter.unsymbolicatedColumn(frame, in: report)
+            }
+            out.append(ReportWriter.frameLine(number: f, image: image, address: frame.address, column: column))
+        }
+    }
+
+    /// `0xLO - 0xHI Name arch  <uuid> /path`, the iOS Binary Images line.
+    static func imageLine(_ image: BinaryImage) -> String {
+        func right(_ v: UInt64) -> String {
+            let h = "0x" + String(v, radix: 16)
+            return String(repeating: " ", count: max(0, 18 - h.count)) + h
+        }
+        let end = image.loadAddress &+ (image.size ?? 1) &- 1
+        let uuid = image.uuid.map { $0.bytes.map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined() }
+            ?? String(repeating: "0", count: 32)
+        return right(image.loadAddress) + " - " + right(end) + " " + image.name + " " + (image.arch?.rawValue ?? "unknown-arch")
+            + "  <" + uuid + "> " + (image.path ?? "???")
+    }
+
+    /// The ARM64 register block of the crashed thread; other flavors are left out.
+    private static func threadState(_ body: JSONNode, into out: inout [String]) {
+        let threads = body["threads"]?.elements ?? []
+        guard let index = threads.firstIndex(where: { $0["triggered"]?.bool == true }) ?? body["faultingThread"]?.int,
+              threads.indices.contains(index), let state = threads[index]["threadState"],
+              state["flavor"]?.string == "ARM_THREAD_STATE64"
+        else { return }
+        func hex(_ v: UInt64, _ digits: Int) -> String {
+            let h = String(v, radix: 16)
+            return "0x" + String(repeating: "0", count: max(0, digits - h.count)) + h
+        }
+        var entries: [(String, String)] = []
+        for (i, x) in (state["x"]?.elements ?? []).enumerated() {
+            entries.append(("x\(i)", hex(x["value"]?.uint64 ?? 0, 16)))
+        }
+        out.append("Thread \(index) crashed with ARM Thread State (64-bit):")
+        var rows: [[(String, String)]] = stride(from: 0, to: entries.count, by: 4).map { Array(entries[$0..<min($0 + 4, entries.count)]) }
+        var tail = rows.popLast() ?? []
+        for name in ["fp", "lr"] { tail.append((name, hex(state[name]?["value"]?.uint64 ?? 0, 16))) }
+        rows.append(tail)
+        rows.append([("sp", hex(state["sp"]?["value"]?.uint64 ?? 0, 16)), ("pc", hex(state["pc"]?["value"]?.uint64 ?? 0, 16)),
+                     ("cpsr", hex(state["cpsr"]?["value"]?.uint64 ?? 0, 8))])
+        var last: [(String, String)] = [("far", hex(state["far"]?["value"]?.uint64 ?? 0, 16))]
+        var esr = hex(state["esr"]?["value"]?.uint64 ?? 0, 8)
+        if let d = state["esr"]?["description"]?.string { esr += " " + d }
+        last.append(("esr", esr))
+        rows.append(last)
+        for row in rows {
+            var line = " "
+            for (name, value) in row {
+                line += String(repeating: " ", count: max(0, 5 - name.count)) + name + ": " + value
+            }
+            out.append(line)
+        }
+        out.append("")
+    }
+}

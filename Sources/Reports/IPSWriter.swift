@@ -1,0 +1,105 @@
+// IPSWriter: adds symbols to an `.ips` report the way Xcode does, without re-serialising it.
+// A symbolicated frame object gains (or has replaced) `symbol`, `symbolLocation`,
+// `sourceFile` and `sourceLine`, written in the object's own separator style after its last
+// key; each inline level becomes an extra frame object with `"inline":true` placed before its
+// caller in the same array. Every other byte of the document stays as it was.
+
+import SymbolicateModel
+
+enum IPSWriter {
+    static func write(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
+        let original = report.original
+        guard let bodyStart = ReportParser.ipsBodyStart(original),
+              let body = try? IPSReportParser.parseBody(original, bodyStart: bodyStart)
+        else { return original }
+        var edits: [ByteEdit] = []
+        for (b, list) in IPSReportParser.frameLists(body).enumerated() {
+            let arraySeparator = list.frames.count >= 2
+                ? Array(original[list.frames[0].range.upperBound..<list.frames[1].range.lowerBound]) : Array(",".utf8)
+            for (f, node) in list.frames.enumerated() {
+                guard let result = results[FrameID(backtrace: b, frame: f)], let outer = result.frames.last else { continue }
+                let style = Style(node, in: original)
+                edits += keyEdits(node, outer, style: style, original: original)
+                var inserted: [UInt8] = []
+                for level in result.frames.dropLast() {
+                    inserted += inlineObject(node, level, style: style, original: original) + arraySeparator
+                }
+                if !inserted.isEmpty { edits.append(ByteEdit(range: node.range.lowerBound..<node.range.lowerBound, bytes: inserted)) }
+            }
+        }
+        return ByteEdit.apply(edits, to: original)
+    }
+
+    /// The separators an object uses: between key and value, and between members.
+    struct Style {
+        var keyValue: [UInt8] = Array(":".utf8)
+        var member: [UInt8] = Array(",".utf8)
+
+        init(_ node: JSONNode, in bytes: [UInt8]) {
+            let members = node.members
+            if let first = members.first, first.keyRange.upperBound <= first.value.range.lowerBound {
+                keyValue = Array(bytes[first.keyRange.upperBound..<first.value.range.lowerBound])
+            }
+            if members.count >= 2, members[0].value.range.upperBound <= members[1].keyRange.lowerBound {
+                member = Array(bytes[members[0].value.range.upperBound..<members[1].keyRange.lowerBound])
+            }
+        }
+
+        func pair(_ key: String, _ value: String) -> [UInt8] {
+            Array(JSONText.quote(key).utf8) + keyValue + Array(value.utf8)
+        }
+    }
+
+    static func values(_ level: SymbolicatedFrame) -> [(String, String)] {
+        var pairs: [(String, String)] = [("symbol", JSONText.quote(level.symbol))]
+        if let offset = level.symbolOffset { pairs.append(("symbolLocation", String(offset))) }
+        if let file = level.fileName {
+            pairs.append(("sourceFile", JSONText.quote(file)))
+            if let line = level.line, line > 0 { pairs.append(("sourceLine", String(line))) }
+        }
+        return pairs
+    }
+
+    static func keyEdits(_ node: JSONNode, _ level: SymbolicatedFrame, style: Style, original: [UInt8]) -> [ByteEdit] {
+        var edits: [ByteEdit] = []
+        var appended: [UInt8] = []
+        let members = node.members
+        for (key, value) in values(level) {
+            if let existing = members.first(where: { $0.key == key }) {
+                edits.append(ByteEdit(range: existing.value.range, bytes: Array(value.utf8)))
+            } else {
+                if !members.isEmpty || !appended.isEmpty { appended += style.member }
+                appended += style.pair(key, value)
+            }
+        }
+        if !appended.isEmpty {
+            let at = members.last?.value.range.upperBound ?? (node.range.lowerBound + 1)
+            edits.append(ByteEdit(range: at..<at, bytes: appended))
+        }
+        return edits
+    }
+
+    /// An inline frame object modelled on its caller: same imageOffset and imageIndex.
+    static func inlineObject(_ node: JSONNode, _ level: SymbolicatedFrame, style: Style, original: [UInt8]) -> [UInt8] {
+        var parts: [[UInt8]] = []
+        if let offset = node.members.first(where: { $0.key == "imageOffset" }) {
+            parts.append(style.pair("imageOffset", String(decoding: original[offset.value.range], as: UTF8.self)))
+        }
+        for (key, value) in values(level) where key == "symbol" {
+            parts.append(style.pair(key, value))
+        }
+        parts.append(style.pair("inline", "true"))
+        if let index = node.members.first(where: { $0.key == "imageIndex" }) {
+            parts.append(style.pair("imageIndex", String(decoding: original[index.value.range], as: UTF8.self)))
+        }
+        for (key, value) in values(level) where key == "sourceFile" || key == "sourceLine" {
+            parts.append(style.pair(key, value))
+        }
+        var out: [UInt8] = Array("{".utf8)
+        for (i, p) in parts.enumerated() {
+            if i > 0 { out += style.member }
+            out += p
+        }
+        return out + Array("}".utf8)
+    }
+}

@@ -1,0 +1,147 @@
+// ReportWriter: writes a report back with its symbolicated frames rewritten in place. Text
+// reports keep every byte but the symbol columns of rewritten frames (plus one inserted line
+// per inline level); `.ips` reports gain keys and inline frame objects (IPSWriter). With no
+// symbolicated results the output is the original document, byte for byte.
+
+import SymbolicateModel
+
+/// One replacement of `range` of the original document (an empty range inserts).
+struct ByteEdit {
+    var range: Range<Int>
+    var bytes: [UInt8]
+
+    /// Applies non-overlapping edits to `original` in one pass.
+    static func apply(_ edits: [ByteEdit], to original: [UInt8]) -> [UInt8] {
+        guard !edits.isEmpty else { return original }
+        let sorted = edits.enumerated().sorted { a, b in
+            if a.element.range.lowerBound != b.element.range.lowerBound {
+                return a.element.range.lowerBound < b.element.range.lowerBound
+            }
+            if a.element.range.isEmpty != b.element.range.isEmpty { return a.element.range.isEmpty }
+            return a.offset < b.offset
+        }.map(\.element)
+        var out: [UInt8] = []
+        out.reserveCapacity(original.count + edits.reduce(0) { $0 + $1.bytes.count })
+        var cursor = 0
+        for edit in sorted {
+            let lo = min(max(edit.range.lowerBound, cursor), original.count)
+            let hi = min(max(edit.range.upperBound, lo), original.count)
+            out.append(contentsOf: original[cursor..<lo])
+            out.append(contentsOf: edit.bytes)
+            cursor = hi
+        }
+        out.append(contentsOf: original[cursor...])
+        return out
+    }
+}
+
+public enum ReportWriter {
+    /// The report in its own format with the symbolicated frames of `results` rewritten.
+    public static func write(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
+        let useful = results.filter { $0.value.status == .symbolicated && !$0.value.frames.isEmpty }
+        guard !useful.isEmpty else { return report.original }
+        switch report.format {
+        case .ips: return IPSWriter.write(report, results: useful)
+        case .text, .jsonHeaderText: return writeText(report, results: useful)
+        }
+    }
+
+    /// The report in Apple's text layout: `.ips` is translated, text is written as `write` does.
+    public static func renderText(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
+        switch report.format {
+        case .ips:
+            let useful = results.filter { $0.value.status == .symbolicated && !$0.value.frames.isEmpty }
+            return IPSTextRenderer.render(report, results: useful)
+        case .text, .jsonHeaderText: return write(report, results: results)
+        }
+    }
+
+    /// `SYMBOL + OFFSET (File.swift:LINE)`, the symbol column of a symbolicated frame line.
+    static func symbolColumn(_ f: SymbolicatedFrame) -> String {
+        var s = f.symbol
+        if let offset = f.symbolOffset { s += " + \(offset)" }
+        if let file = f.fileName {
+            if let line = f.line, line > 0 { s += " (\(file):\(line))" } else { s += " (\(file))" }
+        }
+        return s
+    }
+
+    /// A frame line in the layout Apple's tools print: number, image, address, symbol column.
+    static func frameLine(number: Int, image: String, address: UInt64, column: String) -> String {
+        var s = String(number)
+        s += String(repeating: " ", count: max(1, 4 - s.count))
+        s += image
+        if image.count < 30 { s += String(repeating: " ", count: 30 - image.count) }
+        let hex = "0x" + String(address, radix: 16)
+        s += "\t" + String(repeating: " ", count: max(0, 18 - hex.count)) + hex + " " + column
+        return s
+    }
+
+    /// The symbol column of an unsymbolicated frame: `0xBASE + OFFSET`, or the address alone.
+    static func unsymbolicatedColumn(_ frame: Frame, in report: CrashReport) -> String {
+        guard let image = report.image(for: frame), frame.address >= image.loadAddress else {
+            return "0x" + String(frame.address, radix: 16)
+        }
+        return "0x" + String(image.loadAddress, radix: 16) + " + \(frame.address - image.loadAddress)"
+    }
+
+    static func writeText(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
+        let original = report.original
+        let ending = ByteText.lineEnding(original)
+        var edits: [ByteEdit] = []
+        for (b, backtrace) in report.backtraces.enumerated() {
+            let isParenthesized = backtrace.kind == .lastException && !backtrace.frames.isEmpty
+                && backtrace.frames.allSatisfy { $0.symbolColumn == nil }
+            if isParenthesized {
+                if let edit = parenthesizedEdit(report, backtrace: b, results: results, ending: ending) { edits.append(edit) }
+                continue
+            }
+            for (f, frame) in backtrace.frames.enumerated() {
+                guard let result = results[FrameID(backtrace: b, frame: f)], let outer = result.frames.last,
+                      let column = frame.symbolColumn, column.upperBound <= original.count
+                else { continue }
+                var lineStart = column.lowerBound
+                while lineStart > 0, original[lineStart - 1] != 0x0A, original[lineStart - 1] != 0x0D { lineStart -= 1 }
+                var prefix = Array(original[lineStart..<column.lowerBound])
+                let needsSpace = column.isEmpty && !(prefix.last.map { $0 == 0x20 || $0 == 0x09 } ?? true)
+                if needsSpace { prefix.append(0x20) }
+                var inserted: [UInt8] = []
+                for level in result.frames.dropLast() {
+                    inserted += prefix + Array(symbolColumn(level).utf8) + ending
+                }
+                if !inserted.isEmpty { edits.append(ByteEdit(range: lineStart..<lineStart, bytes: inserted)) }
+                let text = (needsSpace ? " " : "") + symbolColumn(outer)
+                edits.append(ByteEdit(range: column, bytes: Array(text.utf8)))
+            }
+        }
+        return ByteEdit.apply(edits, to: original)
+    }
+
+    /// Turns the parenthesized Last Exception Backtrace into frame lines when any of its frames
+    /// is symbolicated, as symbolicatecrash does.
+    private static func parenthesizedEdit(
+        _ report: CrashReport, backtrace b: Int, results: [FrameID: FrameResult], ending: [UInt8]
+    ) -> ByteEdit? {
+        let frames = report.backtraces[b].frames
+        guard frames.indices.contains(where: { results[FrameID(backtrace: b, frame: $0)] != nil }),
+              let range = TextReportParser.parenthesizedBacktraceRange(report.original)
+        else { return nil }
+        var lines: [String] = []
+        for (f, frame) in frames.enumerated() {
+            let image = report.image(for: frame)?.name ?? frame.imageName ?? "???"
+            if let result = results[FrameID(backtrace: b, frame: f)] {
+                for level in result.frames {
+                    lines.append(frameLine(number: frame.number, image: image, address: frame.address, column: symbolColumn(level)))
+                }
+            } else {
+                lines.append(frameLine(number: frame.number, image: image, address: frame.address,
+                                       column: unsymbolicatedColumn(frame, in: report)))
+            }
+        }
+        let endingText = String(decoding: ending, as: UTF8.self)
+        var text = lines.joined(separator: endingText)
+        let before = range.lowerBound > 0 ? report.original[range.lowerBound - 1] : 0x0A
+        if before != 0x0A, before != 0x0D { text = endingText + text }
+        return ByteEdit(range: range, bytes: Array(text.utf8))
+    }
+}
