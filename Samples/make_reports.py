@@ -222,6 +222,8 @@ def main():
         write_expected(os.path.join(args.reports, "expected", report + ".ips.tsv"), crashed, second,
                        exception, variant.app.uuid)
 
+    write_images(os.path.join(args.build, "images.tsv"), args.build, [v for v, _ in variants])
+
     pac = Variant(args.build, "ios-arm64-dwarf5", "arm64", "arm64", label="arm64e-pac")
     crashed, second, exception = pac.frames(CRASHED), pac.frames(SECOND), pac.frames(EXCEPTION)
     for frame in exception:
@@ -240,6 +242,19 @@ def main():
                 crashed, second, exception, "frames", wrong)
     write_expected(os.path.join(args.reports, "expected", "HoldApp-uuid-mismatch.crash.tsv"), crashed, second,
                    exception, wrong)
+
+
+def write_images(path, build, variants):
+    """Writes build/images.tsv: every image slice with its UUID, __TEXT and load address in the reports."""
+    rows = ["# variant\timage\tarch\tuuid\ttext_vmaddr\ttext_size\treport_load_address\tbinary\tdsym_dwarf"]
+    for variant in variants:
+        for image in (variant.app, variant.kit):
+            for arch, info in sorted(read_slices(image.binary).items()):
+                rows.append("\t".join([variant.name, image.name, arch, info["uuid"], "%#x" % info["text_vmaddr"],
+                                       "%#x" % info["text_size"], "%#x" % image.load,
+                                       os.path.relpath(image.binary, build), os.path.relpath(image.dsym, build)]))
+    with open(path, "w") as handle:
+        handle.write("\n".join(rows) + "\n")
 
 
 def incident_for(label):

@@ -32,7 +32,7 @@ SYSTEM = {
 def _header_fields(variant):
     if variant.simulator:
         return {"model": "MacBookPro16,1", "code": "X86-64 (Native)", "cpu": "X86-64",
-                "os": "iPhone OS 15.5 (19F70) (Simulator)", "arch": "x86_64"}
+                "os": "iPhone OS 15.5 (19F77) (Simulator)", "arch": "x86_64"}
     return {"model": "iPhone14,2", "code": "ARM-64 (Native)", "cpu": "ARM-64",
             "os": "iPhone OS 15.5 (19F77)", "arch": "arm64e"}
 
@@ -160,7 +160,7 @@ def write_ips(path, variant, incident, crashed, second, exception, app_uuid, arm
         "uptime": 41000, "procLaunch": "2026-11-02 09:41:06.9981 +0100", "procRole": "Foreground",
         "version": 2, "userID": 501, "deployVersion": 210, "modelCode": head["model"],
         "procStartAbsTime": 981270041533, "coalitionID": 811,
-        "osVersion": {"isEmbedded": not variant.simulator, "train": head["os"].rsplit(" (", 1)[0],
+        "osVersion": {"isEmbedded": not variant.simulator, "train": "iPhone OS 15.5",
                       "releaseType": "User", "build": "19F77"},
         "captureTime": "2026-11-02 09:41:07.5120 +0100", "incident": incident, "bug_type": "309",
         "pid": PID, "procExitAbsTime": 981282377912,
