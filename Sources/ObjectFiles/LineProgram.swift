@@ -1,0 +1,235 @@
+// The `.debug_line` decoder: the version 2-5 headers (DWARF 5 directory and file entry formats,
+// strings in `.debug_line_str` / `.debug_str`) and the line-number state machine. We decode the
+// program ourselves rather than through libdwarf's dwarf_srclines, which in the packaged version
+// ends sequences at epilogue rows and numbers DWARF 5 files from the wrong base (see the notes).
+// File names are joined to directories exactly as llvm-symbolizer joins them.
+
+struct LineRow {
+    var address: UInt64
+    var file: UInt32
+    var line: UInt32
+    var endSequence: Bool
+}
+
+struct LineTable {
+    var version: UInt16 = 0
+    var directories: [String] = []
+    var fileNames: [(name: String, directory: UInt64)] = []
+    var rows: [LineRow] = []
+    var compDir: String = ""
+
+    /// The full path of file number `index` as the program uses it (1-based before DWARF 5,
+    /// 0-based from DWARF 5), or nil when there is no such file.
+    func path(ofFile index: UInt64) -> String? {
+        let entry: (name: String, directory: UInt64)
+        if version >= 5 {
+            guard index < UInt64(fileNames.count) else { return nil }
+            entry = fileNames[Int(index)]
+        } else {
+            guard index >= 1, index <= UInt64(fileNames.count) else { return nil }
+            entry = fileNames[Int(index - 1)]
+        }
+        if entry.name.hasPrefix("/") { return entry.name }
+        var includeDir = ""
+        if version >= 5 {
+            if entry.directory < UInt64(directories.count) { includeDir = directories[Int(entry.directory)] }
+        } else if entry.directory > 0, entry.directory <= UInt64(directories.count) {
+            includeDir = directories[Int(entry.directory - 1)]
+        }
+        var path = ""
+        if version < 5 || entry.directory != 0, !compDir.isEmpty, !includeDir.hasPrefix("/") {
+            path = compDir
+        }
+        LineTable.append(&path, includeDir)
+        LineTable.append(&path, entry.name)
+        return path
+    }
+
+    /// llvm::sys::path::append for POSIX paths.
+    static func append(_ path: inout String, _ component: String) {
+        guard !component.isEmpty else { return }
+        if path.isEmpty {
+            path = component
+        } else if path.hasSuffix("/") {
+            path += component.drop { $0 == "/" }
+        } else if component.hasPrefix("/") {
+            path += component
+        } else {
+            path += "/" + component
+        }
+    }
+}
+
+enum LineProgram {
+    struct Strings {
+        var lineStr: ByteReader?
+        var str: ByteReader?
+    }
+
+    static func parse(_ section: ByteReader, at offset: UInt64, strings: Strings, compDir: String) throws -> LineTable {
+        var r = section
+        try r.seek(Int(clamping: offset))
+        var unitLength = UInt64(try r.u32())
+        var offsetSize = 4
+        if unitLength == 0xffff_ffff {
+            unitLength = try r.u64()
+            offsetSize = 8
+        }
+        guard unitLength <= UInt64(r.remaining) else { throw DecodeError("line table at \(offset) runs past its section") }
+        var u = try r.sub(r.offset, Int(unitLength))
+        var table = LineTable()
+        table.compDir = compDir
+        table.version = try u.u16()
+        guard (2...5).contains(table.version) else { throw DecodeError("unsupported line table version \(table.version)") }
+        var addressSize = 8
+        if table.version >= 5 {
+            addressSize = Int(try u.u8())
+            _ = try u.u8()
+        }
+        let headerLength = try u.unsigned(size: offsetSize)
+        let programStart = u.offset + Int(clamping: headerLength)
+        let minInst = UInt64(try u.u8())
+        if table.version >= 4 { _ = try u.u8() }
+        let defaultIsStmt = try u.u8()
+        _ = defaultIsStmt
+        let lineBase = Int64(Int8(bitPattern: try u.u8()))
+        let lineRange = UInt64(try u.u8())
+        let opcodeBase = try u.u8()
+        guard lineRange > 0 else { throw DecodeError("line table at \(offset) has line_range 0") }
+        var standardLengths: [UInt8] = [0]
+        if opcodeBase > 1 { standardLengths += try u.bytes(Int(opcodeBase) - 1) }
+
+        if table.version >= 5 {
+            let dirFormats = try formats(&u)
+            let dirCount = try u.uleb()
+            for _ in 0..<min(dirCount, UInt64(u.remaining)) {
+                let e = try entry(&u, dirFormats, offsetSize: offsetSize, strings: strings)
+                table.directories.append(e.name)
+            }
+            let fileFormats = try formats(&u)
+            let fileCount = try u.uleb()
+            for _ in 0..<min(fileCount, UInt64(u.remaining)) {
+                table.fileNames.append(try entry(&u, fileFormats, offsetSize: offsetSize, strings: strings))
+            }
+        } else {
+            while true {
+                let d = try u.cString()
+                if d.isEmpty { break }
+                table.directories.append(d)
+            }
+            while true {
+                let name = try u.cString()
+                if name.isEmpty { break }
+                let dir = try u.uleb()
+                _ = try u.uleb()
+                _ = try u.uleb()
+                table.fileNames.append((name, dir))
+            }
+        }
+
+        try u.seek(programStart)
+        var address: UInt64 = 0
+        var file: UInt32 = 1
+        var line: Int64 = 1
+        var rows: [LineRow] = []
+        rows.reserveCapacity(u.remaining / 2)
+        func emit(_ end: Bool) {
+            rows.append(LineRow(address: address, file: file, line: UInt32(clamping: max(line, 0)), endSequence: end))
+        }
+        while !u.isAtEnd {
+            let op = try u.u8()
+            if op >= opcodeBase {
+                let adjusted = UInt64(op - opcodeBase)
+                address &+= (adjusted / lineRange) &* minInst
+                line += lineBase + Int64(adjusted % lineRange)
+                emit(false)
+                continue
+            }
+            switch op {
+            case 0:
+                let len = Int(clamping: try u.uleb())
+                guard len > 0, len <= u.remaining else { throw DecodeError("bad extended opcode length in line table at \(offset)") }
+                let next = u.offset + len
+                let sub = try u.u8()
+                switch sub {
+                case 1:
+                    emit(true)
+                    address = 0
+                    file = 1
+                    line = 1
+                case 2:
+                    address = try u.unsigned(size: len - 1 <= 8 ? len - 1 : addressSize)
+                case 3 where table.version < 5:
+                    let name = try u.cString()
+                    let dir = try u.uleb()
+                    table.fileNames.append((name, dir))
+                default:
+                    break
+                }
+                try u.seek(next)
+            case 1: emit(false)
+            case 2: address &+= try u.uleb() &* minInst
+            case 3: line += try u.sleb()
+            case 4: file = UInt32(truncatingIfNeeded: try u.uleb())
+            case 5: _ = try u.uleb()
+            case 6, 7, 10, 11: break
+            case 8: address &+= ((255 - UInt64(opcodeBase)) / lineRange) &* minInst
+            case 9: address &+= UInt64(try u.u16())
+            case 12: _ = try u.uleb()
+            default:
+                let n = Int(op) < standardLengths.count ? Int(standardLengths[Int(op)]) : 0
+                for _ in 0..<n { _ = try u.uleb() }
+            }
+        }
+        table.rows = rows
+        return table
+    }
+
+    private static func formats(_ u: inout ByteReader) throws -> [(content: UInt64, form: UInt64)] {
+        let count = try u.u8()
+        var out: [(UInt64, UInt64)] = []
+        for _ in 0..<count { out.append((try u.uleb(), try u.uleb())) }
+        return out
+    }
+
+    private static func entry(
+        _ u: inout ByteReader, _ formats: [(content: UInt64, form: UInt64)], offsetSize: Int, strings: Strings
+    ) throws -> (name: String, directory: UInt64) {
+        var name = ""
+        var dir: UInt64 = 0
+        for f in formats {
+            switch f.form {
+            case 0x08:  // string
+                let s = try u.cString()
+                if f.content == 1 { name = s }
+            case 0x1f, 0x0e:  // line_strp, strp
+                let off = try u.unsigned(size: offsetSize)
+                if f.content == 1 {
+                    guard let table = f.form == 0x1f ? strings.lineStr : strings.str else {
+                        throw DecodeError("line table names a string section that is missing")
+                    }
+                    name = try table.string(at: Int(clamping: off))
+                }
+            case 0x0f, 0x0d:
+                let v = try u.uleb()
+                if f.content == 2 { dir = v }
+            case 0x0b:
+                let v = UInt64(try u.u8())
+                if f.content == 2 { dir = v }
+            case 0x05:
+                let v = UInt64(try u.u16())
+                if f.content == 2 { dir = v }
+            case 0x06: _ = try u.u32()
+            case 0x07: _ = try u.u64()
+            case 0x1e: try u.skip(16)
+            case 0x09: try u.skip(Int(clamping: try u.uleb()))
+            case 0x0a: try u.skip(Int(try u.u8()))
+            case 0x1a, 0x25, 0x26, 0x27, 0x28:
+                throw DecodeError("line table uses string-index forms, which are not supported")
+            default:
+                throw DecodeError("line table uses unknown form 0x\(String(f.form, radix: 16))")
+            }
+        }
+        return (name, dir)
+    }
+}

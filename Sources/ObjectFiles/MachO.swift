@@ -1,0 +1,206 @@
+// The Mach-O reader: header, load commands (LC_UUID, LC_SEGMENT(_64) with their sections,
+// LC_SYMTAB) and the nlist symbol table of one thin slice. Every field is read through a
+// bounds-checked ByteReader, so a truncated or corrupt file ends in a DecodeError. The `__DWARF`
+// sections are handed to the DWARF reader under their ELF-style names (`.debug_info`, ...).
+
+import SymbolicateModel
+
+struct MachOSection {
+    var segment: String
+    var name: String
+    var address: UInt64
+    var size: UInt64
+    var fileOffset: UInt32
+    var flags: UInt32
+
+    /// S_ATTR_PURE_INSTRUCTIONS: the section holds only code.
+    var isCode: Bool { flags & 0x8000_0000 != 0 }
+}
+
+struct MachOFile {
+    static let magic32: UInt32 = 0xfeed_face
+    static let magic64: UInt32 = 0xfeed_facf
+
+    var is64: Bool
+    var cpuType: UInt32
+    var cpuSubtype: UInt32
+    var uuid: [UInt8]?
+    var textAddress: UInt64 = 0
+    var textSize: UInt64 = 0
+    /// Every section, in load-command order (nlist `n_sect` is a 1-based index into this).
+    var sections: [MachOSection] = []
+    var symtab: (symoff: UInt32, nsyms: UInt32, stroff: UInt32, strsize: UInt32)?
+    /// The slice's bytes; section and symbol-table offsets are relative to its start.
+    var data: ByteReader
+
+    init(_ data: ByteReader) throws {
+        self.data = data
+        var r = data
+        let magic = try r.u32()
+        guard magic == MachOFile.magic32 || magic == MachOFile.magic64 else {
+            throw DecodeError("not a little-endian Mach-O file (magic 0x\(String(magic, radix: 16)))")
+        }
+        is64 = magic == MachOFile.magic64
+        cpuType = try r.u32()
+        cpuSubtype = try r.u32()
+        _ = try r.u32()  // filetype
+        let ncmds = try r.u32()
+        let sizeofcmds = try r.u32()
+        _ = try r.u32()  // flags
+        if is64 { _ = try r.u32() }
+        guard Int(sizeofcmds) <= r.remaining else {
+            throw DecodeError("load commands (\(sizeofcmds) bytes) run past the end of the file")
+        }
+        var commands = try r.sub(r.offset, Int(sizeofcmds))
+        guard ncmds <= sizeofcmds / 8 else { throw DecodeError("\(ncmds) load commands cannot fit in \(sizeofcmds) bytes") }
+        for i in 0..<ncmds {
+            let at = commands.offset
+            let cmd = try commands.u32()
+            let size = try commands.u32()
+            guard size >= 8, Int(size) <= commands.remaining + 8 else {
+                throw DecodeError("load command \(i) has a bad size \(size)")
+            }
+            var body = try commands.sub(at + 8, Int(size) - 8)
+            try commands.seek(at + Int(size))
+            switch cmd {
+            case 0x1b:  // LC_UUID
+                uuid = try body.bytes(16)
+            case 0x2:  // LC_SYMTAB
+                symtab = (try body.u32(), try body.u32(), try body.u32(), try body.u32())
+            case 0x1, 0x19:  // LC_SEGMENT, LC_SEGMENT_64
+                try readSegment(&body, is64: cmd == 0x19)
+            default:
+                break
+            }
+        }
+    }
+
+    private mutating func readSegment(_ r: inout ByteReader, is64: Bool) throws {
+        let segname = try r.fixedString(16)
+        let vmaddr = is64 ? try r.u64() : UInt64(try r.u32())
+        let vmsize = is64 ? try r.u64() : UInt64(try r.u32())
+        try r.skip(is64 ? 16 : 8)  // fileoff, filesize
+        try r.skip(8)  // maxprot, initprot
+        let nsects = try r.u32()
+        _ = try r.u32()  // flags
+        if segname == "__TEXT" {
+            textAddress = vmaddr
+            textSize = vmsize
+        }
+        guard Int(nsects) <= r.remaining / (is64 ? 80 : 68) else {
+            throw DecodeError("segment \(segname) claims \(nsects) sections that do not fit")
+        }
+        for _ in 0..<nsects {
+            let sectname = try r.fixedString(16)
+            let seg = try r.fixedString(16)
+            let addr = is64 ? try r.u64() : UInt64(try r.u32())
+            let size = is64 ? try r.u64() : UInt64(try r.u32())
+            let offset = try r.u32()
+            try r.skip(12)  // align, reloff, nreloc
+            let flags = try r.u32()
+            try r.skip(is64 ? 12 : 8)
+            sections.append(MachOSection(segment: seg, name: sectname, address: addr, size: size, fileOffset: offset, flags: flags))
+        }
+    }
+
+    var arch: Arch {
+        let sub = cpuSubtype & 0x00ff_ffff
+        switch cpuType {
+        case 0x0100_000c: return sub == 2 ? .arm64e : .arm64
+        case 0x0200_000c: return .arm64_32
+        case 0x0100_0007: return sub == 8 ? .x86_64h : .x86_64
+        case 7: return .i386
+        case 12:
+            switch sub {
+            case 6: return .armv6
+            case 11: return .armv7s
+            case 12: return .armv7k
+            case 10: return Arch("armv7f")
+            case 14: return Arch("armv6m")
+            case 15: return Arch("armv7m")
+            case 16: return Arch("armv7em")
+            default: return .armv7
+            }
+        default: return Arch("cpu-\(cpuType)-\(sub)")
+        }
+    }
+
+    /// The `__DWARF` sections as `.debug_*` names with their bytes.
+    func debugSections() throws -> [String: ByteReader] {
+        var out: [String: ByteReader] = [:]
+        for s in sections where s.segment == "__DWARF" && s.size > 0 {
+            let name: String
+            switch s.name {
+            case "__debug_str_offs": name = ".debug_str_offsets"
+            default:
+                guard s.name.hasPrefix("__") else { continue }
+                name = "." + s.name.dropFirst(2)
+            }
+            out[name] = try data.sub(UInt64(s.fileOffset), s.size)
+        }
+        return out
+    }
+
+    var hasDebugInfo: Bool {
+        sections.contains { $0.segment == "__DWARF" && $0.name == "__debug_info" && $0.size > 0 }
+    }
+
+    /// Defined, non-debugging nlist symbols in sections, as llvm-symbolizer sees them: names
+    /// without the leading underscore, each sized to the next symbol of its section or the
+    /// section's end.
+    func symbols() throws -> [RawSymbol] {
+        guard let st = symtab, st.nsyms > 0 else { return [] }
+        let entrySize = is64 ? 16 : 12
+        guard UInt64(st.nsyms) * UInt64(entrySize) <= UInt64(data.count) else {
+            throw DecodeError("symbol table (\(st.nsyms) entries) runs past the end of the file")
+        }
+        var r = try data.sub(Int(st.symoff), Int(st.nsyms) * entrySize)
+        let strings = try data.sub(Int(st.stroff), Int(st.strsize))
+        var found: [(address: UInt64, section: Int, name: String, external: Bool)] = []
+        for _ in 0..<st.nsyms {
+            let strx = try r.u32()
+            let type = try r.u8()
+            let sect = try r.u8()
+            _ = try r.u16()
+            let value = is64 ? try r.u64() : UInt64(try r.u32())
+            guard type & 0xe0 == 0, type & 0x0e == 0x0e, sect > 0, Int(sect) <= sections.count else { continue }
+            guard Int(strx) < strings.count, let raw = try? strings.string(at: Int(strx)) else { continue }
+            let name = raw.hasPrefix("_") ? String(raw.dropFirst()) : raw
+            found.append((value, Int(sect) - 1, name, type & 0x01 != 0))
+        }
+        // Sizes: distance to the next distinct address in the same section, or to its end.
+        var bySection: [Int: [UInt64]] = [:]
+        for f in found { bySection[f.section, default: []].append(f.address) }
+        for k in bySection.keys { bySection[k]?.sort() }
+        var out: [RawSymbol] = []
+        out.reserveCapacity(found.count)
+        for (index, f) in found.enumerated() {
+            let s = sections[f.section]
+            let sectionEnd = s.address &+ s.size
+            var end = sectionEnd
+            if let addrs = bySection[f.section] {
+                var lo = 0
+                var hi = addrs.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if addrs[mid] <= f.address { lo = mid + 1 } else { hi = mid }
+                }
+                if lo < addrs.count { end = addrs[lo] }
+            }
+            let size = end > f.address ? end - f.address : 0
+            out.append(RawSymbol(address: f.address, size: size, name: f.name, order: index, isCode: s.isCode))
+        }
+        return out
+    }
+}
+
+/// One entry of a symbol table before it becomes ranges.
+struct RawSymbol {
+    var address: UInt64
+    /// 0 when unknown: the symbol then reaches the next one.
+    var size: UInt64
+    var name: String
+    /// Position in the file's table (ties between aliases go to the later one, as in llvm-symbolizer).
+    var order: Int
+    var isCode: Bool
+}

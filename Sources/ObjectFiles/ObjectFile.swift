@@ -1,0 +1,146 @@
+// The public face of the object-file readers: `ObjectFile.slices` splits a Mach-O (thin, fat,
+// fat64) or ELF file into slices, reading only headers and load commands, and
+// `ObjectSlice.loadSymbolTable` reads one slice's DWARF (or, without DWARF, its symbol table)
+// into a SymbolTable. Every malformed byte ends in a SymbolicateError naming the file.
+
+import SymbolicateModel
+
+public struct ObjectSlice: Sendable {
+    public let info: BuildInfo
+    let format: Format
+
+    enum Format: Sendable {
+        case machO(MachOFile)
+        case elf(ELFFile)
+    }
+
+    /// The slice's symbols: DWARF functions, inline chains and lines when present, else the
+    /// nlist / ELF symbol table. Addresses are in the file's own (unslid) vmaddr space.
+    public func loadSymbolTable() throws -> SymbolTable {
+        do {
+            switch format {
+            case .machO(let m):
+                let symbols = try m.symbols()
+                var debug: DebugInfo?
+                if info.kind == .debugInfo {
+                    debug = try DebugInfoReader.read(sections: try m.debugSections(), pointerSize: m.is64 ? 8 : 4)
+                }
+                return TableBuilder.build(build: info, debugInfo: debug, symbols: debug == nil ? symbols.filter(\.isCode) : symbols)
+            case .elf(let e):
+                let symbols = try e.symbols()
+                var debug: DebugInfo?
+                if info.kind == .debugInfo {
+                    debug = try DebugInfoReader.read(sections: try e.debugSections(), pointerSize: e.is64 ? 8 : 4)
+                }
+                return TableBuilder.build(build: info, debugInfo: debug, symbols: debug == nil ? symbols.filter(\.isCode) : symbols)
+            }
+        } catch let error as DecodeError {
+            throw SymbolicateError(.badInput, "corrupt \(info.arch) slice: \(error.description)", path: info.path)
+        }
+    }
+}
+
+public enum ObjectFile {
+    /// Universal files list at most this many slices; Java class files share the 0xcafebabe magic
+    /// and put their version (45 and up) where the count would be.
+    static let maxFatSlices: UInt32 = 44
+
+    /// Every slice of the Mach-O (thin, fat 0xcafebabe, fat64 0xcafebabf) or ELF file at `path`.
+    /// Throws .unsupported when the file is not an object file, .badInput when truncated or corrupt.
+    public static func slices(atPath path: String) throws -> [ObjectSlice] {
+        try slices(storage: try ByteStorage(path: path), path: path)
+    }
+
+    /// Same for bytes already in memory (archives, uploads); `path` names them in messages.
+    public static func slices(bytes: [UInt8], path: String) throws -> [ObjectSlice] {
+        try slices(storage: ByteStorage(bytes: bytes), path: path)
+    }
+
+    /// True when the first bytes look like Mach-O / fat / ELF (for scanning folders by content).
+    public static func looksLikeObjectFile(prefix: [UInt8]) -> Bool {
+        guard prefix.count >= 4 else { return false }
+        let le = UInt32(prefix[0]) | UInt32(prefix[1]) << 8 | UInt32(prefix[2]) << 16 | UInt32(prefix[3]) << 24
+        let be = le.byteSwapped
+        if le == MachOFile.magic32 || le == MachOFile.magic64 { return true }
+        if be == 0x7f45_4c46 { return true }
+        if be == 0xcafe_babe || be == 0xcafe_babf {
+            guard prefix.count >= 8 else { return true }
+            let n = UInt32(prefix[4]) << 24 | UInt32(prefix[5]) << 16 | UInt32(prefix[6]) << 8 | UInt32(prefix[7])
+            return n > 0 && n <= maxFatSlices
+        }
+        return false
+    }
+
+    static func slices(storage: ByteStorage, path: String) throws -> [ObjectSlice] {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let whole = storage.reader()
+        do {
+            guard whole.count >= 4 else {
+                throw SymbolicateError(.unsupported, "not an object file (\(whole.count) bytes)", path: path)
+            }
+            var be = whole
+            be.bigEndian = true
+            let magic = try be.u32()
+            if magic == 0xcafe_babe || magic == 0xcafe_babf {
+                return try fatSlices(whole, is64: magic == 0xcafe_babf, name: name, path: path)
+            }
+            if magic == 0x7f45_4c46 {
+                return [try elfSlice(ELFFile(whole), name: name, path: path)]
+            }
+            var le = whole
+            let m = try le.u32()
+            if m == MachOFile.magic32 || m == MachOFile.magic64 {
+                return [try machOSlice(MachOFile(whole), name: name, path: path)]
+            }
+            if magic == MachOFile.magic32 || magic == MachOFile.magic64 {
+                throw SymbolicateError(.unsupported, "big-endian Mach-O files are not supported", path: path)
+            }
+            throw SymbolicateError(.unsupported, "not a Mach-O, universal or ELF file", path: path)
+        } catch let error as DecodeError {
+            throw SymbolicateError(.badInput, "corrupt object file: \(error.description)", path: path)
+        }
+    }
+
+    private static func fatSlices(_ whole: ByteReader, is64: Bool, name: String, path: String) throws -> [ObjectSlice] {
+        var r = whole
+        r.bigEndian = true
+        try r.skip(4)
+        let count = try r.u32()
+        guard count > 0, count <= maxFatSlices else {
+            throw SymbolicateError(.unsupported, "0xcafebabe file with \(count) entries is not a universal binary (a Java class file?)", path: path)
+        }
+        var out: [ObjectSlice] = []
+        for i in 0..<count {
+            _ = try r.u32()  // cputype
+            _ = try r.u32()  // cpusubtype
+            let offset = is64 ? try r.u64() : UInt64(try r.u32())
+            let size = is64 ? try r.u64() : UInt64(try r.u32())
+            try r.skip(is64 ? 8 : 4)
+            guard offset <= UInt64(whole.count), size <= UInt64(whole.count) - offset else {
+                throw DecodeError("slice \(i) (\(offset)+\(size)) lies outside the \(whole.count)-byte file")
+            }
+            let data = try whole.sub(offset, size)
+            var probe = data
+            guard data.count >= 4, let m = try? probe.u32(), m == MachOFile.magic32 || m == MachOFile.magic64 else {
+                continue  // e.g. a static-library slice
+            }
+            out.append(try machOSlice(MachOFile(data), name: name, path: path))
+        }
+        guard !out.isEmpty else { throw SymbolicateError(.unsupported, "universal file without Mach-O slices", path: path) }
+        return out
+    }
+
+    private static func machOSlice(_ m: MachOFile, name: String, path: String) throws -> ObjectSlice {
+        let info = BuildInfo(
+            uuid: BuildID(bytes: m.uuid ?? []), arch: m.arch, name: name, textVMAddress: m.textAddress,
+            textSize: m.textSize, kind: m.hasDebugInfo ? .debugInfo : .symbolTable, path: path)
+        return ObjectSlice(info: info, format: .machO(m))
+    }
+
+    private static func elfSlice(_ e: ELFFile, name: String, path: String) throws -> ObjectSlice {
+        let info = BuildInfo(
+            uuid: BuildID(bytes: e.buildID ?? []), arch: e.arch, name: name, textVMAddress: e.textAddress,
+            textSize: e.textSize, kind: e.hasDebugInfo ? .debugInfo : .symbolTable, path: path)
+        return ObjectSlice(info: info, format: .elf(e))
+    }
+}

@@ -1,0 +1,230 @@
+// Flattens what the readers found into a SymbolTable: sorted address ranges that end where the
+// next begins, each pointing at its innermost interned Location. Three layers are merged with
+// llvm-symbolizer's rules: function scopes (the last, deepest DIE covering an address wins), line
+// rows (the sequence with the lowest end above the address must contain it; the last row at an
+// address wins), and the symbol table, whose name replaces the outermost function's name (and
+// stands alone where DWARF has no function), as `llvm-symbolizer --inlines` does.
+
+import SymbolicateModel
+
+struct TableBuilder {
+    private var names: [String] = []
+    private var nameIndex: [String: UInt32] = [:]
+    private var functions: [SymbolTable.Function] = []
+    private var functionIndex: [FunctionKey: UInt32] = [:]
+    private var locations: [SymbolTable.Location] = []
+    private var locationIndex: [SymbolTable.Location: UInt32] = [:]
+
+    private struct FunctionKey: Hashable {
+        var name: UInt32
+        var entry: UInt64
+    }
+
+    private struct SymbolInterval {
+        var start: UInt64
+        var end: UInt64
+        var name: UInt32
+    }
+
+    static func build(build: BuildInfo, debugInfo: DebugInfo?, symbols: [RawSymbol]) -> SymbolTable {
+        var b = TableBuilder()
+        return b.run(build: build, debugInfo: debugInfo ?? DebugInfo(), symbols: symbols)
+    }
+
+    private mutating func intern(_ name: String) -> UInt32 {
+        if let i = nameIndex[name] { return i }
+        let i = UInt32(names.count)
+        names.append(name)
+        nameIndex[name] = i
+        return i
+    }
+
+    private mutating func function(_ name: UInt32, _ entry: UInt64) -> UInt32 {
+        let key = FunctionKey(name: name, entry: entry)
+        if let i = functionIndex[key] { return i }
+        let i = UInt32(functions.count)
+        functions.append(SymbolTable.Function(name: names[Int(name)], entry: entry))
+        functionIndex[key] = i
+        return i
+    }
+
+    private mutating func location(_ fn: UInt32, _ file: UInt32, _ line: UInt32, _ parent: UInt32) -> UInt32 {
+        let loc = SymbolTable.Location(function: fn, file: file, line: line, parent: parent)
+        if let i = locationIndex[loc] { return i }
+        let i = UInt32(locations.count)
+        locations.append(loc)
+        locationIndex[loc] = i
+        return i
+    }
+
+    /// llvm-symbolizer's symbol lookup as intervals: aliases collapse to the largest (then last)
+    /// one; a symbol reaches its size, or the next symbol when it has none.
+    private mutating func symbolIntervals(_ symbols: [RawSymbol], textEnd: UInt64) -> [SymbolInterval] {
+        let sorted = symbols.enumerated().sorted {
+            ($0.element.address, $0.element.size, $0.offset) < ($1.element.address, $1.element.size, $1.offset)
+        }.map(\.element)
+        var unique: [RawSymbol] = []
+        for s in sorted {
+            if let last = unique.last, last.address == s.address { unique[unique.count - 1] = s } else { unique.append(s) }
+        }
+        var out: [SymbolInterval] = []
+        out.reserveCapacity(unique.count)
+        for (i, s) in unique.enumerated() {
+            let next = i + 1 < unique.count ? unique[i + 1].address : nil
+            var end: UInt64
+            if s.size != 0 {
+                end = s.address &+ s.size
+                if end < s.address { end = .max }
+                if let next { end = min(end, next) }
+            } else {
+                end = next ?? max(textEnd, s.address &+ 1)
+            }
+            guard end > s.address else { continue }
+            out.append(SymbolInterval(start: s.address, end: end, name: intern(s.name)))
+        }
+        return out
+    }
+
+    /// Pieces (start, node) from scopes; a piece ends where the next begins; node -1 is a gap.
+    private static func paint(_ scopes: [DebugInfo.Scope]) -> [(start: UInt64, node: Int32)] {
+        guard !scopes.isEmpty else { return [] }
+        let byStart = scopes.indices.sorted { scopes[$0].start < scopes[$1].start }
+        var points = scopes.flatMap { [$0.start, $0.end] }
+        points.sort()
+        var heap = MaxHeap()
+        var cursor = 0
+        var out: [(UInt64, Int32)] = []
+        var previousPoint: UInt64?
+        for p in points where p != previousPoint {
+            previousPoint = p
+            while cursor < byStart.count, scopes[byStart[cursor]].start <= p {
+                heap.push(byStart[cursor])
+                cursor += 1
+            }
+            while let top = heap.top, scopes[top].end <= p { heap.pop() }
+            let node = heap.top.map { scopes[$0].node } ?? -1
+            if out.last?.1 != node { out.append((p, node)) }
+        }
+        return out
+    }
+
+    /// Line intervals reachable through llvm's sequence lookup, sorted by start.
+    private static func lineIntervals(_ info: DebugInfo) -> [DebugInfo.LineInterval] {
+        let order = info.sequences.indices.sorted {
+            (info.sequences[$0].high, $0) < (info.sequences[$1].high, $1)
+        }
+        var out: [DebugInfo.LineInterval] = []
+        out.reserveCapacity(info.lines.count)
+        var previousHigh: UInt64 = 0
+        for i in order {
+            let s = info.sequences[i]
+            let low = max(s.low, previousHigh)
+            previousHigh = max(previousHigh, s.high)
+            guard low < s.high else { continue }
+            for j in s.intervals {
+                var l = info.lines[j]
+                if l.end <= low { continue }
+                l.start = max(l.start, low)
+                l.end = min(l.end, s.high)
+                if l.start < l.end { out.append(l) }
+            }
+        }
+        out.sort { $0.start < $1.start }
+        return out
+    }
+
+    private mutating func chain(_ info: DebugInfo, _ node: Int32, _ file: UInt32, _ line: UInt32, _ symbol: SymbolInterval?) -> UInt32 {
+        let n = info.nodes[Int(node)]
+        let parent = n.parent < 0 ? SymbolTable.none : chain(info, n.parent, n.callFile, n.callLine, symbol)
+        let fn: UInt32
+        if n.parent < 0, let symbol {
+            fn = function(symbol.name, symbol.start)
+        } else {
+            fn = function(intern(info.names[Int(n.name)]), n.entry)
+        }
+        return location(fn, file, line, parent)
+    }
+
+    private mutating func run(build: BuildInfo, debugInfo info: DebugInfo, symbols: [RawSymbol]) -> SymbolTable {
+        let textEnd = build.textVMAddress &+ build.textSize
+        let syms = symbolIntervals(symbols, textEnd: textEnd)
+        let pieces = TableBuilder.paint(info.scopes)
+        let lines = TableBuilder.lineIntervals(info)
+
+        var points: [UInt64] = []
+        points.reserveCapacity(pieces.count + lines.count * 2 + syms.count * 2)
+        for p in pieces { points.append(p.start) }
+        for l in lines { points.append(l.start); points.append(l.end) }
+        for s in syms { points.append(s.start); points.append(s.end) }
+        points.sort()
+
+        var ranges: [SymbolTable.Range] = []
+        var pi = 0, li = 0, si = 0
+        var previousPoint: UInt64?
+        var unknown: UInt32?
+        for p in points where p != previousPoint {
+            previousPoint = p
+            while pi + 1 < pieces.count, pieces[pi + 1].start <= p { pi += 1 }
+            while li < lines.count, lines[li].end <= p { li += 1 }
+            while si < syms.count, syms[si].end <= p { si += 1 }
+            let node: Int32 = pi < pieces.count && pieces[pi].start <= p ? pieces[pi].node : -1
+            let line = li < lines.count && lines[li].start <= p ? lines[li] : nil
+            let symbol = si < syms.count && syms[si].start <= p ? syms[si] : nil
+            var loc = SymbolTable.none
+            if node >= 0 {
+                loc = chain(info, node, line?.file ?? SymbolTable.none, line?.line ?? 0, symbol)
+            } else if let line {
+                let fn: UInt32
+                if let symbol {
+                    fn = function(symbol.name, symbol.start)
+                } else {
+                    if unknown == nil { unknown = function(intern("??"), 0) }
+                    fn = unknown ?? 0
+                }
+                loc = location(fn, line.file, line.line, SymbolTable.none)
+            } else if let symbol {
+                loc = location(function(symbol.name, symbol.start), SymbolTable.none, 0, SymbolTable.none)
+            }
+            if ranges.last?.location != loc, !(ranges.isEmpty && loc == SymbolTable.none) {
+                ranges.append(SymbolTable.Range(start: p, location: loc))
+            }
+        }
+        if let last = ranges.last, last.location != SymbolTable.none, let end = points.last {
+            ranges.append(SymbolTable.Range(start: max(end, last.start &+ 1), location: SymbolTable.none))
+        }
+        return SymbolTable(build: build, files: info.files, functions: functions, locations: locations, ranges: ranges)
+    }
+}
+
+/// A binary max-heap of scope indices (a later DIE has a larger index and wins).
+private struct MaxHeap {
+    private var items: [Int] = []
+    var top: Int? { items.first }
+
+    mutating func push(_ v: Int) {
+        items.append(v)
+        var i = items.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard items[parent] < items[i] else { break }
+            items.swapAt(parent, i)
+            i = parent
+        }
+    }
+
+    mutating func pop() {
+        guard !items.isEmpty else { return }
+        items.swapAt(0, items.count - 1)
+        items.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < items.count, items[l] > items[m] { m = l }
+            if r < items.count, items[r] > items[m] { m = r }
+            if m == i { return }
+            items.swapAt(i, m)
+            i = m
+        }
+    }
+}

@@ -1,0 +1,32 @@
+// zlib behind one function: inflating compressed ELF debug sections (SHF_COMPRESSED with
+// ELFCOMPRESS_ZLIB, and the older `.zdebug_*` "ZLIB" form). The expected size comes from the
+// section header; it is capped so that a hostile header cannot make us allocate without limit.
+
+internal import CZlib
+
+enum Zlib {
+    /// Largest section we agree to inflate, and the largest expansion ratio we believe.
+    static let maxOutput = 1 << 31
+    static let maxRatio = 2048
+
+    static func inflate(_ input: ByteReader, expectedSize: UInt64) throws -> [UInt8] {
+        guard expectedSize <= UInt64(maxOutput), expectedSize <= UInt64(max(input.count, 1)) * UInt64(maxRatio) else {
+            throw DecodeError("compressed section claims an implausible size of \(expectedSize) bytes")
+        }
+        guard expectedSize > 0 else { return [] }
+        guard let src = input.pointer else { throw DecodeError("compressed section is empty") }
+        var out = [UInt8](repeating: 0, count: Int(expectedSize))
+        var destLen = uLongf(expectedSize)
+        let rc = out.withUnsafeMutableBytes { dst -> Int32 in
+            guard let d = dst.baseAddress else { return Z_BUF_ERROR }
+            return uncompress(
+                d.assumingMemoryBound(to: Bytef.self), &destLen, src.assumingMemoryBound(to: Bytef.self),
+                uLong(input.count))
+        }
+        guard rc == Z_OK else { throw DecodeError("compressed section does not inflate (zlib error \(rc))") }
+        guard destLen == uLongf(expectedSize) else {
+            throw DecodeError("compressed section inflates to \(destLen) bytes, header says \(expectedSize)")
+        }
+        return out
+    }
+}
