@@ -37,6 +37,7 @@ enum IPSTextRenderer {
         out.append("")
         out.append("EOF")
         out.append("")
+        out.append("")
         return Array(out.joined(separator: "\n").utf8)
     }
 
@@ -104,7 +105,6 @@ enum IPSTextRenderer {
             out.append(asi)
             out.append("")
         }
-        out.append("")
     }
 
     private static func frames(_ report: CrashReport, _ b: Int, _ results: [FrameID: FrameResult], into out: inout [String]) {

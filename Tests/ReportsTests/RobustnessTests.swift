@@ -1,0 +1,139 @@
+// Hostile-input tests: every prefix of real reports, bit-flipped copies, random binary and
+// text, empty input, deep JSON nesting and a 10 MB report. Parsing either succeeds or throws a
+// SymbolicateError; it never traps, and what parses also writes and renders without trapping.
+
+import Foundation
+import Reports
+import SymbolicateModel
+import Testing
+
+/// A small deterministic generator (SplitMix64) so failures reproduce.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct RobustnessTests {
+    /// Parses, and when that works, writes with and without results and renders as text.
+    static func exercise(_ bytes: [UInt8]) {
+        do {
+            let r = try ReportParser.parse(bytes)
+            #expect(ReportWriter.write(r, results: [:]) == bytes)
+            var results: [FrameID: FrameResult] = [:]
+            for (b, bt) in r.backtraces.enumerated() {
+                for f in bt.frames.indices {
+                    results[FrameID(backtrace: b, frame: f)] = FrameResult(status: .symbolicated, frames: [
+                        SymbolicatedFrame(symbol: "in", file: "I.swift", line: 1, isInline: true),
+                        SymbolicatedFrame(symbol: "out", symbolOffset: 4, file: "O.swift", line: 2),
+                    ])
+                }
+            }
+            _ = ReportWriter.write(r, results: results)
+            _ = ReportWriter.renderText(r, results: results)
+            _ = ReportInspector.json(r)
+            _ = ReportInspector.text(r)
+        } catch let error as SymbolicateError {
+            #expect(!error.message.isEmpty)
+        } catch {
+            Issue.record("unexpected error type \(error)")
+        }
+    }
+
+    static var samples: [[UInt8]] {
+        var list = [Array(Fixtures.textReport.utf8), Array(Fixtures.ipsReport.utf8)]
+        if Corpus.isAvailable {
+            for f in ["inket__MacSymbolicator/Resources/Crashes/ios-crash.ips", "zqqf16__SYM/SYMTests/AppleDemo.ips",
+                      "kstenerud__KSCrash/Example-Reports/NSException.txt"] {
+                if let b = try? Corpus.bytes(f) { list.append(b) }
+            }
+        }
+        return list
+    }
+
+    @Test func everyPrefixInSteps() {
+        for bytes in Self.samples {
+            let step = max(1, bytes.count / 400)
+            var n = 0
+            while n <= bytes.count {
+                Self.exercise(Array(bytes[0..<n]))
+                n += step
+            }
+        }
+    }
+
+    @Test func bitFlips() {
+        var rng = SplitMix(state: 42)
+        for bytes in Self.samples {
+            for _ in 0..<150 {
+                var copy = bytes
+                for _ in 0..<Int.random(in: 1...8, using: &rng) {
+                    let i = Int.random(in: 0..<copy.count, using: &rng)
+                    copy[i] ^= UInt8(1) << UInt8.random(in: 0...7, using: &rng)
+                }
+                Self.exercise(copy)
+            }
+        }
+    }
+
+    @Test func randomBinaryAndText() {
+        var rng = SplitMix(state: 7)
+        let alphabet = Array("0123456789abcdefx +-:(){}[]\"\\,\n\r\tThread Binary Images: Crashed bug_type".utf8)
+        for _ in 0..<300 {
+            let count = Int.random(in: 1...4096, using: &rng)
+            Self.exercise((0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            Self.exercise((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &rng)] })
+        }
+    }
+
+    @Test func emptyAndBlankInputs() {
+        for input in ["", "\n\n  \r\n", "\u{A0}"] {
+            #expect(throws: SymbolicateError.self) { try ReportParser.parse(Array(input.utf8)) }
+            do { _ = try ReportParser.parse(Array(input.utf8)) } catch let e as SymbolicateError {
+                #expect(e.code == .badInput)
+            } catch {}
+        }
+        do { _ = try ReportParser.parse([0, 1, 2, 3, 0xff]) } catch let e as SymbolicateError {
+            #expect(e.code == .badInput && e.message.contains("binary"))
+        } catch { Issue.record("wrong error") }
+    }
+
+    @Test func deepJSONNestingIsRefused() {
+        let header = #"{"bug_type":"309"}"# + "\n"
+        let deep = header + String(repeating: "[", count: 200_000)
+        #expect(throws: SymbolicateError.self) { try ReportParser.parse(Array(deep.utf8)) }
+        let deepObject = header + "{\"a\":" + String(repeating: "{\"a\":", count: 100_000)
+        #expect(throws: SymbolicateError.self) { try ReportParser.parse(Array(deepObject.utf8)) }
+    }
+
+    @Test func tenMegabyteReportsParseInLinearTime() throws {
+        var text = "Incident Identifier: X\nCode Type: ARM-64\n\nThread 0 Crashed:\n"
+        var n = 0
+        while text.utf8.count < 10_000_000 {
+            text += "\(n)   My App                        \t       0x\(String(0x100000000 + n * 4, radix: 16)) 0x100000000 + \(n * 4)\n"
+            n += 1
+        }
+        text += "\nBinary Images:\n"
+        for i in 0..<2000 {
+            text += "0x\(String(0x200000000 + i * 0x10000, radix: 16)) - 0x\(String(0x200000000 + i * 0x10000 + 0xffff, radix: 16)) lib\(i) arm64  <\(String(repeating: "a", count: 32))> /usr/lib/lib\(i)\n"
+        }
+        text += "0x100000000 - 0x1ffffffff My App arm64  <82d13d98219e3040b62a07a297007a7c> /App/My App\n"
+        let bytes = Array(text.utf8)
+        let start = ContinuousClock.now
+        let r = try ReportParser.parse(bytes)
+        let elapsed = ContinuousClock.now - start
+        #expect(r.frameCount == n)
+        #expect(r.backtraces[0].frames.last?.imageIndex == 2000)
+        #expect(elapsed < .seconds(30), "10 MB took \(elapsed)")
+        // One huge line without line ends, and a huge JSON header line.
+        let oneLine = Array(repeating: UInt8(ascii: "a"), count: 10_000_000)
+        #expect(throws: SymbolicateError.self) { try ReportParser.parse(oneLine) }
+        let hugeHeader = Array(("{\"bug_type\":\"309\",\"x\":\"" + String(repeating: "y", count: 5_000_000) + "\"}\n{}").utf8)
+        _ = try? ReportParser.parse(hugeHeader)
+    }
+}

@@ -1,0 +1,163 @@
+// Tests of the in-place writer: exact output lines for made-up symbolication results (outer
+// and inline levels, the parenthesized backtrace turned into frame lines, CRLF documents), and
+// for `.ips`: new keys in each object's own style, inline frame objects before their caller,
+// replaced symbols, and every original key kept in its order.
+
+import Foundation
+import Reports
+import SymbolicateModel
+import Testing
+
+@Suite struct WriterTests {
+    static let inline = SymbolicatedFrame(symbol: "closure #1 in f()", file: "/src/Inl.swift", line: 7, isInline: true)
+    static let outer = SymbolicatedFrame(symbol: "ViewController.viewDidLoad()", symbolOffset: 40, file: "/src/ViewController.swift", line: 19)
+    static let results: [FrameID: FrameResult] = [
+        FrameID(backtrace: 0, frame: 1): FrameResult(status: .symbolicated, frames: [inline, outer]),
+        FrameID(backtrace: 0, frame: 0): FrameResult(status: .missingSymbol),
+        FrameID(backtrace: 1, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "__ulock_wait", symbolOffset: 8)]),
+        FrameID(backtrace: 2, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "noLine", symbolOffset: 0, file: "a/b.c", line: 0)]),
+        FrameID(backtrace: 3, frame: 2): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "main", symbolOffset: 12, file: "main.swift", line: 3)]),
+    ]
+
+    @Test func emptyResultsAreByteIdentical() throws {
+        for text in [Fixtures.textReport, Fixtures.ipsReport] {
+            let bytes = Array(text.utf8)
+            let r = try ReportParser.parse(bytes)
+            #expect(ReportWriter.write(r, results: [:]) == bytes)
+            let failed = [FrameID(backtrace: 0, frame: 0): FrameResult(status: .missingSymbol),
+                          FrameID(backtrace: 0, frame: 1): FrameResult(status: .symbolicated, frames: [])]
+            #expect(ReportWriter.write(r, results: failed) == bytes)
+        }
+    }
+
+    @Test func textRewriteExactLines() throws {
+        let r = try ReportParser.parse(Array(Fixtures.textReport.utf8))
+        let out = String(decoding: ReportWriter.write(r, results: Self.results), as: UTF8.self)
+        let expected = Fixtures.textReport
+            .replacing("""
+                1   My App                        \t       0x1007da4bc 0x1007d4000 + 25788
+                """, with: """
+                1   My App                        \t       0x1007da4bc closure #1 in f() (Inl.swift:7)
+                1   My App                        \t       0x1007da4bc ViewController.viewDidLoad() + 40 (ViewController.swift:19)
+                """)
+            .replacing("0   libsystem_kernel.dylib        \t       0x1e0ab0000 0x1e0aaf000 + 4096",
+                       with: "0   libsystem_kernel.dylib        \t       0x1e0ab0000 __ulock_wait + 8")
+            .replacing("0   CoreFoundation                  0x1a8e8d000 0x1a8e88000 + 20480 (CFRunLoopRun + 12)",
+                       with: "0   CoreFoundation                  0x1a8e8d000 noLine + 0 (b.c)")
+            .replacing("(0x1a8e8c04c 0x1a0a5840c 0x1007da4bc 0x9999)", with: """
+                0   CoreFoundation                \t       0x1a8e8c04c 0x1a8e88000 + 16460
+                1   ???                           \t       0x1a0a5840c 0x1a0a5840c
+                2   My App                        \t       0x1007da4bc main + 12 (main.swift:3)
+                3   ???                           \t            0x9999 0x9999
+                """)
+        #expect(Fixtures.lines(out) == Fixtures.lines(expected))
+        // The rewritten report parses again, with the inline level as its own frame line.
+        let again = try ReportParser.parse(Array(out.utf8))
+        #expect(again.backtraces[0].frames.count == 5)
+        #expect(again.backtraces[0].frames[2].symbol == "ViewController.viewDidLoad()")
+        #expect(again.backtraces.last?.frames.map(\.address) == [0x1a8e8c04c, 0x1a0a5840c, 0x1007da4bc, 0x9999])
+    }
+
+    @Test func crlfRewriteUsesTheDocumentsLineEnding() throws {
+        let lf = try ReportParser.parse(Array(Fixtures.textReport.utf8))
+        let crlfBytes = Array(Fixtures.textReport.replacing("\n", with: "\r\n").utf8)
+        let crlf = try ReportParser.parse(crlfBytes)
+        let outLF = String(decoding: ReportWriter.write(lf, results: Self.results), as: UTF8.self)
+        let outCRLF = String(decoding: ReportWriter.write(crlf, results: Self.results), as: UTF8.self)
+        #expect(outCRLF == outLF.replacing("\n", with: "\r\n"))
+    }
+
+    @Test func renderTextOfATextReportIsWrite() throws {
+        let r = try ReportParser.parse(Array(Fixtures.textReport.utf8))
+        #expect(ReportWriter.renderText(r, results: Self.results) == ReportWriter.write(r, results: Self.results))
+    }
+
+    static let ipsResults: [FrameID: FrameResult] = [
+        FrameID(backtrace: 0, frame: 0): FrameResult(status: .symbolicated, frames: [inline, outer]),
+        FrameID(backtrace: 0, frame: 1): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "new", symbolOffset: 8)]),
+        FrameID(backtrace: 1, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "spaced \"q\"", symbolOffset: 2)]),
+        FrameID(backtrace: 2, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "leb", symbolOffset: 1, file: "L.m", line: 5)]),
+    ]
+
+    @Test func ipsRewriteExactText() throws {
+        let r = try ReportParser.parse(Array(Fixtures.ipsReport.utf8))
+        let out = String(decoding: ReportWriter.write(r, results: Self.ipsResults), as: UTF8.self)
+        let expected = Fixtures.ipsReport
+            .replacing(#"{"imageOffset":25788,"imageIndex":1},{"imageOffset":100,"symbol":"old","symbolLocation":4,"imageIndex":0}"#,
+                       with: #"{"imageOffset":25788,"symbol":"closure #1 in f()","inline":true,"imageIndex":1,"sourceFile":"Inl.swift","sourceLine":7},"#
+                        + #"{"imageOffset":25788,"imageIndex":1,"symbol":"ViewController.viewDidLoad()","symbolLocation":40,"sourceFile":"ViewController.swift","sourceLine":19},"#
+                        + #"{"imageOffset":100,"symbol":"new","symbolLocation":8,"imageIndex":0}"#)
+            .replacing(#"{ "imageOffset" : 8, "imageIndex" : 0 }"#,
+                       with: #"{ "imageOffset" : 8, "imageIndex" : 0, "symbol" : "spaced \"q\"", "symbolLocation" : 2 }"#)
+            .replacing(#"[{"imageOffset":4,"imageIndex":0}]"#,
+                       with: #"[{"imageOffset":4,"imageIndex":0,"symbol":"leb","symbolLocation":1,"sourceFile":"L.m","sourceLine":5}]"#)
+        #expect(out == expected)
+        let again = try ReportParser.parse(Array(out.utf8))
+        #expect(again.backtraces[0].frames.map(\.symbol) == ["closure #1 in f()", "ViewController.viewDidLoad()", "new", nil])
+        #expect(again.backtraces[0].frames[1].sourceLine == 19)
+    }
+
+    /// The keys of every JSON object in `text`, in document order of the objects' ends; a
+    /// string-aware scan written for the test, independent of the parser under test.
+    static func objectKeys(_ text: String) -> [[String]] {
+        let chars = Array(text.unicodeScalars)
+        var stack: [[String]] = []
+        var kinds: [Character] = []
+        var done: [[String]] = []
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if c == "\"" {
+                var j = i + 1
+                var s = ""
+                while j < chars.count, chars[j] != "\"" {
+                    if chars[j] == "\\" { j += 1 }
+                    if j < chars.count { s.unicodeScalars.append(chars[j]) }
+                    j += 1
+                }
+                var k = j + 1
+                while k < chars.count, chars[k] == " " || chars[k] == "\n" { k += 1 }
+                if k < chars.count, chars[k] == ":", kinds.last == "{" { stack[stack.count - 1].append(s) }
+                i = j + 1
+                continue
+            }
+            if c == "{" { stack.append([]); kinds.append("{") }
+            if c == "[" { kinds.append("[") }
+            if c == "]", kinds.last == "[" { kinds.removeLast() }
+            if c == "}", kinds.last == "{", let keys = stack.popLast() { kinds.removeLast(); done.append(keys) }
+            i += 1
+        }
+        return done
+    }
+
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"),
+          arguments: Corpus.appleReports.filter { $0.format.hasPrefix("apple-ips") })
+    func ipsKeyOrderKeptAfterSymbols(entry: Corpus.Entry) throws {
+        let bytes = try Corpus.bytes(entry.file)
+        let r = try ReportParser.parse(bytes)
+        var results: [FrameID: FrameResult] = [:]
+        var inlineCount = 0
+        for (b, backtrace) in r.backtraces.enumerated() where backtrace.kind != .applicationSpecific {
+            for f in backtrace.frames.indices where f % 2 == 0 {
+                let levels = f % 4 == 0 ? [Self.inline, Self.outer] : [Self.outer]
+                inlineCount += levels.count - 1
+                results[FrameID(backtrace: b, frame: f)] = FrameResult(status: .symbolicated, frames: levels)
+            }
+        }
+        let out = ReportWriter.write(r, results: results)
+        let outText = String(decoding: out, as: UTF8.self)
+        // Both documents are still valid JSON.
+        let lines = outText.split(separator: "\n", maxSplits: 1)
+        #expect(lines.count == 2)
+        #expect((try? JSONSerialization.jsonObject(with: Data(lines[1].utf8))) != nil)
+        #expect(lines[0] == String(decoding: bytes, as: UTF8.self).split(separator: "\n", maxSplits: 1)[0])
+        // Original key order survives: every original flat object reappears with its keys as a prefix.
+        let before = Self.objectKeys(String(decoding: bytes, as: UTF8.self))
+        let after = Self.objectKeys(outText).filter { !$0.contains("inline") }
+        #expect(before.count == after.count)
+        for (a, b) in zip(before, after) { #expect(Array(b.prefix(a.count)) == a) }
+        let again = try ReportParser.parse(out)
+        #expect(again.frameCount == r.frameCount + inlineCount)
+        #expect(again.backtraces.flatMap(\.frames).filter { $0.symbol == "ViewController.viewDidLoad()" }.count == results.count)
+    }
+}
