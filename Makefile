@@ -16,7 +16,7 @@ release: deps
 	$(SWIFT) build -c release
 
 demo: release
-	$(BIN) Samples/reports/HoldApp-arm64-dwarf5.crash Samples/build/ios-arm64-dwarf5
+	$(BIN) Samples/reports/HoldApp-ios-arm64-dwarf5.crash Samples/build/ios-arm64-dwarf5
 
 test: deps
 	$(SWIFT) test

@@ -8,7 +8,6 @@ public enum CommandLineTool {
     static var commands: [any Command.Type] { commandList }
 
     public static func main() {
-        setvbuf(stdout, nil, _IOFBF, 1 << 16)
         let args = Array(CommandLine.arguments.dropFirst())
         let code = run(args)
         fflush(nil)

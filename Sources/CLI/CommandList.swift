@@ -3,4 +3,6 @@
 
 let commandList: [any Command.Type] = [
     SymbolicateCommand.self,
+    InspectCommand.self,
+    LookupCommand.self,
 ]

@@ -1,0 +1,143 @@
+// `symbolicate batch`: reprocesses whole archives of crash reports. This file only translates
+// arguments into a BatchConfiguration, builds the same SymbolicationService the single-report
+// command uses, runs the Batch library and prints its summary (stderr) and `--summary` JSON.
+// Exit 0 when the run completed (some reports may still be unparsable), 1 when it failed or an
+// input could not be read to the end, 64 for usage errors.
+
+import Batch
+import Foundation
+import Store
+import Symbolication
+import SymbolicateModel
+
+enum BatchCommand: Command {
+    static let name = "batch"
+    static let summary = "Symbolicate folders and archives of reports in parallel"
+    static let help = """
+        USAGE: symbolicate batch (-o OUTDIR | --output-archive FILE) [options] INPUT...
+
+        Symbolicates every crash report found in the INPUTs: folders (searched recursively),
+        .zip / .tar / .tar.gz / .tgz archives (streamed, never unpacked to disk), single report
+        files, or `-` to read a list of such paths from stdin, one a line. Reports are recognized
+        by their content; other files are counted and skipped. Each output is exactly what
+        `symbolicate REPORT` prints, at the report's relative path inside OUTDIR (an archive
+        member set0/a/x.crash becomes OUTDIR/set0/a/x.crash; a folder's files keep their path
+        relative to the folder). With several INPUTs, a name already used by an earlier input
+        gets the input's base name as a first folder (reports.zip -> reports/...), and if still
+        taken a ~2, ~3 suffix.
+
+        OPTIONS:
+          -o, --output OUTDIR      Write the outputs into this folder (created if missing).
+          --output-archive FILE    Write the outputs into one .zip, .tar, .tar.gz or .tgz.
+          --format crash|ips|json  Output format (default: each report's own). The extension of
+                                   .crash/.ips/.json/.txt names becomes the format's.
+          -d, --dsym PATH          A symbol file or folder (.dSYM, .app, .xcarchive, Mach-O)
+                                   searched before the store. Repeatable.
+          --store DIR              The symbol store (default: $SYMBOLICATE_STORE, else
+                                   ~/.local/share/symbolicate when it exists).
+          --no-store               Use only the -d paths.
+          -j, --jobs N             Worker threads (default: one per core).
+          --shard I/N              Take only shard I of N (0 <= I < N), chosen by a stable hash
+                                   of each report's path: N machines running the same command
+                                   with I = 0..N-1 cover every report exactly once.
+          --resume                 Skip reports whose output already exists (outputs are written
+                                   atomically, so an existing one is complete). Needs -o.
+          --summary FILE.json      Also write the summary as JSON.
+          --progress MODE          auto (bar on a terminal, lines otherwise), bar, lines, none.
+          -h, --help               Show this help.
+
+        The summary (stderr) counts reports fully / partially / not symbolicated, unparsable
+        (with reasons) and skipped, ranks the missing symbol files by the number of reports that
+        need them, and lists the top crash groups (exception type + top three frames of the
+        crashed thread).
+
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(
+            arguments,
+            valued: ["-o", "--output-archive", "--format", "-d", "--store", "-j", "--shard", "--summary", "--progress"],
+            flags: ["--resume", "--no-store"],
+            aliases: ["--output": "-o", "--dsym": "-d", "--jobs": "-j"])
+        let configuration = try configuration(args)
+        let store = try openStore(args)
+        let locator = try SymbolLocator(paths: args.all("-d"), store: store)
+        let runner = BatchRunner(configuration: configuration, service: SymbolicationService(locator: locator))
+        let summary = try runner.run()
+        Console.error(summary.table())
+        if let path = args.value("--summary") {
+            do {
+                try IO.write(try summary.json(), to: path)
+            } catch let error as SymbolicateError {
+                throw error
+            } catch {
+                throw SymbolicateError(.io, "cannot encode the summary: \(error)", path: path)
+            }
+        }
+        if !summary.inputErrors.isEmpty {
+            Console.error("error: \(summary.inputErrors.count) input(s) could not be read to the end; see above")
+            return ExitCode.failure
+        }
+        return ExitCode.ok
+    }
+
+    static func configuration(_ args: Arguments) throws -> BatchConfiguration {
+        guard !args.positionals.isEmpty else { throw UsageError("name at least one INPUT (a folder, an archive, or -)") }
+        let destination: BatchConfiguration.Destination
+        switch (args.value("-o"), args.value("--output-archive")) {
+        case (let folder?, nil): destination = .directory(folder)
+        case (nil, let archive?): destination = .archive(archive)
+        case (nil, nil): throw UsageError("name where the outputs go: -o OUTDIR or --output-archive FILE")
+        case (.some, .some): throw UsageError("give -o or --output-archive, not both")
+        }
+        var format: OutputFormat? = nil
+        if let name = args.value("--format") {
+            guard let f = OutputFormat(rawValue: name) else { throw UsageError("--format expects crash, ips or json, got '\(name)'") }
+            format = f
+        }
+        var configuration = BatchConfiguration(inputs: args.positionals, destination: destination, format: format)
+        if let jobs = try args.integer("-j") {
+            guard jobs >= 1, jobs <= 1024 else { throw UsageError("-j expects 1 to 1024 workers, got \(jobs)") }
+            configuration.jobs = jobs
+        }
+        if let shard = args.value("--shard") {
+            do {
+                configuration.shard = try Shard(parsing: shard)
+            } catch {
+                throw UsageError(error.message)
+            }
+        }
+        configuration.resume = args.has("--resume")
+        if configuration.resume, case .archive = destination {
+            throw UsageError("--resume needs an output folder (-o), not --output-archive")
+        }
+        if args.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("`-` may be given once") }
+        switch args.value("--progress") ?? "auto" {
+        case "auto": configuration.progress = .automatic
+        case "bar": configuration.progress = .bar
+        case "lines": configuration.progress = .lines
+        case "none": configuration.progress = .none
+        case let other: throw UsageError("--progress expects auto, bar, lines or none, got '\(other)'")
+        }
+        return configuration
+    }
+
+    /// `--store DIR`, else the default store when its folder exists; none with `--no-store`.
+    static func openStore(_ args: Arguments) throws -> SymbolStore? {
+        if args.has("--no-store") {
+            guard args.value("--store") == nil else { throw UsageError("give --store or --no-store, not both") }
+            return nil
+        }
+        if let dir = args.value("--store") { return try SymbolStore(directory: dir) }
+        let dir = SymbolStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+        guard FileKindCheck.isDirectory(dir) else { return nil }
+        return try SymbolStore(directory: dir)
+    }
+}
+
+private enum FileKindCheck {
+    static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+}

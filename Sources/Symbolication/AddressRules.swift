@@ -1,0 +1,28 @@
+// The address rules that do not depend on symbols: which image a frame belongs to, and how
+// arm64e pointer-authentication bits are removed. PAC bits sit above the virtual-address bits,
+// whose width depends on the OS (36 to 47 bits); the mask kept is the widest one that lands the
+// address inside an image of the report.
+
+import SymbolicateModel
+
+enum AddressRules {
+    static let addressMasks: [UInt64] = [0x0000_7FFF_FFFF_FFFF, 0x0000_007F_FFFF_FFFF, 0x0000_000F_FFFF_FFFF]
+
+    /// `address` without pointer-authentication bits. Addresses that are already canonical
+    /// user-space addresses come back unchanged.
+    static func stripPointerAuthentication(_ address: UInt64, images: [BinaryImage]) -> UInt64 {
+        guard address > addressMasks[0] else { return address }
+        for mask in addressMasks {
+            let stripped = address & mask
+            if images.contains(where: { $0.contains(stripped) }) { return stripped }
+        }
+        return address & addressMasks[0]
+    }
+
+    /// The index in `report.images` of the frame's image: the parser's answer when it gave one
+    /// (by name or `.ips` imageIndex), else the image whose range contains the address.
+    static func imageIndex(for frame: Frame, address: UInt64, in report: CrashReport) -> Int? {
+        if let i = frame.imageIndex, report.images.indices.contains(i) { return i }
+        return report.images.firstIndex { $0.contains(address) }
+    }
+}

@@ -1,0 +1,53 @@
+// Demangling for display: Swift names in the simplified form Apple's crash reports show
+// (`ViewController.viewDidLoad()`, `closure #1 in ...`), through the toolchain's Runtime module,
+// which is what `swift demangle --simplified` prints; C++ names as c++filt prints them, through
+// libstdc++'s __cxa_demangle; everything else (C, Objective-C) unchanged.
+
+import CDemangle
+import Runtime
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum Demangler {
+    /// The name to show for a symbol as stored in a symbol file (leading `_` already removed).
+    public static func displayName(_ raw: String) -> String {
+        if isSwift(raw) {
+            let symbol = SymbolicatedBacktrace.Symbol(
+                imageIndex: 0, imageName: "", rawName: raw, offset: 0, sourceLocation: nil)
+            let name = symbol.name
+            return name.isEmpty ? raw : name
+        }
+        if raw.hasPrefix("_Z") || raw.hasPrefix("___Z") {
+            return demangleCxx(raw) ?? raw
+        }
+        return raw
+    }
+
+    /// The full Swift form (`Module.Type.method() -> ()`), as swift_demangle gives it.
+    public static func fullSwiftName(_ raw: String) -> String? {
+        let utf8 = Array(raw.utf8)
+        guard let result = utf8.withUnsafeBufferPointer({ buffer in
+            buffer.baseAddress.map { base in
+                base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                    symbolicate_demangle_swift($0, utf8.count)
+                }
+            } ?? nil
+        }) else { return nil }
+        defer { free(result) }
+        return String(cString: result)
+    }
+
+    static func isSwift(_ raw: String) -> Bool {
+        raw.hasPrefix("$s") || raw.hasPrefix("$S") || raw.hasPrefix("_T0") || raw.hasPrefix("$e")
+            || raw.hasPrefix("_$s") || raw.hasPrefix("@__swiftmacro_")
+    }
+
+    static func demangleCxx(_ raw: String) -> String? {
+        let name = raw.hasPrefix("___Z") ? String(raw.dropFirst(2)) : raw
+        guard let result = symbolicate_demangle_cxx(name) else { return nil }
+        defer { free(result) }
+        return String(cString: result)
+    }
+}

@@ -1,0 +1,86 @@
+// What symbolicating one report produced: a result for every frame, and for every image the
+// report's frames point into, whether its symbols were found, missing, mismatched or unreadable.
+// The CLI prints its summary from this, the server its headers and metrics, batch its tables.
+
+import SymbolicateModel
+
+public enum ImageStatus: Sendable, Hashable {
+    /// Debug information found: functions, inline chains, files and lines.
+    case symbolicated
+    /// Only a symbol table (nlist / ELF symtab) was found: names and offsets, no files.
+    case symbolTableOnly
+    /// No symbol file with this UUID.
+    case missing
+    /// A symbol file for an image of the same name exists, but with another UUID: never used.
+    case uuidMismatch(foundUUID: BuildID, foundArch: Arch, path: String)
+    /// A symbol file with this UUID was found but could not be read.
+    case failed(String)
+    /// The report gives no UUID for the image.
+    case noUUID
+}
+
+public struct ImageOutcome: Sendable {
+    public var image: BinaryImage
+    public var status: ImageStatus
+    public var framesSymbolicated: Int
+    public var framesTotal: Int
+
+    public init(image: BinaryImage, status: ImageStatus, framesSymbolicated: Int = 0, framesTotal: Int = 0) {
+        self.image = image
+        self.status = status
+        self.framesSymbolicated = framesSymbolicated
+        self.framesTotal = framesTotal
+    }
+
+    /// One line for people: `symbolicated`, `missing 4C4C…-… (HoldApp arm64)`, ...
+    public var summary: String {
+        let name = image.name
+        let arch = image.arch.map { " \($0)" } ?? ""
+        let uuid = image.uuid?.uuidString ?? "no UUID"
+        switch status {
+        case .symbolicated:
+            return "\(name): symbolicated \(framesSymbolicated)/\(framesTotal) frames"
+        case .symbolTableOnly:
+            return "\(name): symbol table only, \(framesSymbolicated)/\(framesTotal) frames (no file:line without a dSYM)"
+        case .missing:
+            return "\(name): missing \(uuid) (\(name)\(arch))"
+        case .uuidMismatch(let found, let foundArch, let path):
+            return "\(name): uuid-mismatch: found \(name) with UUID \(found.uuidString) (\(foundArch)) at \(path), report needs \(uuid)"
+        case .failed(let message):
+            return "\(name): symbols for \(uuid) could not be read: \(message)"
+        case .noUUID:
+            return "\(name): the report gives no UUID for this image"
+        }
+    }
+}
+
+public struct SymbolicationOutcome: Sendable {
+    /// A result for every frame of `report.backtraces`.
+    public var results: [FrameID: FrameResult]
+    /// Every image that frames point into, in report order.
+    public var images: [ImageOutcome]
+    public var symbolicatedFrames: Int
+    public var totalFrames: Int
+
+    public init(results: [FrameID: FrameResult], images: [ImageOutcome], symbolicatedFrames: Int, totalFrames: Int) {
+        self.results = results
+        self.images = images
+        self.symbolicatedFrames = symbolicatedFrames
+        self.totalFrames = totalFrames
+    }
+
+    /// Images with a UUID whose symbols were not found or did not match.
+    public var missing: [BinaryImage] {
+        images.compactMap { outcome in
+            switch outcome.status {
+            case .missing, .uuidMismatch, .failed: return outcome.image
+            default: return nil
+            }
+        }
+    }
+
+    /// True when every frame in an image with a UUID was symbolicated.
+    public var isComplete: Bool {
+        images.allSatisfy { $0.image.uuid == nil || $0.framesSymbolicated == $0.framesTotal }
+    }
+}

@@ -1,0 +1,59 @@
+// The whole pipeline for one report, shared by the CLI, the server and batch so they answer
+// byte for byte the same: parse, symbolicate, render in the requested format.
+
+import Reports
+import SymbolicateModel
+
+public enum OutputFormat: String, Sendable, CaseIterable {
+    /// Apple's text layout (an `.ips` input is translated, as Xcode and Console show it).
+    case crash
+    /// The `.ips` JSON documents with symbols added (only for `.ips` inputs).
+    case ips
+    /// Every frame with its status, for scripts.
+    case json
+}
+
+public struct ProcessedReport: Sendable {
+    public var report: CrashReport
+    public var outcome: SymbolicationOutcome
+    public var output: [UInt8]
+    public var format: OutputFormat
+
+    public var contentType: String {
+        format == .json || format == .ips ? "application/json" : "text/plain; charset=utf-8"
+    }
+}
+
+public struct SymbolicationService: Sendable {
+    public let symbolicator: Symbolicator
+
+    public init(locator: SymbolLocator, options: SymbolicationOptions = .init()) {
+        self.symbolicator = Symbolicator(locator: locator, options: options)
+    }
+
+    /// Parses, symbolicates and renders one report; `format` nil answers in the input's format.
+    /// Throws `SymbolicateError` (.badInput / .unsupported) when the bytes are not an Apple
+    /// crash report, and .unsupported for a text report asked for as `.ips`.
+    public func process(_ bytes: [UInt8], format: OutputFormat?) throws -> ProcessedReport {
+        let report = try ReportParser.parse(bytes)
+        let wanted = format ?? (report.format == .ips ? .ips : .crash)
+        if wanted == .ips && report.format != .ips {
+            throw SymbolicateError(
+                .unsupported, "a text report cannot be written as .ips; ask for --format crash or json")
+        }
+        let outcome = symbolicator.symbolicate(report)
+        let output: [UInt8]
+        switch wanted {
+        case .crash:
+            output =
+                report.format == .ips
+                ? ReportWriter.renderText(report, results: outcome.results)
+                : ReportWriter.write(report, results: outcome.results)
+        case .ips:
+            output = ReportWriter.write(report, results: outcome.results)
+        case .json:
+            output = OutcomeJSON.render(report, outcome)
+        }
+        return ProcessedReport(report: report, outcome: outcome, output: output, format: wanted)
+    }
+}

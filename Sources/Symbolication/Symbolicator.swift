@@ -1,0 +1,123 @@
+// The symbolicator: applies the address rules to every frame of a report and looks each one
+// up. The rules (ARCHITECTURE.md): strip arm64e pointer-authentication bits first; address in
+// image = address - load address + __TEXT vmaddr; frame 0 of a thread is the PC and is looked up
+// as is, every other frame (and every Last Exception Backtrace frame) is a return address and is
+// looked up at address - 1, while the printed offset still comes from the frame's own address.
+// One bad frame or image never fails the report: it gets a status and the rest goes on.
+
+import SymbolicateModel
+
+public struct SymbolicationOptions: Sendable {
+    /// Expand inline chains (one line per inlined function, innermost first).
+    public var inlines: Bool
+    /// Look return addresses up at address - 1 (the call instruction).
+    public var adjustReturnAddresses: Bool
+
+    public init(inlines: Bool = true, adjustReturnAddresses: Bool = true) {
+        self.inlines = inlines
+        self.adjustReturnAddresses = adjustReturnAddresses
+    }
+}
+
+public struct Symbolicator: Sendable {
+    public let locator: SymbolLocator
+    public let options: SymbolicationOptions
+
+    public init(locator: SymbolLocator, options: SymbolicationOptions = .init()) {
+        self.locator = locator
+        self.options = options
+    }
+
+    public func symbolicate(_ report: CrashReport) -> SymbolicationOutcome {
+        var results: [FrameID: FrameResult] = [:]
+        var resolutions: [Int: SymbolLocator.Resolution] = [:]
+        var imageOutcomes: [Int: ImageOutcome] = [:]
+        var symbolicated = 0
+        var total = 0
+
+        for (b, backtrace) in report.backtraces.enumerated() {
+            for (f, frame) in backtrace.frames.enumerated() {
+                total += 1
+                let id = FrameID(backtrace: b, frame: f)
+                let address = AddressRules.stripPointerAuthentication(frame.address, images: report.images)
+                guard let imageIndex = AddressRules.imageIndex(for: frame, address: address, in: report) else {
+                    results[id] = FrameResult(status: .unknownImage)
+                    continue
+                }
+                let image = report.images[imageIndex]
+                var outcome = imageOutcomes[imageIndex] ?? ImageOutcome(image: image, status: .noUUID)
+                outcome.framesTotal += 1
+                defer { imageOutcomes[imageIndex] = outcome }
+
+                guard let uuid = image.uuid else {
+                    results[id] = FrameResult(status: .missingSymbol)
+                    continue
+                }
+                let resolution: SymbolLocator.Resolution
+                if let known = resolutions[imageIndex] {
+                    resolution = known
+                } else {
+                    resolution = locator.resolve(uuid: uuid, arch: image.arch ?? report.arch, name: image.name)
+                    resolutions[imageIndex] = resolution
+                }
+                let source: any SymbolSource
+                switch resolution {
+                case .found(let s):
+                    source = s
+                    outcome.status = s.build.kind == .debugInfo ? .symbolicated : .symbolTableOnly
+                case .notFound(let mismatch):
+                    if let mismatch {
+                        outcome.status = .uuidMismatch(foundUUID: mismatch.uuid, foundArch: mismatch.arch, path: mismatch.path)
+                    } else {
+                        outcome.status = .missing
+                    }
+                    results[id] = FrameResult(status: .missingSymbol)
+                    continue
+                case .failed(let error):
+                    outcome.status = .failed(error.description)
+                    results[id] = FrameResult(status: .missingSymbol)
+                    continue
+                }
+                guard address >= image.loadAddress else {
+                    results[id] = FrameResult(status: .malformed)
+                    continue
+                }
+                let result = lookup(
+                    address - image.loadAddress, in: source,
+                    isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
+                results[id] = result
+                if result.status == .symbolicated {
+                    symbolicated += 1
+                    outcome.framesSymbolicated += 1
+                }
+            }
+        }
+        let images = imageOutcomes.keys.sorted().compactMap { imageOutcomes[$0] }
+        return SymbolicationOutcome(
+            results: results, images: images, symbolicatedFrames: symbolicated, totalFrames: total)
+    }
+
+    /// Looks up an offset from the image's load address in `source`.
+    public func lookup(_ offsetInImage: UInt64, in source: any SymbolSource, isReturnAddress: Bool) -> FrameResult {
+        let (vmAddress, overflow) = source.build.textVMAddress.addingReportingOverflow(offsetInImage)
+        guard !overflow else { return FrameResult(status: .malformed) }
+        let lookupAddress = isReturnAddress && options.adjustReturnAddresses && vmAddress > 0 ? vmAddress - 1 : vmAddress
+        guard let chain = source.lookup(lookupAddress), !chain.isEmpty else {
+            return FrameResult(status: .missingSymbol)
+        }
+        var frames: [SymbolicatedFrame] = []
+        frames.reserveCapacity(chain.count)
+        for (level, resolved) in chain.enumerated() {
+            let outermost = level == chain.count - 1
+            if !outermost && !options.inlines { continue }
+            let offset: UInt64? =
+                outermost && resolved.entry != 0 && resolved.entry <= vmAddress ? vmAddress - resolved.entry : nil
+            let display = Demangler.displayName(resolved.function)
+            frames.append(
+                SymbolicatedFrame(
+                    symbol: display, rawSymbol: display == resolved.function ? nil : resolved.function,
+                    symbolOffset: offset, file: resolved.file, line: resolved.line, isInline: !outermost))
+        }
+        return FrameResult(status: .symbolicated, frames: frames)
+    }
+}
