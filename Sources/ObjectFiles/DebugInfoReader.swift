@@ -33,6 +33,20 @@ struct DebugInfo {
         var intervals: Range<Int>
     }
 
+    /// One compilation unit: its header offset, the ranges its DIE states, and its share of
+    /// `scopes` and `sequences` (llvm looks up lines and functions only in the unit that owns an
+    /// address).
+    struct Unit {
+        var offset: UInt64
+        var ranges: [(start: UInt64, end: UInt64)]
+        var scopes: Range<Int>
+        var sequences: Range<Int>
+    }
+
+    var units: [Unit] = []
+    /// `.debug_aranges`, when present.
+    var arangeEntries: [AddressRangeTable.Entry] = []
+    var arangeUnits: Set<UInt64> = []
     var names: [String] = []
     var files: [String] = []
     var nodes: [Node] = []
@@ -62,15 +76,26 @@ struct DebugInfoReader {
 
     static func read(sections: [String: ByteReader], pointerSize: Int) throws -> DebugInfo {
         var reader = DebugInfoReader(sections: sections)
+        if let aranges = sections[".debug_aranges"] {
+            (reader.info.arangeEntries, reader.info.arangeUnits) = try AddressRangeTable.parse(aranges)
+        }
         try DwarfSession.withSession(sections: sections, pointerSize: pointerSize) { session in
-            try session.forEachUnit { unit in try reader.readUnit(unit, session) }
+            try session.forEachUnit { unit in
+                let scopes = reader.info.scopes.count
+                let sequences = reader.info.sequences.count
+                let ranges = try reader.readUnit(unit, session)
+                reader.info.units.append(DebugInfo.Unit(
+                    offset: unit.offset, ranges: ranges, scopes: scopes..<reader.info.scopes.count,
+                    sequences: sequences..<reader.info.sequences.count))
+            }
         }
         return reader.info
     }
 
-    private mutating func readUnit(_ unit: DwarfUnit, _ session: DwarfSession) throws {
+    /// Reads one unit's line table and DIE tree; returns the ranges its unit DIE states.
+    private mutating func readUnit(_ unit: DwarfUnit, _ session: DwarfSession) throws -> [(start: UInt64, end: UInt64)] {
         let tag = try session.tag(unit.die)
-        guard tag == 0x11 || tag == 0x3c else { return }  // compile / partial unit
+        guard tag == 0x11 || tag == 0x3c else { return [] }  // compile / partial unit
         let attrs = try session.attributes(unit.die)
         rangeContext.version = unit.version
         rangeContext.addressSize = unit.addressSize
@@ -88,6 +113,7 @@ struct DebugInfoReader {
         if let first = try session.child(unit.die) {
             try walk(first, parent: -1, depth: 0, session)
         }
+        return try pcRanges(attrs)
     }
 
     /// The global index of file number `n` of the current unit's line table.

@@ -32,6 +32,8 @@ struct DieAttributes {
 }
 
 struct DwarfUnit {
+    /// Offset of the unit header in `.debug_info`.
+    var offset: UInt64
     var version: UInt16
     var addressSize: Int
     var offsetSize: Int
@@ -144,6 +146,7 @@ final class DwarfSession {
 
     /// Calls `body` for each compilation unit of `.debug_info`.
     func forEachUnit(_ body: (DwarfUnit) throws -> Void) throws {
+        var offset: UInt64 = 0
         while true {
             var length: Dwarf_Unsigned = 0
             var version: Dwarf_Half = 0
@@ -160,9 +163,11 @@ final class DwarfSession {
                 dbg, 1, &length, &version, &abbrev, &addressSize, &offsetSize, &extSize, &signature, &typeOffset,
                 &next, &unitType, &err)
             guard try check(rc, err, "reading a unit header") else { return }
+            let unitOffset = offset
+            offset = next
             var die: Dwarf_Die?
             guard try check(dwarf_siblingof_b(dbg, nil, 1, &die, &err), err, "reading a unit DIE"), let die else { continue }
-            let unit = DwarfUnit(version: version, addressSize: Int(addressSize), offsetSize: Int(offsetSize), die: DwarfDie(raw: die))
+            let unit = DwarfUnit(offset: unitOffset, version: version, addressSize: Int(addressSize), offsetSize: Int(offsetSize), die: DwarfDie(raw: die))
             defer { release(unit.die) }
             try body(unit)
         }

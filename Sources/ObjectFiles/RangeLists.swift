@@ -89,3 +89,77 @@ struct RangeContext {
         }
     }
 }
+
+/// `.debug_aranges`: address ranges per unit (by the unit's header offset in `.debug_info`).
+enum AddressRangeTable {
+    struct Entry {
+        var start: UInt64
+        var end: UInt64
+        var unit: UInt64
+    }
+
+    /// Entries of every set, and the units that have a set (llvm then ignores their DIE ranges).
+    static func parse(_ section: ByteReader) throws -> (entries: [Entry], units: Set<UInt64>) {
+        var r = section
+        var entries: [Entry] = []
+        var units: Set<UInt64> = []
+        while r.remaining > 0 {
+            let setStart = r.offset
+            var length = UInt64(try r.u32())
+            var offsetSize = 4
+            if length == 0xffff_ffff {
+                length = try r.u64()
+                offsetSize = 8
+            }
+            guard length <= UInt64(r.remaining) else { throw DecodeError("address range set at \(setStart) runs past its section") }
+            let end = r.offset + Int(length)
+            _ = try r.u16()
+            let unit = try r.unsigned(size: offsetSize)
+            let addressSize = Int(try r.u8())
+            _ = try r.u8()
+            guard addressSize == 4 || addressSize == 8 else { throw DecodeError("address range set with address size \(addressSize)") }
+            let misalign = (r.offset - setStart) % (2 * addressSize)
+            if misalign != 0 { try r.skip(2 * addressSize - misalign) }
+            while r.offset + 2 * addressSize <= end {
+                let start = try r.unsigned(size: addressSize)
+                let size = try r.unsigned(size: addressSize)
+                if start == 0 && size == 0 { break }
+                if size > 0, start &+ size > start { entries.append(Entry(start: start, end: start &+ size, unit: unit)) }
+            }
+            units.insert(unit)
+            try r.seek(end)
+        }
+        return (entries, units)
+    }
+
+    /// llvm's DWARFDebugAranges::construct: disjoint intervals, each owned by the unit that
+    /// continues the previous interval when it can, else by the lowest unit offset covering it.
+    static func construct(_ entries: [Entry]) -> [Entry] {
+        var points: [(address: UInt64, unit: UInt64, isStart: Bool)] = []
+        points.reserveCapacity(entries.count * 2)
+        for e in entries where e.start < e.end {
+            points.append((e.start, e.unit, true))
+            points.append((e.end, e.unit, false))
+        }
+        points.sort { $0.address < $1.address }
+        var valid: [UInt64: Int] = [:]
+        var out: [Entry] = []
+        var previous: UInt64 = .max
+        for p in points {
+            if previous < p.address, !valid.isEmpty {
+                if let last = out.last, last.end == previous, valid[last.unit] != nil {
+                    out[out.count - 1].end = p.address
+                } else if let lowest = valid.keys.min() {
+                    out.append(Entry(start: previous, end: p.address, unit: lowest))
+                }
+            }
+            if p.isStart {
+                valid[p.unit, default: 0] += 1
+            } else if let n = valid[p.unit] {
+                valid[p.unit] = n > 1 ? n - 1 : nil
+            }
+            previous = p.address
+        }
+        return out
+    }
+}

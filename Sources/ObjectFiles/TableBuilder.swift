@@ -85,15 +85,22 @@ struct TableBuilder {
         return out
     }
 
-    /// Pieces (start, node) from scopes; a piece ends where the next begins; node -1 is a gap.
-    private static func paint(_ scopes: [DebugInfo.Scope]) -> [(start: UInt64, node: Int32)] {
+    private struct ScopeInterval {
+        var start: UInt64
+        var end: UInt64
+        var node: Int32
+    }
+
+    /// Disjoint intervals owned by the deepest, latest scope covering them.
+    private static func paint(_ scopes: ArraySlice<DebugInfo.Scope>) -> [ScopeInterval] {
         guard !scopes.isEmpty else { return [] }
         let byStart = scopes.indices.sorted { scopes[$0].start < scopes[$1].start }
         var points = scopes.flatMap { [$0.start, $0.end] }
         points.sort()
         var heap = MaxHeap()
         var cursor = 0
-        var out: [(UInt64, Int32)] = []
+        var out: [ScopeInterval] = []
+        var current: (start: UInt64, node: Int32)?
         var previousPoint: UInt64?
         for p in points where p != previousPoint {
             previousPoint = p
@@ -102,15 +109,39 @@ struct TableBuilder {
                 cursor += 1
             }
             while let top = heap.top, scopes[top].end <= p { heap.pop() }
-            let node = heap.top.map { scopes[$0].node } ?? -1
-            if out.last?.1 != node { out.append((p, node)) }
+            let node = heap.top.map { scopes[$0].node }
+            if node != current?.node {
+                if let c = current { out.append(ScopeInterval(start: c.start, end: p, node: c.node)) }
+                current = node.map { (p, $0) }
+            }
+        }
+        return out
+    }
+
+    /// The parts of `items` (sorted, disjoint) inside `owned` (sorted, disjoint).
+    private static func clip<T>(
+        _ items: [T], to owned: [(start: UInt64, end: UInt64)], bounds: (T) -> (UInt64, UInt64), make: (T, UInt64, UInt64) -> T
+    ) -> [T] {
+        var out: [T] = []
+        out.reserveCapacity(items.count)
+        var j = 0
+        for item in items {
+            let (s, e) = bounds(item)
+            while j < owned.count, owned[j].end <= s { j += 1 }
+            var k = j
+            while k < owned.count, owned[k].start < e {
+                let cs = max(s, owned[k].start)
+                let ce = min(e, owned[k].end)
+                if cs < ce { out.append(cs == s && ce == e ? item : make(item, cs, ce)) }
+                k += 1
+            }
         }
         return out
     }
 
     /// Line intervals reachable through llvm's sequence lookup, sorted by start.
-    private static func lineIntervals(_ info: DebugInfo) -> [DebugInfo.LineInterval] {
-        let order = info.sequences.indices.sorted {
+    private static func lineIntervals(_ info: DebugInfo, _ sequences: Range<Int>) -> [DebugInfo.LineInterval] {
+        let order = sequences.sorted {
             (info.sequences[$0].high, $0) < (info.sequences[$1].high, $1)
         }
         var out: [DebugInfo.LineInterval] = []
@@ -148,12 +179,30 @@ struct TableBuilder {
     private mutating func run(build: BuildInfo, debugInfo info: DebugInfo, symbols: [RawSymbol]) -> SymbolTable {
         let textEnd = build.textVMAddress &+ build.textSize
         let syms = symbolIntervals(symbols, textEnd: textEnd)
-        let pieces = TableBuilder.paint(info.scopes)
-        let lines = TableBuilder.lineIntervals(info)
+        // Which unit owns each address: .debug_aranges, plus the DIE ranges of units it omits.
+        var entries = info.arangeEntries
+        for u in info.units where !info.arangeUnits.contains(u.offset) {
+            for r in u.ranges { entries.append(AddressRangeTable.Entry(start: r.start, end: r.end, unit: u.offset)) }
+        }
+        var owned: [UInt64: [(start: UInt64, end: UInt64)]] = [:]
+        for e in AddressRangeTable.construct(entries) { owned[e.unit, default: []].append((e.start, e.end)) }
+        var pieces: [ScopeInterval] = []
+        var lines: [DebugInfo.LineInterval] = []
+        for u in info.units {
+            guard let mine = owned[u.offset] else { continue }
+            pieces += TableBuilder.clip(
+                TableBuilder.paint(info.scopes[u.scopes]), to: mine, bounds: { ($0.start, $0.end) },
+                make: { ScopeInterval(start: $1, end: $2, node: $0.node) })
+            lines += TableBuilder.clip(
+                TableBuilder.lineIntervals(info, u.sequences), to: mine, bounds: { ($0.start, $0.end) },
+                make: { DebugInfo.LineInterval(start: $1, end: $2, file: $0.file, line: $0.line) })
+        }
+        pieces.sort { $0.start < $1.start }
+        lines.sort { $0.start < $1.start }
 
         var points: [UInt64] = []
         points.reserveCapacity(pieces.count + lines.count * 2 + syms.count * 2)
-        for p in pieces { points.append(p.start) }
+        for p in pieces { points.append(p.start); points.append(p.end) }
         for l in lines { points.append(l.start); points.append(l.end) }
         for s in syms { points.append(s.start); points.append(s.end) }
         points.sort()
@@ -164,7 +213,7 @@ struct TableBuilder {
         var unknown: UInt32?
         for p in points where p != previousPoint {
             previousPoint = p
-            while pi + 1 < pieces.count, pieces[pi + 1].start <= p { pi += 1 }
+            while pi < pieces.count, pieces[pi].end <= p { pi += 1 }
             while li < lines.count, lines[li].end <= p { li += 1 }
             while si < syms.count, syms[si].end <= p { si += 1 }
             let node: Int32 = pi < pieces.count && pieces[pi].start <= p ? pieces[pi].node : -1

@@ -1,0 +1,136 @@
+// Test support: paths of the shared corpus and of the Samples builds, running the LLVM tools
+// (llvm-symbolizer-14 gives the expected answers), and comparing a SymbolTable with
+// llvm-symbolizer at many addresses.
+
+import Foundation
+import SymbolicateModel
+@testable import ObjectFiles
+
+enum Fixtures {
+    static let repo = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let corpus = repo.deletingLastPathComponent().appendingPathComponent("shared/corpus/real").path
+    static let samples = repo.appendingPathComponent("Samples/build").path
+
+    static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+    /// A fresh temporary folder, removed by the caller with `cleanup`.
+    static func temporaryDirectory() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("objectfiles-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func cleanup(_ dir: String) { try? FileManager.default.removeItem(atPath: dir) }
+}
+
+struct ToolResult {
+    var status: Int32
+    var output: String
+    var errors: String
+}
+
+/// Runs a program (found on PATH) and collects its output.
+func run(_ tool: String, _ arguments: [String], input: String? = nil) throws -> ToolResult {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = [tool] + arguments
+    let out = Pipe()
+    let err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    let inPipe = Pipe()
+    if input != nil { p.standardInput = inPipe }
+    try p.run()
+    if let input {
+        inPipe.fileHandleForWriting.write(Data(input.utf8))
+        try inPipe.fileHandleForWriting.close()
+    }
+    let errData = DispatchQueue.global().sync { Data() }
+    _ = errData
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return ToolResult(status: p.terminationStatus, output: String(decoding: o, as: UTF8.self), errors: String(decoding: e, as: UTF8.self))
+}
+
+func toolExists(_ tool: String) -> Bool {
+    (try? run("which", [tool]).status) == 0
+}
+
+/// One level of an inline chain, as compared: function, file, line.
+struct Level: Equatable, CustomStringConvertible {
+    var function: String
+    var file: String
+    var line: Int
+    var description: String { "\(function) \(file):\(line)" }
+}
+
+enum Symbolizer {
+    /// llvm-symbolizer's chains (innermost first) at each address; an empty chain where it knows nothing.
+    static func chains(obj: String, arch: String?, addresses: [UInt64]) throws -> [[Level]] {
+        var args = ["--inlines", "--output-style=JSON", "--no-demangle", "--obj=\(obj)"]
+        if let arch { args.append("--default-arch=\(arch)") }
+        let input = addresses.map { "0x" + String($0, radix: 16) }.joined(separator: "\n") + "\n"
+        let result = try run("llvm-symbolizer-14", args, input: input)
+        var out: [[Level]] = []
+        for line in result.output.split(separator: "\n") where !line.isEmpty {
+            guard let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let symbols = json["Symbol"] as? [[String: Any]]
+            else { continue }
+            var chain: [Level] = []
+            for s in symbols {
+                let fn = s["FunctionName"] as? String ?? ""
+                let file = s["FileName"] as? String ?? ""
+                let line = s["Line"] as? Int ?? 0
+                chain.append(Level(function: fn, file: file, line: line))
+            }
+            if chain.count == 1, chain[0] == Level(function: "", file: "", line: 0) { chain = [] }
+            out.append(chain)
+        }
+        return out
+    }
+
+    static func ours(_ table: SymbolTable, _ address: UInt64) -> [Level] {
+        guard let chain = table.lookup(address) else { return [] }
+        return chain.map { Level(function: $0.function == "??" ? "" : $0.function, file: $0.file ?? "", line: $0.line ?? 0) }
+    }
+
+    /// Addresses to compare at: evenly spread over __TEXT, plus starts and midpoints of the
+    /// table's ranges (at most `limit` in all).
+    static func sampleAddresses(_ table: SymbolTable, limit: Int = 400) -> [UInt64] {
+        var set: Set<UInt64> = []
+        let b = table.build
+        if b.textSize > 0 {
+            for i in 0..<100 { set.insert(b.textVMAddress + b.textSize / 100 * UInt64(i) + UInt64(i % 4)) }
+        }
+        let r = table.ranges
+        let step = max(1, r.count / max(1, (limit - set.count) / 3))
+        var i = 0
+        while i < r.count {
+            set.insert(r[i].start)
+            if i + 1 < r.count {
+                set.insert(r[i].start + (r[i + 1].start - r[i].start) / 2)
+                set.insert(r[i + 1].start - 1)
+            }
+            i += step
+        }
+        return set.sorted()
+    }
+
+    /// Mismatches between our table and llvm-symbolizer (empty when they agree everywhere).
+    static func compare(_ table: SymbolTable, obj: String, arch: String?, addresses: [UInt64]) throws -> [String] {
+        let expected = try chains(obj: obj, arch: arch, addresses: addresses)
+        guard expected.count == addresses.count else {
+            return ["llvm-symbolizer answered \(expected.count) of \(addresses.count) addresses"]
+        }
+        var mismatches: [String] = []
+        for (a, want) in zip(addresses, expected) {
+            let got = ours(table, a)
+            if got != want {
+                mismatches.append("0x\(String(a, radix: 16)): llvm \(want) ours \(got)")
+            }
+        }
+        return mismatches
+    }
+}
