@@ -25,14 +25,14 @@ public struct ObjectSlice: Sendable {
                 if info.kind == .debugInfo {
                     debug = try DebugInfoReader.read(sections: try m.debugSections(), pointerSize: m.is64 ? 8 : 4)
                 }
-                return TableBuilder.build(build: info, debugInfo: debug, symbols: debug == nil ? symbols.filter(\.isCode) : symbols)
+                return TableBuilder.build(build: info, debugInfo: debug, symbols: symbols)
             case .elf(let e):
                 let symbols = try e.symbols()
                 var debug: DebugInfo?
                 if info.kind == .debugInfo {
                     debug = try DebugInfoReader.read(sections: try e.debugSections(), pointerSize: e.is64 ? 8 : 4)
                 }
-                return TableBuilder.build(build: info, debugInfo: debug, symbols: debug == nil ? symbols.filter(\.isCode) : symbols)
+                return TableBuilder.build(build: info, debugInfo: debug, symbols: symbols)
             }
         } catch let error as DecodeError {
             throw SymbolicateError(.badInput, "corrupt \(info.arch) slice: \(error.description)", path: info.path)
