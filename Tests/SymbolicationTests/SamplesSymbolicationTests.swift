@@ -1,0 +1,120 @@
+// Symbolicates every report in Samples/reports with Samples/build as the symbol path and checks
+// each frame against llvm-symbolizer (DWARF 4 and 5, arm64 and x86_64, universal, arm64e with
+// pointer-authentication bits), plus the rules that are not lookups: a UUID mismatch is never
+// used, --no-inline keeps only the outermost function, --no-adjust looks return addresses up as
+// they are, and `.ips` output keeps its keys.
+
+import Foundation
+import Reports
+import Symbolication
+import SymbolicateModel
+import Testing
+
+enum Samples {
+    static var reports: [String] {
+        let dir = Paths.samples + "/reports"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        return names.filter { $0.hasSuffix(".crash") || $0.hasSuffix(".ips") }.sorted()
+    }
+
+    static func process(_ name: String, format: OutputFormat? = nil, options: SymbolicationOptions = .init()) throws
+        -> (ProcessedReport, SymbolLocator)
+    {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.samples + "/reports/" + name)))
+        let locator = try SymbolLocator(paths: [Paths.samples + "/build"], store: nil)
+        return (try SymbolicationService(locator: locator, options: options).process(bytes, format: format), locator)
+    }
+}
+
+@Suite struct SamplesSymbolicationTests {
+    @Test(arguments: Samples.reports)
+    func framesMatchLLVMSymbolizer(_ name: String) throws {
+        guard Referee.available else {
+            print("skipped: llvm-symbolizer-14 is absent")
+            return
+        }
+        let (processed, locator) = try Samples.process(name)
+        let checked = try SymbolicationCheck.compare(processed, locator: locator)
+        #expect(checked >= 5, "only \(checked) frames of \(name) were checked")
+    }
+
+    @Test func uuidMismatchIsReportedAndNeverUsed() throws {
+        let (processed, _) = try Samples.process("HoldApp-uuid-mismatch.crash")
+        let app = try #require(processed.outcome.images.first { $0.image.name == "HoldApp" })
+        guard case .uuidMismatch(let found, _, _) = app.status else {
+            Issue.record("HoldApp status is \(app.status)")
+            return
+        }
+        #expect(found != app.image.uuid)
+        #expect(app.framesSymbolicated == 0)
+        #expect(processed.outcome.missing.contains { $0.name == "HoldApp" })
+    }
+
+    @Test func pointerAuthenticationBitsAreStripped() throws {
+        let (processed, _) = try Samples.process("HoldApp-arm64e-pac.ips")
+        let leb = try #require(processed.report.backtraces.firstIndex { $0.kind == .lastException })
+        let frames = processed.report.backtraces[leb].frames
+        let pac = try #require(frames.firstIndex { $0.address > 0x0000_7FFF_FFFF_FFFF })
+        #expect(processed.outcome.results[FrameID(backtrace: leb, frame: pac)]?.status == .symbolicated)
+    }
+
+    @Test func noInlineKeepsOnlyTheOutermostFunction() throws {
+        let (full, _) = try Samples.process("HoldApp-ios-arm64-dwarf5.crash")
+        let (flat, _) = try Samples.process(
+            "HoldApp-ios-arm64-dwarf5.crash", options: SymbolicationOptions(inlines: false))
+        var sawInline = false
+        for (id, result) in full.outcome.results where result.status == .symbolicated {
+            let outer = try #require(result.frames.last)
+            #expect(flat.outcome.results[id]?.frames == [outer])
+            sawInline = sawInline || result.frames.count > 1
+        }
+        #expect(sawInline, "the sample has no inlined frame")
+    }
+
+    @Test func noAdjustLooksReturnAddressesUpAsTheyAre() throws {
+        let (adjusted, locator) = try Samples.process("HoldApp-ios-arm64-dwarf5.crash")
+        let (raw, _) = try Samples.process(
+            "HoldApp-ios-arm64-dwarf5.crash", options: SymbolicationOptions(adjustReturnAddresses: false))
+        let builds = Dictionary(grouping: locator.buildsInPaths.filter { $0.kind == .debugInfo }, by: \.uuid)
+        var compared = 0
+        for (b, backtrace) in raw.report.backtraces.enumerated() {
+            for (f, frame) in backtrace.frames.enumerated() where frame.isReturnAddress {
+                guard let image = raw.report.image(for: frame), let uuid = image.uuid,
+                    let build = builds[uuid]?.first,
+                    let vmaddr = try Referee.textVMAddress(build.path, arch: build.arch.rawValue)
+                else { continue }
+                let address = frame.address - image.loadAddress + vmaddr
+                let expected = try Referee.symbolize(build.path, arch: build.arch.rawValue, addresses: [address])
+                let ours = (raw.outcome.results[FrameID(backtrace: b, frame: f)]?.frames ?? []).map {
+                    RefereeFrame(function: $0.rawSymbol ?? $0.symbol, file: $0.file ?? "", line: $0.line ?? 0)
+                }
+                #expect(ours == expected.first ?? [])
+                compared += 1
+            }
+        }
+        #expect(compared > 0)
+        #expect(adjusted.outcome.symbolicatedFrames == raw.outcome.symbolicatedFrames)
+    }
+
+    @Test func ipsOutputKeepsTheDocumentAndAddsSymbols() throws {
+        let (processed, _) = try Samples.process("HoldApp-ios-arm64-dwarf5.ips")
+        let text = String(decoding: processed.output, as: UTF8.self)
+        let original = String(decoding: processed.report.original, as: UTF8.self)
+        let firstLine = { (s: String) in s.prefix { $0 != "\n" } }
+        #expect(firstLine(text) == firstLine(original))
+        #expect(text.contains("\"symbol\""))
+        #expect(text.contains("\"sourceLine\""))
+        #expect(text.contains("\"inline\""))
+        let reparsed = try ReportParser.parse(processed.output)
+        #expect(reparsed.images == processed.report.images)
+        #expect(reparsed.frameCount > processed.report.frameCount)
+    }
+
+    @Test func swiftNamesAreShownAsAppleShowsThem() throws {
+        let (processed, _) = try Samples.process("HoldApp-ios-arm64-dwarf5.crash")
+        let text = String(decoding: processed.output, as: UTF8.self)
+        #expect(text.contains("ViewController.viewDidLoad() + "))
+        #expect(text.contains("closure #1 in ViewController.viewDidLoad() + "))
+        #expect(text.contains("holdkit::codec::Session<unsigned int>::run(unsigned int) + "))
+    }
+}
