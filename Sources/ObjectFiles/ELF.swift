@@ -199,6 +199,7 @@ struct ELFFile {
         var r = try contents(table)
         var out: [RawSymbol] = []
         var index = 0
+        var fileName: String?
         while r.remaining >= entrySize {
             let nameOffset: UInt32
             let info: UInt8
@@ -222,12 +223,19 @@ struct ELFFile {
             }
             index += 1
             let type = info & 0xf
+            if type == 4 {  // STT_FILE
+                fileName = try? strings.string(at: Int(nameOffset))
+                continue
+            }
             guard type == 0 || type == 1 || type == 2 || type == 10 else { continue }
             guard shndx != 0, shndx < 0xff00, Int(shndx) < sections.count else { continue }
             guard let name = try? strings.string(at: Int(nameOffset)) else { continue }
             if type == 0, name.isEmpty || name.hasPrefix("$") { continue }
             let section = sections[Int(shndx)]
-            out.append(RawSymbol(address: value, size: size, name: name, order: index, isCode: section.flags & 4 != 0))
+            let local = info >> 4 == 0
+            out.append(RawSymbol(
+                address: value, size: size, name: name, order: index, isCode: section.flags & 4 != 0,
+                file: local ? fileName : nil))
         }
         return out
     }

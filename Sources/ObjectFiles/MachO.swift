@@ -203,4 +203,7 @@ struct RawSymbol {
     /// Position in the file's table (ties between aliases go to the later one, as in llvm-symbolizer).
     var order: Int
     var isCode: Bool
+    /// ELF local symbols: the name of the STT_FILE symbol before them (llvm-symbolizer prints it
+    /// as the file when DWARF has none).
+    var file: String? = nil
 }

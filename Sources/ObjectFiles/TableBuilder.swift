@@ -8,6 +8,8 @@
 import SymbolicateModel
 
 struct TableBuilder {
+    private var files: [String] = []
+    private var fileIndex: [String: UInt32] = [:]
     private var names: [String] = []
     private var nameIndex: [String: UInt32] = [:]
     private var functions: [SymbolTable.Function] = []
@@ -24,6 +26,7 @@ struct TableBuilder {
         var start: UInt64
         var end: UInt64
         var name: UInt32
+        var file: UInt32
     }
 
     static func build(build: BuildInfo, debugInfo: DebugInfo?, symbols: [RawSymbol]) -> SymbolTable {
@@ -59,7 +62,7 @@ struct TableBuilder {
 
     /// llvm-symbolizer's symbol lookup as intervals: aliases collapse to the largest (then last)
     /// one; a symbol reaches its size, or the next symbol when it has none.
-    private mutating func symbolIntervals(_ symbols: [RawSymbol], textEnd: UInt64) -> [SymbolInterval] {
+    private mutating func symbolIntervals(_ symbols: [RawSymbol]) -> [SymbolInterval] {
         let sorted = symbols.enumerated().sorted {
             ($0.element.address, $0.element.size, $0.offset) < ($1.element.address, $1.element.size, $1.offset)
         }.map(\.element)
@@ -77,10 +80,20 @@ struct TableBuilder {
                 if end < s.address { end = .max }
                 if let next { end = min(end, next) }
             } else {
-                end = next ?? max(textEnd, s.address &+ 1)
+                end = next ?? .max
             }
             guard end > s.address else { continue }
-            out.append(SymbolInterval(start: s.address, end: end, name: intern(s.name)))
+            var file = SymbolTable.none
+            if let f = s.file, !f.isEmpty {
+                if let known = fileIndex[f] {
+                    file = known
+                } else {
+                    file = UInt32(files.count)
+                    files.append(f)
+                    fileIndex[f] = file
+                }
+            }
+            out.append(SymbolInterval(start: s.address, end: end, name: intern(s.name), file: file))
         }
         return out
     }
@@ -168,8 +181,10 @@ struct TableBuilder {
         let n = info.nodes[Int(node)]
         let parent = n.parent < 0 ? SymbolTable.none : chain(info, n.parent, n.callFile, n.callLine, symbol)
         let fn: UInt32
+        var file = file
         if n.parent < 0, let symbol {
             fn = function(symbol.name, symbol.start)
+            if file == SymbolTable.none { file = symbol.file }
         } else {
             fn = function(intern(info.names[Int(n.name)]), n.entry)
         }
@@ -177,8 +192,9 @@ struct TableBuilder {
     }
 
     private mutating func run(build: BuildInfo, debugInfo info: DebugInfo, symbols: [RawSymbol]) -> SymbolTable {
-        let textEnd = build.textVMAddress &+ build.textSize
-        let syms = symbolIntervals(symbols, textEnd: textEnd)
+        files = info.files
+        for (i, f) in files.enumerated() { fileIndex[f] = UInt32(i) }
+        let syms = symbolIntervals(symbols)
         // Which unit owns each address: .debug_aranges, plus the DIE ranges of units it omits.
         var entries = info.arangeEntries
         for u in info.units where !info.arangeUnits.contains(u.offset) {
@@ -224,24 +240,26 @@ struct TableBuilder {
                 loc = chain(info, node, line?.file ?? SymbolTable.none, line?.line ?? 0, symbol)
             } else if let line {
                 let fn: UInt32
+                var file = line.file
                 if let symbol {
                     fn = function(symbol.name, symbol.start)
+                    if file == SymbolTable.none { file = symbol.file }
                 } else {
                     if unknown == nil { unknown = function(intern("??"), 0) }
                     fn = unknown ?? 0
                 }
-                loc = location(fn, line.file, line.line, SymbolTable.none)
+                loc = location(fn, file, line.line, SymbolTable.none)
             } else if let symbol {
-                loc = location(function(symbol.name, symbol.start), SymbolTable.none, 0, SymbolTable.none)
+                loc = location(function(symbol.name, symbol.start), symbol.file, 0, SymbolTable.none)
             }
             if ranges.last?.location != loc, !(ranges.isEmpty && loc == SymbolTable.none) {
                 ranges.append(SymbolTable.Range(start: p, location: loc))
             }
         }
-        if let last = ranges.last, last.location != SymbolTable.none, let end = points.last {
-            ranges.append(SymbolTable.Range(start: max(end, last.start &+ 1), location: SymbolTable.none))
+        if let last = ranges.last, last.location != SymbolTable.none, last.start < .max {
+            ranges.append(SymbolTable.Range(start: max(points.last ?? 0, last.start + 1), location: SymbolTable.none))
         }
-        return SymbolTable(build: build, files: info.files, functions: functions, locations: locations, ranges: ranges)
+        return SymbolTable(build: build, files: files, functions: functions, locations: locations, ranges: ranges)
     }
 }
 

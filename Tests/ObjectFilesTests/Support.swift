@@ -115,7 +115,8 @@ enum Symbolizer {
             }
             i += step
         }
-        return set.sorted()
+        // A size-less last symbol reaches the end of the address space; its closing gap starts at the top.
+        return set.filter { $0 != .max }.sorted()
     }
 
     /// Mismatches between our table and llvm-symbolizer (empty when they agree everywhere).
