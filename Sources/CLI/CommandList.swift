@@ -5,4 +5,10 @@ let commandList: [any Command.Type] = [
     SymbolicateCommand.self,
     InspectCommand.self,
     LookupCommand.self,
+    ImportCommand.self,
+    ListCommand.self,
+    RemoveCommand.self,
+    GCCommand.self,
+    VerifyCommand.self,
+    ServeCommand.self,
 ]

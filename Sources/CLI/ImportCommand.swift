@@ -1,0 +1,98 @@
+// `symbolicate import [--store DIR] PATH...`: indexes symbol files into the store, every arch
+// slice separately: dSYM bundles, .app, .xcarchive, folders (e.g. Xcode's DeviceSupport
+// `Symbols` folders, imported from their symbol tables), .zip / .tar.gz archives, Mach-O and ELF.
+
+import Foundation
+import Store
+import Symbolication
+import SymbolicateModel
+
+enum ImportCommand: Command {
+    static let name = "import"
+    static let summary = "Index dSYMs, apps, archives and binaries into the symbol store"
+    static let help = """
+        USAGE: symbolicate import [--store DIR] [--json] PATH...
+
+        Reads every Mach-O / ELF slice found in PATH (dSYM bundles, .app bundles, .xcarchives,
+        folders, .zip / .tar / .tar.gz archives of these, single files) and writes one symbol table
+        per build UUID and arch into the store. Builds already present are skipped; debug
+        information replaces a symbol-table-only entry of the same build, never the reverse.
+
+        OPTIONS:
+          --store DIR   The store (default: $SYMBOLICATE_STORE, else $XDG_DATA_HOME/symbolicate or
+                        ~/.local/share/symbolicate). Created when missing.
+          --json        Print the summary as JSON.
+          -h, --help    Show this help.
+
+        EXIT STATUS: 0 every input imported (or already present), 65 some input could not be
+        imported (the summary says which and why), 64 usage error, 1 other failure.
+
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(arguments, valued: ["--store"], flags: ["--json"])
+        guard !args.positionals.isEmpty else { throw UsageError("import needs at least one PATH") }
+        let store = try SymbolStore(directory: StoreOption.directory(args.value("--store")))
+        let bar = ProgressLine(enabled: Console.stderrIsTerminal)
+        let summary = store.importPaths(args.positionals) { progress in
+            var line = "importing \(progress.inputsDone + 1)/\(progress.inputsTotal): \(progress.slicesDone) slices"
+            if progress.bytesTotal > 0 {
+                line += ", \(progress.bytesDone * 100 / max(progress.bytesTotal, 1))% of \(progress.input)"
+            }
+            bar.update(line + " \(progress.item)")
+        }
+        bar.finish()
+        if args.has("--json") {
+            Console.out(json(summary))
+        } else {
+            Console.error(text(summary))
+        }
+        return summary.failures.isEmpty ? ExitCode.ok : ExitCode.badInput
+    }
+
+    static func text(_ s: ImportSummary) -> String {
+        var lines = [
+            "imported \(s.imported.count) builds, \(s.alreadyPresent.count) already present, \(s.failures.count) failed"
+        ]
+        for item in s.imported {
+            let verb = item.outcome == .superseded ? "replaced" : "imported"
+            lines.append("  \(verb) \(item.uuid.uuidString) \(item.arch) \(item.name) (\(item.kind.rawValue))")
+        }
+        for item in s.alreadyPresent {
+            lines.append("  present  \(item.uuid.uuidString) \(item.arch) \(item.name) (\(item.kind.rawValue))")
+        }
+        for failure in s.failures { lines.append("  failed   \(failure.description)") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ s: ImportSummary) -> String {
+        func item(_ w: inout JSONWriter, _ i: ImportSummary.Item) {
+            w.beginObject()
+            w.string("uuid", i.uuid.uuidString)
+            w.string("arch", i.arch.rawValue)
+            w.string("name", i.name)
+            w.string("kind", i.kind.rawValue)
+            w.string("source", i.source)
+            w.string("outcome", i.outcome.rawValue)
+            w.endObject()
+        }
+        var w = JSONWriter()
+        w.beginObject()
+        w.beginArray("imported")
+        for i in s.imported { item(&w, i) }
+        w.endArray()
+        w.beginArray("already_present")
+        for i in s.alreadyPresent { item(&w, i) }
+        w.endArray()
+        w.beginArray("failed")
+        for f in s.failures {
+            w.beginObject()
+            w.string("path", f.path)
+            w.string("error", f.error.message)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.text + "\n"
+    }
+}

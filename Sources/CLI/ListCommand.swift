@@ -1,0 +1,77 @@
+// `symbolicate list [--json]`: the builds in the store.
+
+import Foundation
+import Store
+import Symbolication
+import SymbolicateModel
+
+enum ListCommand: Command {
+    static let name = "list"
+    static let summary = "List the builds in the symbol store"
+    static let help = """
+        USAGE: symbolicate list [--store DIR] [--json]
+
+        One line per build: UUID, arch, kind (dwarf or symtab), name, size, import date, status.
+
+        OPTIONS:
+          --store DIR   The store (default: $SYMBOLICATE_STORE, else the XDG data folder).
+          --json        Machine-readable output.
+          -h, --help    Show this help.
+
+        EXIT STATUS: 0 ok, 64 usage error, 1 no store or other failure.
+
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(arguments, valued: ["--store"], flags: ["--json"])
+        guard args.positionals.isEmpty else { throw UsageError("list takes no arguments") }
+        guard let store = try StoreOption.open(args.value("--store"), disabled: false, mustExist: true) else {
+            return ExitCode.failure
+        }
+        let builds = try store.list()
+        Console.out(args.has("--json") ? json(builds) : table(builds))
+        return ExitCode.ok
+    }
+
+    static func table(_ builds: [StoredBuild]) -> String {
+        let dates = ISO8601DateFormatter()
+        var out = ""
+        for b in builds {
+            let cols = [
+                b.uuid.uuidString, b.arch.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
+                b.kind.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0),
+                String(b.byteSize).leftPadded(10), dates.string(from: b.importedAt), b.status.rawValue, b.name,
+            ]
+            out += cols.joined(separator: "  ") + "\n"
+        }
+        return out
+    }
+
+    static func json(_ builds: [StoredBuild]) -> String {
+        let dates = ISO8601DateFormatter()
+        var w = JSONWriter()
+        w.beginArray()
+        for b in builds {
+            w.beginObject()
+            w.string("uuid", b.uuid.uuidString)
+            w.string("arch", b.arch.rawValue)
+            w.string("name", b.name)
+            w.string("kind", b.kind.rawValue)
+            w.string("text_vmaddr", "0x" + String(b.textVMAddress, radix: 16))
+            w.number("text_size", b.textSize)
+            w.number("bytes", b.byteSize)
+            w.string("source", b.sourcePath)
+            w.string("imported_at", dates.string(from: b.importedAt))
+            w.string("status", b.status.rawValue)
+            w.endObject()
+        }
+        w.endArray()
+        return w.text + "\n"
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

@@ -1,0 +1,31 @@
+// A one-line progress display for long work: redrawn in place on a terminal (at most ten
+// times a second), silent otherwise, so logs and pipes stay clean.
+
+import Foundation
+import Synchronization
+
+final class ProgressLine: Sendable {
+    private let enabled: Bool
+    private let last = Mutex<(time: UInt64, width: Int)>((0, 0))
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ text: String) {
+        guard enabled else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let line: String? = last.withLock { state in
+            guard now - state.time > 100_000_000 else { return nil }
+            let clipped = String(text.prefix(100))
+            let pad = String(repeating: " ", count: max(0, state.width - clipped.count))
+            state = (now, clipped.count)
+            return "\r" + clipped + pad
+        }
+        if let line { FileHandle.standardError.write(Data(line.utf8)) }
+    }
+
+    func finish() {
+        guard enabled else { return }
+        let width = last.withLock { $0.width }
+        if width > 0 { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: width) + "\r").utf8)) }
+    }
+}

@@ -1,0 +1,39 @@
+// `symbolicate remove UUID...`: deletes builds from the store (every arch of each UUID).
+
+import Store
+import SymbolicateModel
+
+enum RemoveCommand: Command {
+    static let name = "remove"
+    static let summary = "Remove builds from the symbol store by UUID"
+    static let help = """
+        USAGE: symbolicate remove [--store DIR] UUID...
+
+        Removes every build (all archs) with the given UUIDs. UUIDs may be written with or without
+        dashes, in any case.
+
+        OPTIONS:
+          --store DIR   The store (default: $SYMBOLICATE_STORE, else the XDG data folder).
+          -h, --help    Show this help.
+
+        EXIT STATUS: 0 every UUID was removed, 1 some UUID was not in the store, 64 usage error.
+
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(arguments, valued: ["--store"], flags: [])
+        guard !args.positionals.isEmpty else { throw UsageError("remove needs at least one UUID") }
+        let uuids = try args.positionals.map { text -> BuildID in
+            guard let id = BuildID(string: text) else { throw UsageError("'\(text)' is not a UUID") }
+            return id
+        }
+        guard let store = try StoreOption.open(args.value("--store"), disabled: false, mustExist: true) else {
+            return ExitCode.failure
+        }
+        let removed = try store.remove(uuids)
+        for b in removed { Console.error("removed \(b.uuid.uuidString) \(b.arch) \(b.name)") }
+        let missing = uuids.filter { id in !removed.contains { $0.uuid == id } }
+        for id in missing { Console.error("not in the store: \(id.uuidString)") }
+        return missing.isEmpty ? ExitCode.ok : ExitCode.failure
+    }
+}

@@ -1,0 +1,39 @@
+// `symbolicate verify`: checks that every catalog row has a readable build file of the current
+// schema, and cleans leftovers of interrupted imports.
+
+import Store
+
+enum VerifyCommand: Command {
+    static let name = "verify"
+    static let summary = "Check the symbol store's catalog and build files"
+    static let help = """
+        USAGE: symbolicate verify [--store DIR] [--deep]
+
+        Checks every build of the store: its file exists, opens, has the current schema version and
+        matches its catalog row. Removes temporary files left by interrupted imports. Builds that
+        need re-importing are named.
+
+        OPTIONS:
+          --store DIR   The store (default: $SYMBOLICATE_STORE, else the XDG data folder).
+          --deep        Also run SQLite's integrity check on every build file (slower).
+          -h, --help    Show this help.
+
+        EXIT STATUS: 0 healthy, 1 problems found (listed on stderr), 64 usage error.
+
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(arguments, valued: ["--store"], flags: ["--deep"])
+        guard args.positionals.isEmpty else { throw UsageError("verify takes no positional arguments") }
+        guard let store = try StoreOption.open(args.value("--store"), disabled: false, mustExist: true) else {
+            return ExitCode.failure
+        }
+        let report = try store.verify(deep: args.has("--deep"))
+        for fixed in report.repaired { Console.error("repaired \(fixed.description)") }
+        for problem in report.problems { Console.error("problem  \(problem.description)") }
+        Console.error(
+            "checked \(report.buildsChecked) builds: "
+                + (report.isHealthy ? "healthy" : "\(report.problems.count) problems"))
+        return report.isHealthy ? ExitCode.ok : ExitCode.failure
+    }
+}
