@@ -50,6 +50,10 @@ let package = Package(
             ],
             path: "Sources/CLI"),
         .executableTarget(name: "symbolicate", dependencies: ["CLI"], path: "Sources/symbolicate"),
+        // In-process lookup benchmark (Benchmarks/run.sh drives it next to the peer tools).
+        .executableTarget(
+            name: "symbolicate-bench", dependencies: ["Store", "ObjectFiles", "Symbolication", "SymbolicateModel"],
+            path: "Benchmarks/LookupBench"),
 
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel"]),
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel"]),

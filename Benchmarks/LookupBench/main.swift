@@ -1,0 +1,2 @@
+// Placeholder so the target builds; replaced by the real benchmark.
+print("symbolicate-bench")
