@@ -1,0 +1,72 @@
+// `symbolicate serve`: the HTTP server. Parses its options into a ServerConfiguration, starts the
+// server and blocks until SIGINT / SIGTERM, then stops gracefully (requests in flight finish) and
+// exits 0. The work is in the Server target.
+
+import Foundation
+import Server
+import Store
+import SymbolicateModel
+
+enum ServeCommand: Command {
+    static let name = "serve"
+    static let summary = "Run the HTTP server (symbolicate, upload symbols, stored reports, web page)"
+    static let help = """
+        USAGE: symbolicate serve [--store DIR] [--listen HOST:PORT] [--token-file FILE] [--max-body SIZE]
+                                 [--threads N] [--max-concurrent N] [--timeout SECONDS]
+
+        Serves the symbol store over HTTP: POST /v1/symbolicate (a .crash or .ips report in, the
+        symbolicated report out), POST /v1/symbols (upload dSYMs; token), /v1/reports (stored reports,
+        re-symbolicated when their dSYMs arrive), /v1/missing, /healthz, /metrics, /openapi.json, and a
+        web page at /. Stops on SIGINT or SIGTERM after finishing the requests in flight.
+
+        OPTIONS:
+          --store DIR          The symbol store (default: $SYMBOLICATE_STORE, else ~/.symbolicate/store)
+          --listen HOST:PORT   Address to listen on (default: 127.0.0.1:8080; port 0 picks a free port)
+          --token-file FILE    Bearer tokens accepted on writes, one per line. Without it, writes are refused.
+          --max-body SIZE      Largest upload accepted, e.g. 512M or 2G (default: 512M); reports are
+                               limited to 16M or SIZE, whichever is smaller
+          --threads N          Network threads (default: the number of cores)
+          --max-concurrent N   Requests served at once; more get 503 + Retry-After (default: 256)
+          --timeout SECONDS    Idle connection timeout (default: 30)
+          -h, --help           Show this help
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try Arguments(
+            arguments,
+            valued: ["--store", "--listen", "--token-file", "--max-body", "--threads", "--max-concurrent", "--timeout"],
+            flags: [])
+        guard args.positionals.isEmpty else {
+            throw UsageError("serve takes no positional arguments (got '\(args.positionals[0])')")
+        }
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = ServerConfiguration(
+            storeDirectory: args.value("--store") ?? SymbolStore.defaultDirectory(environment: environment))
+        if let listen = args.value("--listen") { configuration.listen = listen }
+        if let file = args.value("--token-file") { configuration.tokens = try TokenSet(file: file) }
+        if let size = args.value("--max-body") {
+            guard let bytes = parseByteSize(size), bytes > 0 else {
+                throw UsageError("--max-body expects a size such as 512M or 2G, got '\(size)'")
+            }
+            configuration.maxBody = bytes
+        }
+        if let threads = try args.integer("--threads") {
+            guard (1...256).contains(threads) else { throw UsageError("--threads must be from 1 to 256") }
+            configuration.threads = threads
+        }
+        if let cap = try args.integer("--max-concurrent") {
+            guard cap >= 1 else { throw UsageError("--max-concurrent must be at least 1") }
+            configuration.maxConcurrentRequests = cap
+        }
+        if let timeout = try args.integer("--timeout") {
+            guard (1...3600).contains(timeout) else { throw UsageError("--timeout must be from 1 to 3600 seconds") }
+            configuration.connectionTimeout = timeout
+        }
+        let server = try SymbolicationServer(configuration: configuration)
+        try server.start()
+        if configuration.tokens == nil {
+            Console.error("warning: no --token-file given: uploads and other writes are refused")
+        }
+        return server.runUntilSignal()
+    }
+}

@@ -1,0 +1,82 @@
+// The access log: one JSON object per request on stderr, written with a single write(2) so lines
+// from different threads never interleave. It carries what operators need (time, method, path,
+// route, status, sizes, duration) and never a header value or a body, so tokens and reports
+// cannot leak into logs.
+
+import Foundation
+
+struct AccessLog: Sendable {
+    /// The file descriptor lines go to (stderr), or -1 to stay silent (tests that count nothing).
+    var fd: Int32 = 2
+
+    func record(
+        method: String, path: String, route: String, status: Int, bytesIn: Int, bytesOut: Int, seconds: Double,
+        clientGone: Bool
+    ) {
+        guard fd >= 0 else { return }
+        var line = "{\"time\":\"\(AccessLog.timestamp())\",\"method\":\(AccessLog.quote(method))"
+        line += ",\"path\":\(AccessLog.quote(String(path.prefix(512)))),\"route\":\(AccessLog.quote(route))"
+        line += ",\"status\":\(status),\"bytes_in\":\(bytesIn),\"bytes_out\":\(bytesOut)"
+        line += ",\"duration_ms\":\(String(format: "%.3f", seconds * 1000))"
+        if clientGone { line += ",\"client_gone\":true" }
+        line += "}\n"
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            guard var base = buffer.baseAddress else { return }
+            var left = buffer.count
+            while left > 0 {
+                let n = write(fd, base, left)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                left -= n
+                base += n
+            }
+        }
+    }
+
+    /// A message that is not about one request (start, stop), in the same JSON shape.
+    func event(_ message: String, _ fields: [String: String] = [:]) {
+        guard fd >= 0 else { return }
+        var line = "{\"time\":\"\(AccessLog.timestamp())\",\"event\":\(AccessLog.quote(message))"
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            line += ",\(AccessLog.quote(key)):\(AccessLog.quote(value))"
+        }
+        line += "}\n"
+        let bytes = Array(line.utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+            parts.tm_hour, parts.tm_min, parts.tm_sec, Int(now.tv_nsec / 1_000_000))
+    }
+
+    /// A JSON string literal; control characters are escaped so a hostile path cannot forge lines.
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,297 @@
+// The libmicrohttpd wrapper: starts a daemon (epoll, internal thread pool) on a socket we opened,
+// turns its callbacks into `Exchange` objects, reads bodies into memory or a file within a limit,
+// suspends connections whose handler runs on a worker queue, and sends `HTTPResponse`s. C types
+// stay in this file; the context object crosses C as an `Unmanaged` pointer retained from start
+// to stop, and each exchange is retained from its first callback to its completion callback.
+
+import Dispatch
+import Foundation
+internal import CMicroHTTPD
+
+/// What the server decides for a request; the daemon carries it out.
+enum ExchangeDecision {
+    /// Send this now.
+    case respond(HTTPResponse)
+    /// Read the body (first callback) with this policy.
+    case readBody(BodyPolicy)
+    /// Suspend the connection and compute the response on a worker queue.
+    case offload(@Sendable () -> HTTPResponse)
+}
+
+/// The server side of the daemon: called on the network threads.
+protocol ExchangeHandler: AnyObject, Sendable {
+    /// First callback, headers known, no body yet.
+    func begin(_ exchange: Exchange) -> ExchangeDecision
+    /// The body is complete (or over its limit: `exchange.overLimit`).
+    func finish(_ exchange: Exchange) -> ExchangeDecision
+    /// The response was sent or the connection ended.
+    func completed(_ exchange: Exchange, clientGone: Bool)
+}
+
+/// One request in flight. Touched by one network thread at a time (and by a worker while suspended).
+final class Exchange: @unchecked Sendable {
+    let method: String
+    let path: String
+    var headers: [String: String] = [:]
+    var query: [String: String] = [:]
+    let started = DispatchTime.now()
+    var policy: BodyPolicy = .none
+    var body: [UInt8] = []
+    var bodyFile: String?
+    private var fileDescriptor: Int32 = -1
+    var bytesReceived = 0
+    var overLimit = false
+    var writeError: String?
+    /// Filled by the server: route name for metrics and logs, whether it counted against the cap.
+    var routeName = "unmatched"
+    var route: Route?
+    var parameters: [String: String] = [:]
+    var counted = false
+    /// The response waiting to be sent after a resume, and what was sent (for the log).
+    var pending: HTTPResponse?
+    var status = 0
+    var bytesSent = 0
+    var begun = false
+
+    init(method: String, path: String) {
+        self.method = method
+        self.path = path
+    }
+
+    func startBody(_ policy: BodyPolicy, directory: String) {
+        self.policy = policy
+        if case .file = policy {
+            let path = directory + "/upload-\(UUID().uuidString)"
+            let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+            if fd >= 0 {
+                fileDescriptor = fd
+                bodyFile = path
+            } else {
+                writeError = "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))"
+            }
+        } else if let length = headers["content-length"].flatMap(Int.init), length > 0, length <= policy.limit {
+            body.reserveCapacity(length)
+        }
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        bytesReceived += bytes.count
+        guard !overLimit else { return }
+        if bytesReceived > policy.limit {
+            overLimit = true
+            body = []
+            return
+        }
+        switch policy {
+        case .none:
+            break
+        case .memory:
+            body.append(contentsOf: bytes)
+        case .file:
+            guard fileDescriptor >= 0, var base = bytes.baseAddress else { return }
+            var left = bytes.count
+            while left > 0 {
+                let n = write(fileDescriptor, base, left)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    writeError = "cannot write the upload to disk: \(String(cString: strerror(errno)))"
+                    return
+                }
+                left -= n
+                base += n
+            }
+        }
+    }
+
+    func closeBodyFile() {
+        if fileDescriptor >= 0 {
+            close(fileDescriptor)
+            fileDescriptor = -1
+        }
+    }
+
+    /// Removes the temporary body file, if any.
+    func discardBodyFile() {
+        closeBodyFile()
+        if let bodyFile { unlink(bodyFile) }
+        bodyFile = nil
+    }
+
+    var elapsedSeconds: Double { Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 }
+}
+
+final class HTTPDaemon: @unchecked Sendable {
+    struct Configuration {
+        var listenFD: Int32
+        var threads: Int
+        var connectionTimeoutSeconds: Int
+        var connectionLimit: Int
+        var uploadDirectory: String
+    }
+
+    private var daemon: OpaquePointer?
+    private let handler: any ExchangeHandler
+    private let uploadDirectory: String
+    private let workers = DispatchQueue(label: "symbolicate.server.workers", attributes: .concurrent)
+    private var context: Unmanaged<HTTPDaemon>?
+
+    init(_ configuration: Configuration, handler: any ExchangeHandler) throws {
+        self.handler = handler
+        self.uploadDirectory = configuration.uploadDirectory
+        let context = Unmanaged.passRetained(self)
+        self.context = context
+        let flags =
+            MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+            | MHD_USE_TURBO.rawValue
+        var options: [any CVarArg] = [
+            Int32(MHD_OPTION.LISTEN_SOCKET.rawValue), configuration.listenFD,
+            Int32(MHD_OPTION.CONNECTION_TIMEOUT.rawValue), UInt32(max(1, configuration.connectionTimeoutSeconds)),
+            Int32(MHD_OPTION.CONNECTION_LIMIT.rawValue), UInt32(max(1, configuration.connectionLimit)),
+            Int32(MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue), Int(256 << 10),
+            Int32(MHD_OPTION.NOTIFY_COMPLETED.rawValue), OpaquePointer(unsafeBitCast(completedCallback, to: UnsafeRawPointer.self)),
+            OpaquePointer(context.toOpaque()),
+        ]
+        if configuration.threads > 1 {
+            options += [Int32(MHD_OPTION.THREAD_POOL_SIZE.rawValue), UInt32(configuration.threads)]
+        }
+        options.append(Int32(MHD_OPTION.END.rawValue))
+        let started = withVaList(options) { list in
+            MHD_start_daemon_va(flags, 0, nil, nil, accessCallback, context.toOpaque(), list)
+        }
+        guard let started else {
+            context.release()
+            self.context = nil
+            throw HTTPError(500, "internal", "libmicrohttpd refused to start (socket, threads or options)")
+        }
+        daemon = started
+    }
+
+    /// Stops accepting new connections; requests already accepted go on. Returns the listening fd to close.
+    func quiesce() -> Int32 {
+        guard let daemon else { return -1 }
+        return MHD_quiesce_daemon(daemon)
+    }
+
+    /// Stops the daemon: closes every connection and joins the threads.
+    func stop() {
+        guard let daemon else { return }
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
+        context?.release()
+        context = nil
+    }
+
+    // MARK: - Callbacks (network threads)
+
+    fileprivate func access(
+        _ connection: OpaquePointer, url: String, method: String, data: UnsafePointer<CChar>?,
+        size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let raw = slot.pointee else {
+            let exchange = Exchange(method: method, path: url)
+            let unmanaged = Unmanaged.passRetained(exchange)
+            slot.pointee = unmanaged.toOpaque()
+            MHD_get_connection_values(connection, .HEADER_KIND, headerCallback, unmanaged.toOpaque())
+            MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, argumentCallback, unmanaged.toOpaque())
+            exchange.begun = true
+            switch handler.begin(exchange) {
+            case .respond(let response):
+                return send(response, exchange, connection)
+            case .readBody(let policy):
+                exchange.startBody(policy, directory: uploadDirectory)
+                return .YES
+            case .offload(let work):
+                return offload(work, exchange, connection)
+            }
+        }
+        let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
+        if size.pointee > 0 {
+            if let data { exchange.append(UnsafeRawBufferPointer(start: data, count: size.pointee)) }
+            size.pointee = 0
+            return .YES
+        }
+        if let pending = exchange.pending {
+            exchange.pending = nil
+            return send(pending, exchange, connection)
+        }
+        guard exchange.status == 0 else { return .YES }
+        exchange.closeBodyFile()
+        switch handler.finish(exchange) {
+        case .respond(let response):
+            return send(response, exchange, connection)
+        case .readBody:
+            return send(HTTPError(500, "internal", "body requested twice").response, exchange, connection)
+        case .offload(let work):
+            return offload(work, exchange, connection)
+        }
+    }
+
+    private func offload(
+        _ work: @escaping @Sendable () -> HTTPResponse, _ exchange: Exchange, _ connection: OpaquePointer
+    ) -> MHD_Result {
+        MHD_suspend_connection(connection)
+        let token = UInt(bitPattern: connection)
+        workers.async {
+            exchange.pending = work()
+            if let connection = OpaquePointer(bitPattern: token) { MHD_resume_connection(connection) }
+        }
+        return .YES
+    }
+
+    private func send(_ response: HTTPResponse, _ exchange: Exchange, _ connection: OpaquePointer) -> MHD_Result {
+        exchange.status = response.status
+        exchange.bytesSent = response.body.count
+        let created = response.body.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(
+                buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let created else { return .NO }
+        for (name, value) in response.headers {
+            MHD_add_response_header(created, name, value)
+        }
+        let result = MHD_queue_response(connection, UInt32(response.status), created)
+        MHD_destroy_response(created)
+        return result
+    }
+
+    fileprivate func completed(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_RequestTerminationCode) {
+        guard let slot, let raw = slot.pointee else { return }
+        slot.pointee = nil
+        let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
+        exchange.discardBodyFile()
+        handler.completed(exchange, clientGone: code != .REQUEST_TERMINATED_COMPLETED_OK)
+    }
+}
+
+private let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, _, data, size, slot in
+    guard let cls, let connection, let size, let slot else { return .NO }
+    let daemon = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+    let path = url.map { String(cString: $0) } ?? "/"
+    let verb = method.map { String(cString: $0) } ?? "GET"
+    return daemon.access(connection, url: path, method: verb, data: data, size: size, slot: slot)
+}
+
+private let completedCallback: MHD_RequestCompletedCallback = { cls, _, slot, code in
+    guard let cls else { return }
+    Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().completed(slot, code: code)
+}
+
+private let headerCallback: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls, let key else { return .YES }
+    let exchange = Unmanaged<Exchange>.fromOpaque(cls).takeUnretainedValue()
+    let name = String(cString: key).lowercased()
+    let text = value.map { String(cString: $0) } ?? ""
+    if let existing = exchange.headers[name] {
+        exchange.headers[name] = existing + ", " + text
+    } else {
+        exchange.headers[name] = text
+    }
+    return .YES
+}
+
+private let argumentCallback: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls, let key else { return .YES }
+    let exchange = Unmanaged<Exchange>.fromOpaque(cls).takeUnretainedValue()
+    exchange.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+    return .YES
+}

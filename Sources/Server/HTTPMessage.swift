@@ -1,0 +1,177 @@
+// The request and response values the server's routes see, and the one error type that maps a
+// failure to a status and a JSON body `{"error": {"code": ..., "message": ...}}`. They hold no C
+// types: the libmicrohttpd wrapper fills a request and sends a response, routes only read and build.
+
+import Foundation
+import SymbolicateModel
+
+/// One HTTP request after its body has been read (into memory or into a temporary file).
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path without the query string, as sent (`/v1/symbols/82D1...`).
+    public var path: String
+    /// Query arguments; a repeated key keeps its last value.
+    public var query: [String: String]
+    /// Header names are lowercased; a repeated header keeps its values joined with `, `.
+    public var headers: [String: String]
+    /// The body when the route reads bodies into memory.
+    public var body: [UInt8]
+    /// The body's file when the route streams bodies to disk (the server deletes it afterwards).
+    public var bodyFile: String?
+    /// Number of body bytes received.
+    public var bodyLength: Int
+    /// Path parameters filled by the router (`uuid`, `id`).
+    public var parameters: [String: String]
+
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: [UInt8] = [], bodyFile: String? = nil, bodyLength: Int? = nil, parameters: [String: String] = [:]
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.bodyFile = bodyFile
+        self.bodyLength = bodyLength ?? body.count
+        self.parameters = parameters
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public init(status: Int = 200, contentType: String, body: [UInt8], headers: [(String, String)] = []) {
+        self.status = status
+        self.headers = [("Content-Type", contentType)] + headers
+        self.body = body
+    }
+
+    /// A JSON response from a JSON-serializable value (dictionaries, arrays, strings, numbers, Bool, NSNull).
+    public static func json(_ value: Any, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json", body: JSONValue.encode(value), headers: headers)
+    }
+
+    public static func text(_ text: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8))
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+}
+
+/// A failure that ends a request: the status, a stable machine-readable code, a message for people.
+public struct HTTPError: Error, Sendable, CustomStringConvertible {
+    public var status: Int
+    public var code: String
+    public var message: String
+    public var headers: [(String, String)]
+
+    public init(_ status: Int, _ code: String, _ message: String, headers: [(String, String)] = []) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public var description: String { "\(status) \(code): \(message)" }
+
+    public var response: HTTPResponse {
+        .json(["error": ["code": code, "message": message]], status: status, headers: headers)
+    }
+
+    public static func badRequest(_ message: String) -> HTTPError { HTTPError(400, "bad_request", message) }
+    public static func notFound(_ message: String) -> HTTPError { HTTPError(404, "not_found", message) }
+
+    /// The status a library error maps to: bad input 400, well-formed but unusable 422, missing 404, ...
+    public init(_ error: SymbolicateError) {
+        switch error.code {
+        case .badInput: self.init(400, "bad_input", error.description)
+        case .unsupported: self.init(422, "unsupported", error.description)
+        case .notFound: self.init(404, "not_found", error.description)
+        case .conflict: self.init(409, "conflict", error.description)
+        case .limit: self.init(413, "limit", error.description)
+        default: self.init(500, "internal", error.description)
+        }
+    }
+
+    /// Any thrown error as an HTTPError: ours pass through, library errors map, others are 500.
+    public static func from(_ error: any Error) -> HTTPError {
+        if let e = error as? HTTPError { return e }
+        if let e = error as? SymbolicateError { return HTTPError(e) }
+        return HTTPError(500, "internal", "\(error)")
+    }
+}
+
+/// JSON encoding and decoding through Foundation, without traps on odd values.
+public enum JSONValue {
+    public static func encode(_ value: Any) -> [UInt8] {
+        guard JSONSerialization.isValidJSONObject(value),
+            let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])
+        else {
+            return Array(#"{"error":{"code":"internal","message":"response could not be encoded"}}"#.utf8)
+        }
+        return [UInt8](data)
+    }
+
+    /// Parses a JSON object body; a 400 when it is not JSON or not an object.
+    public static func object(_ bytes: [UInt8]) throws -> [String: Any] {
+        guard !bytes.isEmpty else { throw HTTPError.badRequest("the body is empty; a JSON object was expected") }
+        guard let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
+            throw HTTPError.badRequest("the body is not valid JSON")
+        }
+        guard let object = value as? [String: Any] else {
+            throw HTTPError.badRequest("the body is JSON but not an object")
+        }
+        return object
+    }
+
+    /// An integer from a JSON number or a numeric string (`"0x1000"` or decimal).
+    public static func integer(_ value: Any?) -> UInt64? {
+        switch value {
+        case let n as NSNumber:
+            let d = n.doubleValue
+            guard d >= 0, d < 18_446_744_073_709_551_616.0, d == d.rounded() else { return nil }
+            return n.uint64Value
+        case let s as String:
+            if s.hasPrefix("0x") || s.hasPrefix("0X") { return UInt64(s.dropFirst(2), radix: 16) }
+            return UInt64(s)
+        default:
+            return nil
+        }
+    }
+}
+
+/// Parses a size such as `50M`, `1G`, `512k` or plain bytes.
+public func parseByteSize(_ text: String) -> Int? {
+    let t = text.trimmingCharacters(in: " ").uppercased()
+    guard let last = t.last else { return nil }
+    let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+    var digits = Substring(t)
+    var multiplier = 1
+    if let m = multipliers[last] {
+        multiplier = m
+        digits = t.dropLast()
+        if digits.hasSuffix("I") { digits = digits.dropLast() }
+    } else if last == "B" {
+        digits = t.dropLast()
+        if let m = digits.last.flatMap({ multipliers[$0] }) {
+            multiplier = m
+            digits = digits.dropLast()
+        }
+    }
+    guard let n = Int(digits), n >= 0 else { return nil }
+    let (product, overflow) = n.multipliedReportingOverflow(by: multiplier)
+    return overflow ? nil : product
+}

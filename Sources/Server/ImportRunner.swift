@@ -1,0 +1,152 @@
+// Runs an import in a child process: this same executable as `import --store DIR FILE`, under
+// setrlimit CPU-time, address-space and file-size limits and a wall-clock deadline, so a hostile
+// or broken upload can exhaust only the child. The child is made with fork + execve; between the
+// two it only calls async-signal-safe functions on memory prepared before the fork.
+
+import Foundation
+import SymbolicateModel
+
+struct ImportRunner: Sendable {
+    struct Result: Sendable {
+        var exitStatus: Int32?
+        /// The signal that ended the child (SIGXCPU / SIGKILL when a limit was hit).
+        var signal: Int32?
+        var timedOut: Bool
+        var stdout: String
+        var stderr: String
+
+        var succeeded: Bool { exitStatus == 0 }
+
+        /// One line for people: why the child failed.
+        var failureSummary: String {
+            if timedOut { return "the import took longer than its time limit and was stopped" }
+            if let signal {
+                switch signal {
+                case SIGXCPU: return "the import used more CPU time than its limit and was stopped"
+                case SIGKILL: return "the import was killed (memory or time limit)"
+                case SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGTRAP: return "the import crashed on this file (signal \(signal))"
+                default: return "the import ended with signal \(signal)"
+                }
+            }
+            let lastLine = stderr.split(separator: "\n").last.map(String.init) ?? ""
+            return lastLine.isEmpty ? "the import failed (exit status \(exitStatus ?? -1))" : lastLine
+        }
+    }
+
+    var executable: String
+    var cpuSeconds: Int
+    var memoryBytes: Int
+    var wallSeconds: Int
+    var maxOutput = 4 << 20
+    private static let forkLock = NSLock()
+
+    func run(_ arguments: [String]) throws -> Result {
+        // Pipes and fork under one lock, so a concurrent import's child never inherits our pipe ends.
+        ImportRunner.forkLock.lock()
+        var locked = true
+        defer { if locked { ImportRunner.forkLock.unlock() } }
+        var stdoutPipe: [Int32] = [-1, -1]
+        var stderrPipe: [Int32] = [-1, -1]
+        guard pipe(&stdoutPipe) == 0 else { throw ioError("pipe") }
+        guard pipe(&stderrPipe) == 0 else {
+            close(stdoutPipe[0])
+            close(stdoutPipe[1])
+            throw ioError("pipe")
+        }
+        for fd in stdoutPipe + stderrPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Everything the child touches is allocated before fork.
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "SYMBOLICATE_TOKEN" }
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        var cpu = rlimit(rlim_cur: rlim_t(cpuSeconds), rlim_max: rlim_t(cpuSeconds + 5))
+        var memory = rlimit(rlim_cur: rlim_t(memoryBytes), rlim_max: rlim_t(memoryBytes))
+        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+        var fileSize = rlimit(rlim_cur: rlim_t(16) << 30, rlim_max: rlim_t(16) << 30)
+        guard let path = argv[0] else { throw ioError("strdup") }
+        let outWrite = stdoutPipe[1]
+        let errWrite = stderrPipe[1]
+
+        let pid = argv.withUnsafeBufferPointer { args in
+            envp.withUnsafeBufferPointer { env in
+                guard let argumentList = args.baseAddress, let environmentList = env.baseAddress else { return pid_t(-1) }
+                let pid = fork()
+                if pid == 0 {
+                    // Child: only async-signal-safe calls from here to execve.
+                    if devNull >= 0 { dup2(devNull, 0) }
+                    dup2(outWrite, 1)
+                    dup2(errWrite, 2)
+                    setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
+                    setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &memory)
+                    setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
+                    setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &fileSize)
+                    execve(path, argumentList, environmentList)
+                    _exit(127)
+                }
+                return pid
+            }
+        }
+        if devNull >= 0 { close(devNull) }
+        close(stdoutPipe[1])
+        close(stderrPipe[1])
+        ImportRunner.forkLock.unlock()
+        locked = false
+        guard pid > 0 else {
+            close(stdoutPipe[0])
+            close(stderrPipe[0])
+            throw ioError("fork")
+        }
+        let (out, err, timedOut) = collect(stdoutPipe[0], stderrPipe[0], child: pid)
+        close(stdoutPipe[0])
+        close(stderrPipe[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exited = status & 0x7F == 0
+        return Result(
+            exitStatus: exited ? (status >> 8) & 0xFF : nil, signal: exited ? nil : status & 0x7F, timedOut: timedOut,
+            stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Reads both pipes until they close or the deadline passes (then the child is killed).
+    private func collect(_ outFD: Int32, _ errFD: Int32, child: pid_t) -> ([UInt8], [UInt8], Bool) {
+        var out: [UInt8] = []
+        var err: [UInt8] = []
+        var open = [outFD, errFD]
+        let deadline = Date().addingTimeInterval(Double(wallSeconds))
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var timedOut = false
+        while !open.isEmpty {
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 {
+                kill(child, SIGKILL)
+                timedOut = true
+                break
+            }
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&fds, nfds_t(fds.count), Int32(min(remaining, 1) * 1000))
+            if ready < 0 && errno != EINTR { break }
+            for entry in fds where entry.revents != 0 {
+                let n = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
+                if n <= 0 {
+                    if n < 0 && errno == EINTR { continue }
+                    open.removeAll { $0 == entry.fd }
+                    continue
+                }
+                if entry.fd == outFD {
+                    if out.count < maxOutput { out.append(contentsOf: buffer[0..<n]) }
+                } else if err.count < maxOutput {
+                    err.append(contentsOf: buffer[0..<n])
+                }
+            }
+        }
+        return (out, err, timedOut)
+    }
+
+    private func ioError(_ call: String) -> SymbolicateError {
+        SymbolicateError(.io, "cannot start the import process (\(call): \(String(cString: strerror(errno))))")
+    }
+}

@@ -1,0 +1,150 @@
+// Counters and a latency histogram in Prometheus text exposition format (version 0.0.4), kept
+// behind one lock: requests by route, method and status, request duration by route, frames
+// symbolicated and missing, imports by outcome, and the store's builds and bytes (read when scraped).
+
+import Foundation
+
+final class Metrics: @unchecked Sendable {
+    /// Upper bounds of the latency buckets, in seconds.
+    static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]
+
+    private struct RequestKey: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+    }
+
+    private struct Histogram {
+        var counts = [UInt64](repeating: 0, count: Metrics.buckets.count)
+        var sum = 0.0
+        var count: UInt64 = 0
+    }
+
+    private let lock = NSLock()
+    private var requests: [RequestKey: UInt64] = [:]
+    private var latency: [String: Histogram] = [:]
+    private var framesSymbolicated: UInt64 = 0
+    private var framesMissing: UInt64 = 0
+    private var reportsSymbolicated: UInt64 = 0
+    private var imports: [String: UInt64] = [:]
+    private var resymbolicated: UInt64 = 0
+    private var inFlight = 0
+    private var rejectedBusy: UInt64 = 0
+
+    func recordRequest(route: String, method: String, status: Int, seconds: Double) {
+        lock.lock()
+        defer { lock.unlock() }
+        requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
+        var h = latency[route] ?? Histogram()
+        if let i = Metrics.buckets.firstIndex(where: { seconds <= $0 }) { h.counts[i] += 1 }
+        h.sum += seconds
+        h.count += 1
+        latency[route] = h
+    }
+
+    func recordFrames(symbolicated: Int, missing: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        framesSymbolicated += UInt64(max(0, symbolicated))
+        framesMissing += UInt64(max(0, missing))
+        reportsSymbolicated += 1
+    }
+
+    func recordImport(outcome: String, builds: Int = 0) {
+        lock.lock()
+        defer { lock.unlock() }
+        imports[outcome, default: 0] += 1
+    }
+
+    func recordResymbolicated(_ count: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        resymbolicated += UInt64(max(0, count))
+    }
+
+    /// Admits a request when fewer than `cap` are in flight; false means answer 503.
+    func admit(cap: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard inFlight < cap else {
+            rejectedBusy += 1
+            return false
+        }
+        inFlight += 1
+        return true
+    }
+
+    func release() {
+        lock.lock()
+        defer { lock.unlock() }
+        inFlight -= 1
+    }
+
+    var requestsInFlight: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return inFlight
+    }
+
+    /// The exposition text; `store` holds gauges read at scrape time (builds, bytes, reports ...).
+    func render(gauges: [(name: String, help: String, value: Double)]) -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        var out = ""
+        out += "# HELP symbolicate_http_requests_total HTTP requests by route, method and status.\n"
+        out += "# TYPE symbolicate_http_requests_total counter\n"
+        for (key, value) in requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+            out += "symbolicate_http_requests_total{route=\"\(escape(key.route))\",method=\"\(escape(key.method))\",status=\"\(key.status)\"} \(value)\n"
+        }
+        out += "# HELP symbolicate_http_request_duration_seconds Time from request start to response, by route.\n"
+        out += "# TYPE symbolicate_http_request_duration_seconds histogram\n"
+        for (route, h) in latency.sorted(by: { $0.key < $1.key }) {
+            var cumulative: UInt64 = 0
+            for (i, bound) in Metrics.buckets.enumerated() {
+                cumulative += h.counts[i]
+                out += "symbolicate_http_request_duration_seconds_bucket{route=\"\(escape(route))\",le=\"\(bound)\"} \(cumulative)\n"
+            }
+            out += "symbolicate_http_request_duration_seconds_bucket{route=\"\(escape(route))\",le=\"+Inf\"} \(h.count)\n"
+            out += "symbolicate_http_request_duration_seconds_sum{route=\"\(escape(route))\"} \(h.sum)\n"
+            out += "symbolicate_http_request_duration_seconds_count{route=\"\(escape(route))\"} \(h.count)\n"
+        }
+        counter(&out, "symbolicate_reports_symbolicated_total", "Reports symbolicated.", reportsSymbolicated)
+        counter(&out, "symbolicate_frames_symbolicated_total", "Frames given a symbol.", framesSymbolicated)
+        counter(&out, "symbolicate_frames_missing_total", "Frames of images with a UUID left without a symbol.", framesMissing)
+        out += "# HELP symbolicate_imports_total Symbol uploads by outcome.\n"
+        out += "# TYPE symbolicate_imports_total counter\n"
+        for outcome in Set(imports.keys).union(["ok", "failed"]).sorted() {
+            out += "symbolicate_imports_total{outcome=\"\(escape(outcome))\"} \(imports[outcome] ?? 0)\n"
+        }
+        counter(&out, "symbolicate_reports_resymbolicated_total", "Stored reports re-symbolicated after an upload.", resymbolicated)
+        counter(&out, "symbolicate_http_rejected_busy_total", "Requests refused with 503 at the concurrency cap.", rejectedBusy)
+        out += "# HELP symbolicate_http_requests_in_flight Requests being served.\n"
+        out += "# TYPE symbolicate_http_requests_in_flight gauge\n"
+        out += "symbolicate_http_requests_in_flight \(inFlight)\n"
+        for gauge in gauges {
+            out += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n\(gauge.name) \(format(gauge.value))\n"
+        }
+        return out
+    }
+
+    private func counter(_ out: inout String, _ name: String, _ help: String, _ value: UInt64) {
+        out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
+    }
+
+    private func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    private func escape(_ label: String) -> String {
+        var s = ""
+        for c in label {
+            switch c {
+            case "\\": s += "\\\\"
+            case "\"": s += "\\\""
+            case "\n": s += "\\n"
+            default: s.append(c)
+            }
+        }
+        return s
+    }
+}

@@ -1,0 +1,145 @@
+// The OpenAPI 3.0 description of every endpoint, served at `/openapi.json`. Kept as one literal so
+// the binary carries it; the schemathesis script (scripts/schemathesis.sh) checks the server
+// against it.
+
+enum OpenAPI {
+    static let document = #"""
+{
+  "openapi": "3.0.3",
+  "info": {
+    "title": "symbolicate",
+    "version": "0.1.0",
+    "description": "Symbolication of Apple crash reports (.crash text and .ips) against a store of dSYMs and binaries."
+  },
+  "components": {
+    "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
+    "schemas": {
+      "Error": {
+        "type": "object", "required": ["error"],
+        "properties": { "error": { "type": "object", "required": ["code", "message"],
+          "properties": { "code": { "type": "string" }, "message": { "type": "string" },
+            "failures": { "type": "array", "items": { "type": "string" } } } } }
+      },
+      "Build": {
+        "type": "object", "required": ["uuid", "arch", "name", "kind"],
+        "properties": {
+          "uuid": { "type": "string" }, "arch": { "type": "string" }, "name": { "type": "string" },
+          "kind": { "type": "string", "enum": ["dwarf", "symtab"] }, "text_vmaddr": { "type": "string" },
+          "text_size": { "type": "integer" }, "imported_at": { "type": "string" }, "last_used_at": { "type": "string" },
+          "bytes": { "type": "integer" }, "status": { "type": "string" }, "source": { "type": "string" }
+        }
+      },
+      "StoredReport": {
+        "type": "object", "required": ["id", "complete", "missing", "report"],
+        "properties": {
+          "id": { "type": "string" }, "url": { "type": "string" }, "created_at": { "type": "string" },
+          "updated_at": { "type": "string" }, "complete": { "type": "boolean" },
+          "frames_symbolicated": { "type": "integer" }, "frames_total": { "type": "integer" },
+          "missing": { "type": "array", "items": { "type": "string" } }, "content_type": { "type": "string" },
+          "report": { "type": "string" }
+        }
+      }
+    },
+    "responses": {
+      "Error": { "description": "An error", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
+    },
+    "parameters": {
+      "format": { "name": "format", "in": "query", "required": false,
+        "schema": { "type": "string", "enum": ["crash", "ips", "json"] },
+        "description": "Output format; default: the input's own format (json also with Accept: application/json)." }
+    }
+  },
+  "paths": {
+    "/": { "get": { "summary": "The web page", "responses": { "200": { "description": "HTML", "content": { "text/html": { "schema": { "type": "string" } } } } } } },
+    "/healthz": { "get": { "summary": "Liveness", "responses": { "200": { "description": "OK",
+      "content": { "application/json": { "schema": { "type": "object", "properties": { "status": { "type": "string" } } } } } } } } },
+    "/metrics": { "get": { "summary": "Prometheus metrics", "responses": { "200": { "description": "Prometheus text format",
+      "content": { "text/plain": { "schema": { "type": "string" } } } } } } },
+    "/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI 3",
+      "content": { "application/json": { "schema": { "type": "object" } } } } } } },
+    "/v1/symbolicate": { "post": {
+      "summary": "Symbolicate one crash report",
+      "description": "Body: a .crash text report or an .ips report, optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
+      "parameters": [ { "$ref": "#/components/parameters/format" } ],
+      "requestBody": { "required": true, "content": {
+        "text/plain": { "schema": { "type": "string" } },
+        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+      "responses": {
+        "200": { "description": "The symbolicated report", "headers": {
+            "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "Comma-separated UUIDs with no symbols" } },
+          "content": { "text/plain": { "schema": { "type": "string" } }, "application/json": { "schema": { "type": "object" } } } },
+        "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
+        "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" },
+        "503": { "$ref": "#/components/responses/Error" } } } },
+    "/v1/symbols": {
+      "get": { "summary": "List builds in the store (paged, newest first)",
+        "parameters": [
+          { "name": "page", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000000 } },
+          { "name": "per_page", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000 } } ],
+        "responses": { "200": { "description": "A page of builds", "content": { "application/json": { "schema": {
+          "type": "object", "required": ["builds", "page", "per_page", "total"],
+          "properties": { "builds": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
+            "page": { "type": "integer" }, "per_page": { "type": "integer" }, "total": { "type": "integer" },
+            "next_page": { "type": "integer" } } } } } },
+          "400": { "$ref": "#/components/responses/Error" } } },
+      "post": { "summary": "Upload symbols: a .zip or .tar.gz of dSYMs/.apps/.xcarchives, or one Mach-O or ELF file",
+        "security": [ { "bearer": [] } ],
+        "requestBody": { "required": true, "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+        "responses": {
+          "200": { "description": "Every build was already present", "content": { "application/json": { "schema": { "type": "object" } } } },
+          "201": { "description": "Builds imported", "content": { "application/json": { "schema": { "type": "object",
+            "properties": { "imported": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
+              "already_present": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
+              "failures": { "type": "array", "items": { "type": "string" } },
+              "resymbolicated_reports": { "type": "integer" } } } } } },
+          "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
+          "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
+          "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" } } } },
+    "/v1/symbols/{uuid}": {
+      "parameters": [ { "name": "uuid", "in": "path", "required": true, "schema": { "type": "string" } } ],
+      "get": { "summary": "The builds with this UUID", "responses": {
+        "200": { "description": "Builds", "content": { "application/json": { "schema": { "type": "object" } } } },
+        "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } },
+      "delete": { "summary": "Remove the builds with this UUID", "security": [ { "bearer": [] } ], "responses": {
+        "200": { "description": "Removed", "content": { "application/json": { "schema": { "type": "object" } } } },
+        "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
+        "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } } },
+    "/v1/reports": { "post": { "summary": "Symbolicate and store a report; it is re-symbolicated when missing symbols arrive",
+      "security": [ { "bearer": [] } ],
+      "parameters": [ { "$ref": "#/components/parameters/format" } ],
+      "requestBody": { "required": true, "content": { "text/plain": { "schema": { "type": "string" } },
+        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+      "responses": {
+        "201": { "description": "Stored", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
+        "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
+        "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
+        "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" } } } },
+    "/v1/reports/{id}": { "get": { "summary": "A stored report",
+      "parameters": [ { "name": "id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "name": "view", "in": "query", "schema": { "type": "string", "enum": ["raw"] } } ],
+      "responses": {
+        "200": { "description": "The report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } },
+          "text/plain": { "schema": { "type": "string" } } } },
+        "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } } },
+    "/v1/missing": { "get": { "summary": "UUIDs stored reports are waiting for",
+      "parameters": [ { "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 10000 } } ],
+      "responses": { "200": { "description": "Missing UUIDs", "content": { "application/json": { "schema": { "type": "object",
+        "properties": { "missing": { "type": "array", "items": { "type": "object",
+          "properties": { "uuid": { "type": "string" }, "name": { "type": "string" }, "reports": { "type": "integer" } } } } } } } } },
+        "400": { "$ref": "#/components/responses/Error" } } } },
+    "/symbolicate": { "post": { "summary": "Sentry Symbolicator-compatible request (modules + stacktraces)",
+      "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
+        "properties": { "modules": { "type": "array", "items": { "type": "object" } },
+          "stacktraces": { "type": "array", "items": { "type": "object" } } } } } } },
+      "responses": { "200": { "description": "Symbolicator response shape", "content": { "application/json": { "schema": { "type": "object" } } } },
+        "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" } } } },
+    "/symbolicate/v5": { "post": { "summary": "Mozilla Symbolication API v5 request (memoryMap + stacks)",
+      "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
+        "properties": { "memoryMap": { "type": "array", "items": { "type": "array" } },
+          "stacks": { "type": "array", "items": { "type": "array" } }, "jobs": { "type": "array", "items": { "type": "object" } } } } } } },
+      "responses": { "200": { "description": "v5 response shape", "content": { "application/json": { "schema": { "type": "object" } } } },
+        "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" } } } }
+  }
+}
+"""#
+}

@@ -1,0 +1,92 @@
+// The routing table: method + path pattern -> a handler and what the server must do before calling
+// it (require a token, read the body into memory or stream it to a file, run it off the network
+// threads). Patterns are literal segments and `{name}` parameters; matching is exact, so an
+// unknown path is a 404 and a known path with another method is a 405 with `Allow`.
+
+/// How a route wants its request body.
+public enum BodyPolicy: Sendable, Equatable {
+    /// No body expected; anything sent is counted against the limit and dropped.
+    case none
+    /// Read into memory, up to the given number of bytes (413 beyond).
+    case memory(limit: Int)
+    /// Stream to a temporary file, up to the given number of bytes (413 beyond).
+    case file(limit: Int)
+
+    var limit: Int {
+        switch self {
+        case .none: return 64 << 10
+        case .memory(let limit), .file(let limit): return limit
+        }
+    }
+}
+
+public struct Route: Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+    public var method: String
+    /// `/v1/symbols/{uuid}`; also the route's name in metrics and logs.
+    public var pattern: String
+    public var requiresToken: Bool
+    public var body: BodyPolicy
+    /// True for slow work (imports, stored reports): the connection is suspended and the handler
+    /// runs on a worker queue, so the network threads keep serving fast requests.
+    public var offloaded: Bool
+    public var handler: Handler
+    let segments: [Substring]
+
+    public init(
+        _ method: String, _ pattern: String, requiresToken: Bool = false, body: BodyPolicy = .none,
+        offloaded: Bool = false, handler: @escaping Handler
+    ) {
+        self.method = method
+        self.pattern = pattern
+        self.requiresToken = requiresToken
+        self.body = body
+        self.offloaded = offloaded
+        self.handler = handler
+        self.segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
+    }
+
+    /// The path parameters when `path` matches this route's pattern, else nil.
+    func match(_ pathSegments: [Substring]) -> [String: String]? {
+        guard pathSegments.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (pattern, actual) in zip(segments, pathSegments) {
+            if pattern.first == "{", pattern.last == "}" {
+                guard !actual.isEmpty else { return nil }
+                parameters[String(pattern.dropFirst().dropLast())] = String(actual)
+            } else if pattern != actual {
+                return nil
+            }
+        }
+        return parameters
+    }
+}
+
+public struct Router: Sendable {
+    public private(set) var routes: [Route] = []
+
+    public init(_ routes: [Route] = []) { self.routes = routes }
+
+    public mutating func add(_ route: Route) { routes.append(route) }
+
+    public enum Resolution: Sendable {
+        case found(Route, parameters: [String: String])
+        /// The path exists for other methods.
+        case methodNotAllowed(allowed: [String])
+        case notFound
+    }
+
+    public func resolve(method: String, path: String) -> Resolution {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var allowed: [String] = []
+        for route in routes {
+            guard let parameters = route.match(segments) else { continue }
+            if route.method == method || (method == "HEAD" && route.method == "GET") {
+                return .found(route, parameters: parameters)
+            }
+            allowed.append(route.method)
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+}

@@ -1,0 +1,96 @@
+// The routing table and the small endpoints: `POST /v1/symbolicate` (the hot path: parse,
+// symbolicate, render, on the network thread), `GET /healthz`, `GET /metrics`, `GET /openapi.json`
+// and the web page at `/`. Uploads, stored reports and the compatibility endpoints live in their
+// own files.
+
+import Foundation
+import Symbolication
+import SymbolicateModel
+
+extension SymbolicationServer {
+    func makeRoutes() -> [Route] {
+        let context = self.context
+        let metrics = self.metrics
+        let reportLimit = min(configuration.maxReportBody, configuration.maxBody)
+        let uploadLimit = configuration.maxBody
+        return [
+            Route("GET", "/") { _ in
+                HTTPResponse(
+                    contentType: "text/html; charset=utf-8", body: Array(WebPage.html.utf8),
+                    headers: [("Content-Security-Policy", WebPage.contentSecurityPolicy)])
+            },
+            Route("GET", "/healthz") { _ in .json(["status": "ok"]) },
+            Route("GET", "/metrics") { _ in
+                HTTPResponse(
+                    contentType: "text/plain; version=0.0.4; charset=utf-8",
+                    body: Array(metrics.render(gauges: context.gauges()).utf8))
+            },
+            Route("GET", "/openapi.json") { _ in
+                HTTPResponse(contentType: "application/json", body: Array(OpenAPI.document.utf8))
+            },
+            Route("POST", "/v1/symbolicate", body: .memory(limit: reportLimit)) { request in
+                try SymbolicationServer.symbolicate(request, context: context, limit: reportLimit)
+            },
+            Route("POST", "/v1/symbols", requiresToken: true, body: .file(limit: uploadLimit), offloaded: true) {
+                request in try SymbolUploads.upload(request, context: context)
+            },
+            Route("GET", "/v1/symbols") { request in try SymbolUploads.list(request, context: context) },
+            Route("GET", "/v1/symbols/{uuid}") { request in try SymbolUploads.show(request, context: context) },
+            Route("DELETE", "/v1/symbols/{uuid}", requiresToken: true, offloaded: true) { request in
+                try SymbolUploads.delete(request, context: context)
+            },
+            Route("POST", "/v1/reports", requiresToken: true, body: .memory(limit: reportLimit), offloaded: true) {
+                request in try StoredReports.post(request, context: context, limit: reportLimit)
+            },
+            Route("GET", "/v1/reports/{id}") { request in try StoredReports.get(request, context: context) },
+            Route("GET", "/v1/missing") { request in try StoredReports.missing(request, context: context) },
+            Route("POST", "/symbolicate", body: .memory(limit: reportLimit)) { request in
+                try SentryCompatibility.symbolicate(request, context: context, limit: reportLimit)
+            },
+            Route("POST", "/symbolicate/v5", body: .memory(limit: reportLimit)) { request in
+                try MozillaCompatibility.symbolicate(request, context: context, limit: reportLimit)
+            },
+        ]
+    }
+
+    /// `POST /v1/symbolicate`: the report in, the symbolicated report (or its JSON outcome) out.
+    static func symbolicate(_ request: HTTPRequest, context: ServiceContext, limit: Int) throws -> HTTPResponse {
+        let format = try requestedFormat(request)
+        let bytes = try reportBody(request, limit: limit)
+        let processed = try context.process(bytes, format: format)
+        var headers: [(String, String)] = [
+            ("X-Symbolicate-Frames", "\(processed.outcome.symbolicatedFrames)/\(processed.outcome.totalFrames)")
+        ]
+        let missing = missingUUIDs(processed.outcome)
+        if !missing.isEmpty { headers.append(("X-Symbolicate-Missing", missing.joined(separator: ","))) }
+        return HTTPResponse(contentType: processed.contentType, body: processed.output, headers: headers)
+    }
+
+    /// `format=crash|ips|json`, else `Accept: application/json` means json, else the input's own format.
+    static func requestedFormat(_ request: HTTPRequest) throws -> OutputFormat? {
+        if let name = request.query["format"], !name.isEmpty {
+            guard let format = OutputFormat(rawValue: name.lowercased()) else {
+                let names = OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                throw HTTPError.badRequest("unknown format '\(name)'; use one of \(names)")
+            }
+            return format
+        }
+        if let accept = request.header("accept"), accept.contains("application/json") { return .json }
+        return nil
+    }
+
+    /// The request body decoded (gzip) and checked not to be empty.
+    static func reportBody(_ request: HTTPRequest, limit: Int) throws -> [UInt8] {
+        let bytes = try ContentDecoding.decode(request.body, encoding: request.header("content-encoding"), limit: limit)
+        guard !bytes.isEmpty else {
+            throw HTTPError.badRequest("the body is empty; send a crash report (.crash text or .ips)")
+        }
+        return bytes
+    }
+
+    /// UUIDs of images with no symbols, uppercase with dashes, in report order.
+    static func missingUUIDs(_ outcome: SymbolicationOutcome) -> [String] {
+        var seen = Set<String>()
+        return outcome.missing.compactMap { $0.uuid?.uuidString }.filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,87 @@
+// What the routes share: the symbol store, the stored-report database, the import runner, and the
+// symbolication service. The service (and its SymbolLocator, which caches opened build files) is
+// built once per store generation and reused by every request; an upload or a delete through this
+// server starts a new generation, so the next request sees the new builds.
+
+import Foundation
+import Store
+import Symbolication
+import SymbolicateModel
+
+final class ServiceContext: @unchecked Sendable {
+    let configuration: ServerConfiguration
+    let store: SymbolStore
+    let reports: ReportDatabase
+    let importer: ImportRunner
+    let metrics: Metrics
+    let log: AccessLog
+    private let lock = NSLock()
+    private var generation = 0
+    private var cached: (generation: Int, service: SymbolicationService)?
+    /// Serializes uploads of the same content so two identical uploads cannot race to import it twice.
+    let importLock = NSLock()
+
+    init(configuration: ServerConfiguration, metrics: Metrics, log: AccessLog) throws {
+        self.configuration = configuration
+        self.metrics = metrics
+        self.log = log
+        try FileManager.default.createDirectory(atPath: configuration.storeDirectory, withIntermediateDirectories: true)
+        self.store = try SymbolStore(directory: configuration.storeDirectory)
+        self.reports = try ReportDatabase(path: configuration.storeDirectory + "/reports.sqlite")
+        self.importer = ImportRunner(
+            executable: configuration.importExecutable, cpuSeconds: configuration.importCPUSeconds,
+            memoryBytes: configuration.importMemoryBytes, wallSeconds: configuration.importWallSeconds)
+    }
+
+    func close() {}
+
+    /// The service for the current store generation (built on first use after a change).
+    func service() throws -> SymbolicationService {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached, cached.generation == generation { return cached.service }
+        let locator = try SymbolLocator(paths: [], store: store)
+        let service = SymbolicationService(locator: locator)
+        cached = (generation, service)
+        return service
+    }
+
+    /// The store changed (import, delete): the next request builds a fresh locator.
+    func storeChanged() {
+        lock.lock()
+        generation += 1
+        lock.unlock()
+    }
+
+    /// Parses, symbolicates and renders one report, counting frames in the metrics.
+    func process(_ bytes: [UInt8], format: OutputFormat?) throws -> ProcessedReport {
+        let processed = try service().process(bytes, format: format)
+        let outcome = processed.outcome
+        var missingFrames = 0
+        for image in outcome.images {
+            switch image.status {
+            case .missing, .uuidMismatch, .failed: missingFrames += image.framesTotal - image.framesSymbolicated
+            case .symbolicated, .symbolTableOnly, .noUUID: break
+            }
+        }
+        metrics.recordFrames(symbolicated: outcome.symbolicatedFrames, missing: missingFrames)
+        return processed
+    }
+
+    /// The gauges `/metrics` reads at scrape time.
+    func gauges() -> [(name: String, help: String, value: Double)] {
+        var gauges: [(name: String, help: String, value: Double)] = []
+        if let statistics = try? store.statistics {
+            gauges += [
+            ("symbolicate_store_builds", "Builds in the symbol store.", Double(statistics.builds)),
+            ("symbolicate_store_bytes", "Bytes of build files in the symbol store.", Double(statistics.bytes)),
+            ("symbolicate_store_debug_info_builds", "Builds with DWARF debug information.", Double(statistics.debugInfoBuilds)),
+            ("symbolicate_store_symbol_table_builds", "Builds with only a symbol table.", Double(statistics.symbolTableBuilds)),
+            ]
+        }
+        if let count = try? reports.count() {
+            gauges.append(("symbolicate_stored_reports", "Reports stored with POST /v1/reports.", Double(count)))
+        }
+        return gauges
+    }
+}

@@ -1,0 +1,162 @@
+// `POST /v1/symbols` and the build listing: an upload (zip / tar.gz of dSYMs, .apps, .xcarchives,
+// or a single Mach-O / ELF) has been streamed to a temporary file; it is imported by a child
+// process (`import --store DIR FILE` of this executable) under CPU, memory and time limits, so a
+// hostile file costs at most that child. The answer lists the builds imported, those already
+// present, and what failed; stored reports waiting for the new UUIDs are then re-symbolicated.
+
+import Foundation
+import Store
+import SymbolicateModel
+
+enum SymbolUploads {
+    static func upload(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
+        guard let file = request.bodyFile, request.bodyLength > 0 else {
+            throw HTTPError.badRequest("the body is empty; send a .zip or .tar.gz of dSYMs, or a Mach-O / ELF file")
+        }
+        try checkKind(file)
+        let result: ImportRunner.Result
+        do {
+            result = try context.importer.run(["import", "--store", context.configuration.storeDirectory, file])
+        } catch {
+            context.metrics.recordImport(outcome: "failed")
+            throw error
+        }
+        let imported = try context.store.list().filter { $0.sourcePath.hasPrefix(file) }
+        let importedKeys = Set(imported.map { BuildKey($0) })
+        var present: [StoredBuild] = []
+        for uuid in mentionedUUIDs(result.stdout + "\n" + result.stderr) {
+            for build in try context.store.builds(matching: uuid) where !importedKeys.contains(BuildKey(build)) {
+                if !present.contains(where: { BuildKey($0) == BuildKey(build) }) { present.append(build) }
+            }
+        }
+        let failures = failureLines(result)
+        if imported.isEmpty && present.isEmpty {
+            context.metrics.recordImport(outcome: "failed")
+            let message = result.succeeded ? "no Mach-O or ELF file with symbols was found in the upload" : result.failureSummary
+            return .json(["error": ["code": "import_failed", "message": message, "failures": failures]], status: 422)
+        }
+        context.metrics.recordImport(outcome: "ok")
+        if !imported.isEmpty { context.storeChanged() }
+        context.log.event("import", ["builds": String(imported.count), "present": String(present.count)])
+        let resymbolicated = try StoredReports.resymbolicate(
+            uuids: Array(Set(imported.map(\.uuid.uuidString))), context: context)
+        return .json(
+            [
+                "imported": imported.map(json), "already_present": present.map(json), "failures": failures,
+                "resymbolicated_reports": resymbolicated,
+            ], status: imported.isEmpty ? 200 : 201)
+    }
+
+    static func list(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
+        let page = try positive(request.query["page"], name: "page", default: 1, max: 1_000_000)
+        let perPage = try positive(request.query["per_page"], name: "per_page", default: 100, max: 1000)
+        let all = try context.store.list().sorted { ($0.importedAt, $0.uuid, $0.arch) > ($1.importedAt, $1.uuid, $1.arch) }
+        let start = min(all.count, (page - 1) * perPage)
+        let slice = all[start..<min(all.count, start + perPage)]
+        var body: [String: Any] = ["builds": slice.map(json), "page": page, "per_page": perPage, "total": all.count]
+        if start + perPage < all.count { body["next_page"] = page + 1 }
+        return .json(body)
+    }
+
+    static func show(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
+        let uuid = try parseUUID(request.parameters["uuid"])
+        let builds = try context.store.builds(matching: uuid)
+        guard !builds.isEmpty else { throw HTTPError.notFound("no build with UUID \(uuid.uuidString) in the store") }
+        return .json(["uuid": uuid.uuidString, "builds": builds.map(json)])
+    }
+
+    static func delete(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
+        let uuid = try parseUUID(request.parameters["uuid"])
+        let removed = try context.store.remove([uuid])
+        guard !removed.isEmpty else { throw HTTPError.notFound("no build with UUID \(uuid.uuidString) in the store") }
+        context.storeChanged()
+        return .json(["removed": removed.map(json)])
+    }
+
+    // MARK: - Helpers
+
+    private struct BuildKey: Hashable {
+        var uuid: BuildID
+        var arch: Arch
+        init(_ build: StoredBuild) {
+            uuid = build.uuid
+            arch = build.arch
+        }
+    }
+
+    static func json(_ build: StoredBuild) -> [String: Any] {
+        var object: [String: Any] = [
+            "uuid": build.uuid.uuidString, "arch": build.arch.rawValue, "name": build.name, "kind": build.kind.rawValue,
+            "text_vmaddr": "0x" + String(build.textVMAddress, radix: 16), "text_size": build.textSize,
+            "imported_at": ISO8601DateFormatter().string(from: build.importedAt), "bytes": build.byteSize,
+            "status": build.status.rawValue,
+            "source": build.sourcePath.split(separator: "/").last.map(String.init) ?? "",
+        ]
+        if let used = build.lastUsedAt { object["last_used_at"] = ISO8601DateFormatter().string(from: used) }
+        return object
+    }
+
+    static func parseUUID(_ text: String?) throws -> BuildID {
+        guard let text, let uuid = BuildID(string: text) else {
+            throw HTTPError.badRequest("'\(text ?? "")' is not a UUID or build id (hex digits, dashes optional)")
+        }
+        return uuid
+    }
+
+    private static func positive(_ text: String?, name: String, default value: Int, max: Int) throws -> Int {
+        guard let text else { return value }
+        guard let n = Int(text), n >= 1, n <= max else {
+            throw HTTPError.badRequest("\(name) must be a whole number from 1 to \(max)")
+        }
+        return n
+    }
+
+    /// Refuses bodies that are neither an archive nor an object file before spending a process on them.
+    static func checkKind(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw HTTPError(500, "io", "the upload could not be read back")
+        }
+        let head = [UInt8](handle.readData(ofLength: 512))
+        try? handle.close()
+        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + magic.count && Array(head[offset..<offset + magic.count]) == magic
+        }
+        let known: [[UInt8]] = [
+            [0x50, 0x4B, 0x03, 0x04], [0x50, 0x4B, 0x05, 0x06], [0x1F, 0x8B], [0x42, 0x5A, 0x68],
+            [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00], [0x28, 0xB5, 0x2F, 0xFD], [0x7F, 0x45, 0x4C, 0x46],
+            [0xFE, 0xED, 0xFA, 0xCE], [0xFE, 0xED, 0xFA, 0xCF], [0xCE, 0xFA, 0xED, 0xFE], [0xCF, 0xFA, 0xED, 0xFE],
+            [0xCA, 0xFE, 0xBA, 0xBE], [0xCA, 0xFE, 0xBA, 0xBF],
+        ]
+        if known.contains(where: { starts($0) }) || starts(Array("ustar".utf8), at: 257) { return }
+        throw HTTPError(
+            415, "unsupported_media",
+            "the body is not a .zip, .tar(.gz/.bz2/.xz/.zst), Mach-O or ELF file")
+    }
+
+    /// Every UUID-shaped token in the import's output (it names the builds it handled).
+    static func mentionedUUIDs(_ text: String) -> [BuildID] {
+        var found: [BuildID] = []
+        var seen = Set<BuildID>()
+        let hex = Set("0123456789abcdefABCDEF-")
+        var token = ""
+        for c in text + " " {
+            if hex.contains(c) {
+                token.append(c)
+                continue
+            }
+            let digits = token.filter { $0 != "-" }
+            if digits.count == 32, let id = BuildID(string: token), seen.insert(id).inserted { found.append(id) }
+            token = ""
+        }
+        return found
+    }
+
+    static func failureLines(_ result: ImportRunner.Result) -> [String] {
+        var lines = result.stderr.split(separator: "\n").map { String($0.prefix(500)) }.filter { !$0.isEmpty }
+        if !result.succeeded && !result.timedOut && result.signal == nil && lines.isEmpty {
+            lines.append(result.failureSummary)
+        }
+        if result.signal != nil || result.timedOut { lines.append(result.failureSummary) }
+        return Array(lines.prefix(100))
+    }
+}

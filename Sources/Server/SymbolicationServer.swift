@@ -1,0 +1,195 @@
+// The server: owns the libmicrohttpd daemon, the routing table, the metrics and the access log,
+// and applies, in order, the checks every request passes before its handler runs: route (404/405),
+// the concurrency cap (503 + Retry-After), the token (401/403), the body limit (413). Stopping is
+// graceful: stop accepting, answer new requests on open connections with 503, wait for the
+// requests in flight, then close everything.
+
+import Dispatch
+import Foundation
+import SymbolicateModel
+
+public final class SymbolicationServer: @unchecked Sendable {
+    public let configuration: ServerConfiguration
+    let metrics = Metrics()
+    let log: AccessLog
+    private(set) var router = Router()
+    private var daemon: HTTPDaemon?
+    private var listenFD: Int32 = -1
+    private let stateLock = NSLock()
+    private var stopping = false
+    /// The port actually bound (useful with port 0).
+    public private(set) var port: UInt16 = 0
+    let context: ServiceContext
+
+    public init(configuration: ServerConfiguration) throws {
+        self.configuration = configuration
+        self.log = AccessLog(fd: configuration.logDescriptor)
+        try FileManager.default.createDirectory(
+            atPath: configuration.uploadDirectory, withIntermediateDirectories: true)
+        self.context = try ServiceContext(configuration: configuration, metrics: metrics, log: log)
+        self.router = Router(makeRoutes())
+    }
+
+    /// Opens the socket and starts serving; returns once the server accepts connections.
+    public func start() throws {
+        let address = try ListenAddress(parsing: configuration.listen)
+        let socket = try ListenSocket.open(address)
+        listenFD = socket.fd
+        port = socket.port
+        let handler = DaemonBridge(server: self)
+        do {
+            daemon = try HTTPDaemon(
+                HTTPDaemon.Configuration(
+                    listenFD: socket.fd, threads: configuration.threads,
+                    connectionTimeoutSeconds: configuration.connectionTimeout,
+                    connectionLimit: configuration.maxConnections, uploadDirectory: configuration.uploadDirectory),
+                handler: handler)
+        } catch {
+            close(socket.fd)
+            listenFD = -1
+            throw error
+        }
+        log.event("listening", ["address": ListenAddress(host: address.host, port: port).description])
+    }
+
+    /// Stops accepting, waits up to the grace period for requests in flight, then closes all connections.
+    public func stop() {
+        stateLock.lock()
+        let alreadyStopping = stopping
+        stopping = true
+        stateLock.unlock()
+        guard !alreadyStopping, let daemon else { return }
+        let fd = daemon.quiesce()
+        if fd >= 0 { close(fd) }
+        listenFD = -1
+        let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
+        while metrics.requestsInFlight > 0, Date() < deadline {
+            usleep(5_000)
+        }
+        daemon.stop()
+        self.daemon = nil
+        context.close()
+        log.event("stopped")
+    }
+
+    /// Serves until SIGINT or SIGTERM, then stops gracefully. Returns the exit code (0).
+    public func runUntilSignal() -> Int32 {
+        let done = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for signal in [SIGINT, SIGTERM] {
+            Glibc.signal(signal, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
+            source.setEventHandler { done.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        done.wait()
+        log.event("stopping", ["in_flight": String(metrics.requestsInFlight)])
+        stop()
+        sources.forEach { $0.cancel() }
+        return 0
+    }
+
+    var isStopping: Bool {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return stopping
+    }
+
+    // MARK: - The checks before a handler
+
+    fileprivate func begin(_ exchange: Exchange) -> ExchangeDecision {
+        let route: Route
+        switch router.resolve(method: exchange.method, path: exchange.path) {
+        case .notFound:
+            return .respond(HTTPError.notFound("no endpoint at \(exchange.path); see /openapi.json").response)
+        case .methodNotAllowed(let allowed):
+            let error = HTTPError(
+                405, "method_not_allowed", "\(exchange.method) is not allowed here; use \(allowed.joined(separator: ", "))",
+                headers: [("Allow", allowed.joined(separator: ", "))])
+            return .respond(error.response)
+        case .found(let found, let parameters):
+            route = found
+            exchange.route = found
+            exchange.routeName = found.pattern
+            exchange.parameters = parameters
+        }
+        if isStopping {
+            let error = HTTPError(
+                503, "shutting_down", "the server is stopping", headers: [("Retry-After", "1"), ("Connection", "close")])
+            return .respond(error.response)
+        }
+        guard metrics.admit(cap: configuration.maxConcurrentRequests) else {
+            let error = HTTPError(
+                503, "busy", "too many requests in flight; retry shortly", headers: [("Retry-After", "1")])
+            return .respond(error.response)
+        }
+        exchange.counted = true
+        if route.requiresToken {
+            guard let tokens = configuration.tokens else {
+                return .respond(
+                    HTTPError(403, "writes_disabled", "writes are disabled: start the server with --token-file").response)
+            }
+            if let error = tokens.check(authorization: exchange.headers["authorization"]) {
+                return .respond(error.response)
+            }
+        }
+        if let length = exchange.headers["content-length"].flatMap(Int.init), length > route.body.limit {
+            return .respond(tooLarge(route.body.limit).response)
+        }
+        return .readBody(route.body)
+    }
+
+    fileprivate func finish(_ exchange: Exchange) -> ExchangeDecision {
+        guard let route = exchange.route else {
+            return .respond(HTTPError(500, "internal", "request without a route").response)
+        }
+        if exchange.overLimit { return .respond(tooLarge(route.body.limit).response) }
+        if let problem = exchange.writeError { return .respond(HTTPError(500, "io", problem).response) }
+        let request = HTTPRequest(
+            method: exchange.method, path: exchange.path, query: exchange.query, headers: exchange.headers,
+            body: exchange.body, bodyFile: exchange.bodyFile, bodyLength: exchange.bytesReceived,
+            parameters: exchange.parameters)
+        exchange.body = []
+        let handler = route.handler
+        let run: @Sendable () -> HTTPResponse = {
+            do {
+                return try handler(request)
+            } catch {
+                return HTTPError.from(error).response
+            }
+        }
+        return route.offloaded ? .offload(run) : .respond(run())
+    }
+
+    fileprivate func completed(_ exchange: Exchange, clientGone: Bool) {
+        if exchange.counted { metrics.release() }
+        let seconds = exchange.elapsedSeconds
+        metrics.recordRequest(route: exchange.routeName, method: exchange.method, status: exchange.status, seconds: seconds)
+        log.record(
+            method: exchange.method, path: exchange.path, route: exchange.routeName, status: exchange.status,
+            bytesIn: exchange.bytesReceived, bytesOut: exchange.bytesSent, seconds: seconds, clientGone: clientGone)
+    }
+
+    private func tooLarge(_ limit: Int) -> HTTPError {
+        HTTPError(413, "too_large", "the body exceeds this endpoint's limit of \(limit) bytes")
+    }
+}
+
+/// Keeps the daemon's callbacks off the public type.
+private final class DaemonBridge: ExchangeHandler, @unchecked Sendable {
+    weak var server: SymbolicationServer?
+    init(server: SymbolicationServer) { self.server = server }
+
+    func begin(_ exchange: Exchange) -> ExchangeDecision {
+        server?.begin(exchange) ?? .respond(HTTPError(503, "shutting_down", "the server is stopping").response)
+    }
+
+    func finish(_ exchange: Exchange) -> ExchangeDecision {
+        server?.finish(exchange) ?? .respond(HTTPError(503, "shutting_down", "the server is stopping").response)
+    }
+
+    func completed(_ exchange: Exchange, clientGone: Bool) {
+        server?.completed(exchange, clientGone: clientGone)
+    }
+}
