@@ -6,65 +6,83 @@
 import SymbolicateModel
 
 enum BinaryImageLine {
-    static func isArchName(_ s: Substring) -> Bool {
-        let known: Set<Substring> = ["arm64", "arm64e", "arm64_32", "x86_64", "x86_64h", "i386", "armv7", "armv7s",
-                                     "armv7k", "armv6", "armv6m", "armv7m", "armv7em", "arm", "ppc", "ppc64"]
-        return known.contains(s)
+    static let archNames: Set<String> = [
+        "arm64", "arm64e", "arm64_32", "x86_64", "x86_64h", "i386", "armv7", "armv7s", "armv7k", "armv6", "armv6m",
+        "armv7m", "armv7em", "arm", "ppc", "ppc64",
+    ]
+
+    static func isArchName(_ s: String) -> Bool { archNames.contains(s) }
+
+    /// The last index in `range` holding `byte`.
+    private static func lastIndex(of byte: UInt8, in bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        var i = range.upperBound
+        while i > range.lowerBound {
+            i -= 1
+            if bytes[i] == byte { return i }
+        }
+        return nil
+    }
+
+    private static func firstIndex(of byte: UInt8, in bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        var i = range.lowerBound
+        while i < range.upperBound {
+            if bytes[i] == byte { return i }
+            i += 1
+        }
+        return nil
     }
 
     static func parse(_ bytes: [UInt8], _ line: Range<Int>) -> BinaryImage? {
-        let tokens = ByteText.tokens(bytes, line, limit: 4)
-        guard tokens.count >= 3, let lo = ByteText.hexAddress(bytes, tokens[0]) else { return nil }
-        var hiToken = 2
-        if ByteText.string(bytes, tokens[1]) != "-" {
-            // `0xLO -0xHI` or `0xLO-0xHI` are not Apple's; only the spaced form is accepted.
-            return nil
-        }
-        guard let hi = ByteText.hexAddress(bytes, tokens[hiToken]) else { return nil }
-        hiToken += 1
-        let restRange = ByteText.trim(bytes, tokens[hiToken - 1].upperBound..<line.upperBound)
-        let rest = ByteText.string(bytes, restRange)
+        let tokens = ByteText.tokens(bytes, line, limit: 3)
+        guard tokens.count == 3, let lo = ByteText.hexAddress(bytes, tokens[0]), tokens[1].count == 1,
+              bytes[tokens[1].lowerBound] == UInt8(ascii: "-"), let hi = ByteText.hexAddress(bytes, tokens[2])
+        else { return nil }
+        let rest = ByteText.trim(bytes, tokens[2].upperBound..<line.upperBound)
         guard !rest.isEmpty else { return nil }
-        var describe = Substring(rest)
+        var head = rest
         var uuid: BuildID? = nil
         var path: String? = nil
-        if let open = describe.firstIndex(of: "<"), let close = describe[open...].firstIndex(of: ">") {
-            let inner = describe[describe.index(after: open)..<close]
-            uuid = BuildID(string: inner)
-            let after = describe[describe.index(after: close)...].trimmingCharacters(in: " \t")
-            path = after.isEmpty ? nil : after
-            describe = describe[..<open]
-        } else if let slash = describe.firstRange(of: " /") {
-            path = String(describe[describe.index(after: slash.lowerBound)...])
-            describe = describe[..<slash.lowerBound]
+        if let open = firstIndex(of: UInt8(ascii: "<"), in: bytes, rest),
+           let close = firstIndex(of: UInt8(ascii: ">"), in: bytes, open..<rest.upperBound) {
+            uuid = BuildID(string: ByteText.string(bytes, (open + 1)..<close))
+            let after = ByteText.trim(bytes, (close + 1)..<rest.upperBound)
+            path = after.isEmpty ? nil : ByteText.string(bytes, after)
+            head = ByteText.trim(bytes, rest.lowerBound..<open)
+        } else {
+            // No UUID: the path starts at the first ` /`.
+            var k = rest.lowerBound
+            while k + 1 < rest.upperBound, !(bytes[k] == 0x20 && bytes[k + 1] == UInt8(ascii: "/")) { k += 1 }
+            if k + 1 < rest.upperBound {
+                path = ByteText.string(bytes, ByteText.trim(bytes, (k + 1)..<rest.upperBound))
+                head = ByteText.trim(bytes, rest.lowerBound..<k)
+            }
         }
-        var head = Substring(describe.trimmingCharacters(in: " \t"))
         var marked = false
         var version: String? = nil
         var arch: Arch? = nil
-        if head.hasPrefix("+") {
+        if let first = head.first, bytes[first] == UInt8(ascii: "+") {
             marked = true
-            head = head.dropFirst()
+            head = (first + 1)..<head.upperBound
         }
-        if head.hasSuffix(")"), let open = head.lastIndex(of: "(") {
-            let inner = head[head.index(after: open)..<head.index(before: head.endIndex)]
+        if let last = head.last, bytes[last] == UInt8(ascii: ")"), let open = lastIndex(of: UInt8(ascii: "("), in: bytes, head) {
+            let inner = ByteText.string(bytes, (open + 1)..<last)
             if inner == "*" {
                 marked = true
             } else if isArchName(inner) {
-                arch = Arch(String(inner))
+                arch = Arch(inner)
             } else {
-                version = String(inner)
+                version = inner
             }
-            head = Substring(head[..<open].trimmingCharacters(in: " \t"))
+            head = ByteText.trim(bytes, head.lowerBound..<open)
         }
-        if let space = head.lastIndex(of: " ") {
-            let last = head[head.index(after: space)...]
+        if let space = lastIndex(of: 0x20, in: bytes, head) {
+            let last = ByteText.string(bytes, (space + 1)..<head.upperBound)
             if isArchName(last) {
-                arch = Arch(String(last))
-                head = Substring(head[..<space].trimmingCharacters(in: " \t"))
+                arch = Arch(last)
+                head = ByteText.trim(bytes, head.lowerBound..<space)
             }
         }
-        let name = head.trimmingCharacters(in: " \t")
+        let name = ByteText.string(bytes, ByteText.trim(bytes, head))
         guard !name.isEmpty || path != nil else { return nil }
         let size: UInt64? = hi >= lo && hi < .max ? hi - lo + 1 : nil
         let imageName = name.isEmpty ? String(path?.split(separator: "/").last ?? "???") : name

@@ -101,8 +101,17 @@ enum ByteText {
     static func string(_ bytes: [UInt8], _ range: Range<Int>) -> String {
         let lo = max(0, min(range.lowerBound, bytes.count))
         let hi = max(lo, min(range.upperBound, bytes.count))
+        var hasNoBreakSpace = false
+        var i = lo
+        while i + 1 < hi {
+            if bytes[i] == 0xC2, bytes[i + 1] == 0xA0 {
+                hasNoBreakSpace = true
+                break
+            }
+            i += 1
+        }
         let s = String(decoding: bytes[lo..<hi], as: UTF8.self)
-        return s.contains("\u{A0}") ? s.replacing("\u{A0}", with: " ") : s
+        return hasNoBreakSpace ? s.replacing("\u{A0}", with: " ") : s
     }
 
     /// True when `bytes[at...]` starts with `prefix`.

@@ -42,6 +42,13 @@ enum FrameLine {
         }
         let column = columnStart..<line.upperBound
         var frame = Frame(number: Int(number), imageName: imageName, address: address, isReturnAddress: true, symbolColumn: column)
+        // Fast path: the unsymbolicated `0xBASE + OFFSET` column needs no string work.
+        let columnTokens = ByteText.tokens(bytes, column, limit: 4)
+        if columnTokens.count == 3, ByteText.hexAddress(bytes, columnTokens[0]) != nil,
+           columnTokens[1].count == 1, bytes[columnTokens[1].lowerBound] == UInt8(ascii: "+"),
+           ByteText.decimal(bytes, columnTokens[2]) != nil {
+            return frame
+        }
         let rest = ByteText.string(bytes, ByteText.trim(bytes, column))
         if let symbolic = describe(rest) {
             frame.symbol = symbolic.symbol

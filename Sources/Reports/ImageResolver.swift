@@ -17,11 +17,16 @@ struct ImageResolver {
             if byName[image.name] == nil { byName[image.name] = i }
         }
         for (i, image) in images.enumerated() {
-            if let last = image.path?.split(separator: "/").last.map(String.init), byName[last] == nil {
+            if let last = image.path.map(Self.lastComponent), byName[last] == nil {
                 byName[last] = i
             }
         }
         sorted = images.indices.filter { images[$0].size != nil }.sorted { images[$0].loadAddress < images[$1].loadAddress }
+    }
+
+    static func lastComponent(_ path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 
     /// The index of the image containing `address`.
