@@ -1,0 +1,188 @@
+// BuildFile: the on-disk form of one build's symbols, and its writer. One SQLite file per build
+// UUID + arch, laid out like Sentry's SymCache: files, functions, source locations that chain to
+// the location they were inlined into, and address ranges keyed by start so a lookup is one index
+// seek. Row ids are the indices of the in-memory SymbolTable, so the file is the table, verbatim.
+//
+// The writer fills a fresh file in one transaction with journaling and syncing off (the file is
+// private until renamed, so a crash can only lose a file nobody sees) and leaves the single fsync
+// to the caller, who renames the file into place afterwards.
+
+import SymbolicateModel
+
+enum BuildFile {
+    /// Bumped whenever the tables below change; a file of another version is refused by name.
+    static let schemaVersion: Int64 = 1
+    /// `PRAGMA application_id`: "SYMB", so a stray SQLite file is not taken for a build file.
+    static let applicationID: Int64 = 0x5359_4D42
+
+    static let schema = """
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+        CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+        CREATE TABLE functions(id INTEGER PRIMARY KEY, name TEXT NOT NULL, entry INTEGER NOT NULL);
+        CREATE TABLE locations(
+            id INTEGER PRIMARY KEY, function INTEGER NOT NULL, file INTEGER NOT NULL,
+            line INTEGER NOT NULL, parent INTEGER NOT NULL);
+        CREATE TABLE ranges(start INTEGER PRIMARY KEY, location INTEGER NOT NULL) WITHOUT ROWID;
+        """
+
+    /// The lookup: the last range starting at or before the address.
+    static let rangeQuery = "SELECT location FROM ranges WHERE start <= ?1 ORDER BY start DESC LIMIT 1"
+
+    /// SQLite integers are signed: flipping the top bit keeps unsigned order for every address,
+    /// kernel-half ELF addresses included.
+    static func key(_ address: UInt64) -> Int64 {
+        Int64(bitPattern: address ^ 0x8000_0000_0000_0000)
+    }
+
+    static func address(_ key: Int64) -> UInt64 {
+        UInt64(bitPattern: key) ^ 0x8000_0000_0000_0000
+    }
+
+    /// Raised when a build file was written by another schema version; the store turns it into
+    /// a message naming the build (or rebuilds the file from its source).
+    struct VersionMismatch: Error {
+        var found: Int64
+        var path: String
+    }
+
+    /// The keys of the meta table.
+    enum Meta {
+        static let uuid = "uuid"
+        static let arch = "arch"
+        static let name = "name"
+        static let textVMAddress = "text_vmaddr"
+        static let textSize = "text_size"
+        static let kind = "kind"
+        static let path = "source_path"
+        static let files = "files"
+        static let functions = "functions"
+        static let locations = "locations"
+        static let ranges = "ranges"
+    }
+
+    /// Writes `table` into the (new or empty) SQLite file at `path`. The caller fsyncs and renames.
+    static func write(_ table: SymbolTable, to path: String) throws {
+        let db = try Database(path: path, mode: .readWrite)
+        try db.exec(
+            """
+            PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;
+            PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY;
+            """)
+        try db.exec("BEGIN")
+        try db.exec(schema)
+        try writeMeta(table, db)
+
+        let files = try db.prepare("INSERT INTO files(id, name) VALUES (?1, ?2)")
+        for (i, name) in table.files.enumerated() {
+            try files.bind(1, Int64(i))
+            try files.bind(2, name)
+            try files.run()
+        }
+        let functions = try db.prepare("INSERT INTO functions(id, name, entry) VALUES (?1, ?2, ?3)")
+        for (i, f) in table.functions.enumerated() {
+            try functions.bind(1, Int64(i))
+            try functions.bind(2, f.name)
+            try functions.bind(3, Int64(bitPattern: f.entry))
+            try functions.run()
+        }
+        let locations = try db.prepare(
+            "INSERT INTO locations(id, function, file, line, parent) VALUES (?1, ?2, ?3, ?4, ?5)")
+        for (i, l) in table.locations.enumerated() {
+            try locations.bind(1, Int64(i))
+            try locations.bind(2, Int64(l.function))
+            try locations.bind(3, Int64(l.file))
+            try locations.bind(4, Int64(l.line))
+            try locations.bind(5, Int64(l.parent))
+            try locations.run()
+        }
+        try writeRanges(table.ranges, db)
+
+        try db.exec("PRAGMA user_version=\(schemaVersion); PRAGMA application_id=\(applicationID)")
+        try db.exec("COMMIT")
+    }
+
+    private static func writeMeta(_ table: SymbolTable, _ db: Database) throws {
+        let meta = try db.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)")
+        let b = table.build
+        let texts: [(String, String)] = [
+            (Meta.uuid, b.uuid.uuidString), (Meta.arch, b.arch.rawValue), (Meta.name, b.name),
+            (Meta.kind, b.kind.rawValue), (Meta.path, b.path),
+        ]
+        for (key, value) in texts {
+            try meta.bind(1, key)
+            try meta.bind(2, value)
+            try meta.run()
+        }
+        let numbers: [(String, Int64)] = [
+            (Meta.textVMAddress, Int64(bitPattern: b.textVMAddress)), (Meta.textSize, Int64(bitPattern: b.textSize)),
+            (Meta.files, Int64(table.files.count)), (Meta.functions, Int64(table.functions.count)),
+            (Meta.locations, Int64(table.locations.count)), (Meta.ranges, Int64(table.ranges.count)),
+        ]
+        for (key, value) in numbers {
+            try meta.bind(1, key)
+            try meta.bind(2, value)
+            try meta.run()
+        }
+    }
+
+    /// Ranges go in by ascending start. Where two ranges share a start the later one wins, as
+    /// SymbolTable's binary search picks it; unsorted input is sorted (stably) first.
+    private static func writeRanges(_ ranges: [SymbolTable.Range], _ db: Database) throws {
+        let insert = try db.prepare("INSERT OR REPLACE INTO ranges(start, location) VALUES (?1, ?2)")
+        func put(_ r: SymbolTable.Range) throws {
+            try insert.bind(1, key(r.start))
+            try insert.bind(2, Int64(r.location))
+            try insert.run()
+        }
+        var sorted = true
+        var previous: UInt64 = 0
+        for r in ranges {
+            if r.start < previous {
+                sorted = false
+                break
+            }
+            previous = r.start
+        }
+        if sorted {
+            for r in ranges { try put(r) }
+        } else {
+            let order = ranges.indices.sorted { (ranges[$0].start, $0) < (ranges[$1].start, $1) }
+            for i in order { try put(ranges[i]) }
+        }
+    }
+}
+
+extension BuildFile {
+    /// Checks a freshly written file against the table it came from: the range found for sample
+    /// addresses (every range start when there are few, an even spread of about 3,000 otherwise,
+    /// plus the addresses just before and between starts) must be the one SymbolTable picks.
+    static func checkRanges(of table: SymbolTable, at path: String) throws {
+        let ranges = table.ranges
+        // Unsorted input was sorted by the writer; SymbolTable gives no defined answer for it.
+        guard !ranges.isEmpty, zip(ranges, ranges.dropFirst()).allSatisfy({ $0.start <= $1.start }) else { return }
+        let db = try Database(path: path, mode: .readOnly)
+        let query = try db.prepare(rangeQuery)
+        let step = max(1, ranges.count / 1000)
+        var addresses: [UInt64] = [0, .max]
+        for i in stride(from: 0, to: ranges.count, by: step) {
+            let start = ranges[i].start
+            addresses.append(start)
+            if start > 0 { addresses.append(start - 1) }
+            if i + 1 < ranges.count { addresses.append(start + (ranges[i + 1].start - start) / 2) }
+        }
+        for address in addresses {
+            query.reset()
+            try query.bind(1, key(address))
+            let stored: UInt32? = try query.step() ? UInt32(truncatingIfNeeded: query.int64(0)) : nil
+            let expected: UInt32? = table.rangeIndex(containing: address).map { ranges[$0].location }
+            let storedOrGap = stored == SymbolTable.none ? nil : stored
+            guard storedOrGap == expected else {
+                throw SymbolicateError(
+                    .internal,
+                    "the written build file disagrees with its symbol table at 0x\(String(address, radix: 16)) "
+                        + "(\(storedOrGap.map(String.init) ?? "none") vs \(expected.map(String.init) ?? "none"))",
+                    path: path)
+            }
+        }
+    }
+}

@@ -1,0 +1,170 @@
+// Catalog: `catalog.sqlite`, the list of every build in a store. One row per UUID + arch with
+// what `symbolicate list` shows and what a lookup needs to pick a build file. WAL mode, so
+// readers in any number of processes never wait for an import; writers take the write lock up
+// front (BEGIN IMMEDIATE) and wait for each other on a busy timeout instead of failing.
+//
+// Like Database, a Catalog is used by one thread at a time; SymbolStore keeps it behind a mutex.
+
+import Foundation
+import SymbolicateModel
+
+final class Catalog {
+    static let schemaVersion: Int64 = 1
+    /// `PRAGMA application_id`: "SYMC".
+    static let applicationID: Int64 = 0x5359_4D43
+    /// How long a writer waits for another process's transaction before giving up.
+    static let busyTimeoutMilliseconds: Int32 = 30_000
+
+    let database: Database
+    let path: String
+
+    private static let columns = """
+        uuid, arch, name, kind, text_vmaddr, text_size, source_path, imported_at, last_used_at, byte_size,
+        status, schema_version, file
+        """
+
+    init(path: String) throws {
+        self.path = path
+        database = try Database(path: path, mode: .readWrite)
+        database.setBusyTimeout(milliseconds: Catalog.busyTimeoutMilliseconds)
+        try database.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF")
+        try migrate()
+    }
+
+    private func migrate() throws {
+        let found = try database.pragmaInteger("user_version")
+        if found == Catalog.schemaVersion { return try checkApplicationID() }
+        guard found == 0 else {
+            throw SymbolicateError(
+                .unsupported,
+                "the store catalog has schema version \(found) and this symbolicate reads version "
+                    + "\(Catalog.schemaVersion): use the symbolicate that wrote it, or start a new store",
+                path: path)
+        }
+        try database.writeTransaction {
+            // Another process may have created it while we waited for the lock.
+            guard try database.pragmaInteger("user_version") == 0 else { return }
+            try database.exec(
+                """
+                CREATE TABLE builds(
+                    uuid TEXT NOT NULL, arch TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
+                    text_vmaddr INTEGER NOT NULL, text_size INTEGER NOT NULL, source_path TEXT NOT NULL,
+                    imported_at REAL NOT NULL, last_used_at REAL, byte_size INTEGER NOT NULL,
+                    status TEXT NOT NULL, schema_version INTEGER NOT NULL, file TEXT NOT NULL,
+                    PRIMARY KEY (uuid, arch)) WITHOUT ROWID;
+                PRAGMA user_version=\(Catalog.schemaVersion);
+                PRAGMA application_id=\(Catalog.applicationID);
+                """)
+        }
+        try checkApplicationID()
+    }
+
+    private func checkApplicationID() throws {
+        let id = try database.pragmaInteger("application_id")
+        guard id == Catalog.applicationID else {
+            throw SymbolicateError(.badInput, "not a symbolicate store catalog (application_id \(id))", path: path)
+        }
+    }
+
+    // MARK: Reading
+
+    func build(uuid: BuildID, arch: Arch) throws -> StoredBuild? {
+        let stmt = try database.cached("SELECT \(Catalog.columns) FROM builds WHERE uuid = ?1 AND arch = ?2")
+        defer { stmt.reset() }
+        try stmt.bind(1, uuid.uuidString)
+        try stmt.bind(2, arch.rawValue)
+        return try stmt.step() ? Catalog.row(stmt) : nil
+    }
+
+    func builds(uuid: BuildID) throws -> [StoredBuild] {
+        let stmt = try database.cached("SELECT \(Catalog.columns) FROM builds WHERE uuid = ?1 ORDER BY arch")
+        defer { stmt.reset() }
+        try stmt.bind(1, uuid.uuidString)
+        return try rows(stmt)
+    }
+
+    func all() throws -> [StoredBuild] {
+        let stmt = try database.cached("SELECT \(Catalog.columns) FROM builds ORDER BY name, uuid, arch")
+        defer { stmt.reset() }
+        return try rows(stmt)
+    }
+
+    private func rows(_ stmt: Statement) throws -> [StoredBuild] {
+        var result: [StoredBuild] = []
+        while try stmt.step() {
+            if let row = Catalog.row(stmt) { result.append(row) }
+        }
+        return result
+    }
+
+    /// Decodes one row; a row that does not decode (hand-edited catalog) is skipped by callers
+    /// and reported by `verify` through the orphaned build file it leaves.
+    private static func row(_ s: Statement) -> StoredBuild? {
+        guard let uuid = BuildID(string: s.text(0)), let kind = SymbolKind(rawValue: s.text(3)) else { return nil }
+        return StoredBuild(
+            uuid: uuid, arch: Arch(s.text(1)), name: s.text(2), kind: kind,
+            textVMAddress: UInt64(bitPattern: s.int64(4)), textSize: UInt64(bitPattern: s.int64(5)),
+            sourcePath: s.text(6), importedAt: Date(timeIntervalSince1970: s.double(7)),
+            lastUsedAt: s.isNull(8) ? nil : Date(timeIntervalSince1970: s.double(8)), byteSize: s.int64(9),
+            status: BuildStatus(rawValue: s.text(10)) ?? .damaged, schemaVersion: Int(s.int64(11)), file: s.text(12))
+    }
+
+    func statistics() throws -> StoreStatistics {
+        let stmt = try database.cached(
+            "SELECT count(*), coalesce(sum(byte_size), 0), coalesce(sum(kind = 'dwarf'), 0) FROM builds")
+        defer { stmt.reset() }
+        guard try stmt.step() else { return StoreStatistics(builds: 0, bytes: 0, debugInfoBuilds: 0, symbolTableBuilds: 0) }
+        let count = Int(stmt.int64(0))
+        let dwarf = Int(stmt.int64(2))
+        return StoreStatistics(builds: count, bytes: stmt.int64(1), debugInfoBuilds: dwarf, symbolTableBuilds: count - dwarf)
+    }
+
+    // MARK: Writing (callers wrap these in database.writeTransaction)
+
+    func put(_ b: StoredBuild) throws {
+        let stmt = try database.cached(
+            "INSERT OR REPLACE INTO builds(\(Catalog.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+        )
+        defer { stmt.reset() }
+        try stmt.bind(1, b.uuid.uuidString)
+        try stmt.bind(2, b.arch.rawValue)
+        try stmt.bind(3, b.name)
+        try stmt.bind(4, b.kind.rawValue)
+        try stmt.bind(5, Int64(bitPattern: b.textVMAddress))
+        try stmt.bind(6, Int64(bitPattern: b.textSize))
+        try stmt.bind(7, b.sourcePath)
+        try stmt.bind(8, b.importedAt.timeIntervalSince1970)
+        if let used = b.lastUsedAt { try stmt.bind(9, used.timeIntervalSince1970) } else { try stmt.bindNull(9) }
+        try stmt.bind(10, b.byteSize)
+        try stmt.bind(11, b.status.rawValue)
+        try stmt.bind(12, Int64(b.schemaVersion))
+        try stmt.bind(13, b.file)
+        try stmt.run()
+    }
+
+    func delete(uuid: BuildID, arch: Arch) throws {
+        let stmt = try database.cached("DELETE FROM builds WHERE uuid = ?1 AND arch = ?2")
+        defer { stmt.reset() }
+        try stmt.bind(1, uuid.uuidString)
+        try stmt.bind(2, arch.rawValue)
+        try stmt.run()
+    }
+
+    func setStatus(_ status: BuildStatus, uuid: BuildID, arch: Arch) throws {
+        let stmt = try database.cached("UPDATE builds SET status = ?3 WHERE uuid = ?1 AND arch = ?2")
+        defer { stmt.reset() }
+        try stmt.bind(1, uuid.uuidString)
+        try stmt.bind(2, arch.rawValue)
+        try stmt.bind(3, status.rawValue)
+        try stmt.run()
+    }
+
+    func touch(uuid: BuildID, arch: Arch, at date: Date) throws {
+        let stmt = try database.cached("UPDATE builds SET last_used_at = ?3 WHERE uuid = ?1 AND arch = ?2")
+        defer { stmt.reset() }
+        try stmt.bind(1, uuid.uuidString)
+        try stmt.bind(2, arch.rawValue)
+        try stmt.bind(3, date.timeIntervalSince1970)
+        try stmt.run()
+    }
+}

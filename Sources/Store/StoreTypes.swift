@@ -1,0 +1,162 @@
+// The values the symbol store hands out: a catalog row (StoredBuild), what an import did
+// (ImportOutcome, ImportProgress, ImportSummary), what a check found (VerifyReport), and the
+// figures the server exports as metrics (StoreStatistics). Plain Sendable structs, so the CLI
+// and the server can print or serialize them without touching the store's internals.
+
+import Foundation
+import SymbolicateModel
+
+/// The state of one build as the catalog and the file system see it.
+public enum BuildStatus: String, Sendable, Hashable {
+    /// The build file is in place and of the current schema version.
+    case ready
+    /// The catalog lists the build but its file is gone: re-import it.
+    case missing
+    /// The build file was written by another schema version: re-import it.
+    case outdated
+    /// The build file cannot be read as a build file: re-import it.
+    case damaged
+}
+
+/// One build in the store: one row of the catalog.
+public struct StoredBuild: Sendable, Hashable {
+    public var uuid: BuildID
+    public var arch: Arch
+    public var name: String
+    public var kind: SymbolKind
+    public var textVMAddress: UInt64
+    public var textSize: UInt64
+    /// Where the symbols were imported from (a file, or `archive.zip:member/path`).
+    public var sourcePath: String
+    public var importedAt: Date
+    /// When a lookup last opened the build (tracked at most hourly), or nil when never.
+    public var lastUsedAt: Date?
+    /// Size of the build file on disk.
+    public var byteSize: Int64
+    public var status: BuildStatus
+    /// Schema version the build file was written with.
+    public var schemaVersion: Int
+    /// Path of the build file, relative to the store folder (`builds/<UUID>-<arch>.sqlite`).
+    public var file: String
+
+    public init(
+        uuid: BuildID, arch: Arch, name: String, kind: SymbolKind, textVMAddress: UInt64, textSize: UInt64,
+        sourcePath: String, importedAt: Date, lastUsedAt: Date?, byteSize: Int64, status: BuildStatus,
+        schemaVersion: Int, file: String
+    ) {
+        self.uuid = uuid
+        self.arch = arch
+        self.name = name
+        self.kind = kind
+        self.textVMAddress = textVMAddress
+        self.textSize = textSize
+        self.sourcePath = sourcePath
+        self.importedAt = importedAt
+        self.lastUsedAt = lastUsedAt
+        self.byteSize = byteSize
+        self.status = status
+        self.schemaVersion = schemaVersion
+        self.file = file
+    }
+}
+
+/// What importing one slice did.
+public enum ImportOutcome: String, Sendable, Hashable {
+    /// A new build.
+    case imported
+    /// The same build, with symbols at least as good, was already there: nothing changed.
+    case alreadyPresent
+    /// Debug information replaced a symbol-table-only entry of the same UUID and arch.
+    case superseded
+}
+
+/// Reported while `importPaths` runs, once per object file or archive member handled.
+public struct ImportProgress: Sendable, Hashable {
+    /// The input path (as given) being worked on.
+    public var input: String
+    /// The object file or archive member just handled.
+    public var item: String
+    /// Inputs finished so far and in all.
+    public var inputsDone: Int
+    public var inputsTotal: Int
+    /// Slices handled so far (imported, present or failed), across all inputs.
+    public var slicesDone: Int
+    /// For archives: compressed bytes read so far and the archive size; 0 for plain files.
+    public var bytesDone: Int64
+    public var bytesTotal: Int64
+}
+
+public struct ImportSummary: Sendable {
+    public struct Item: Sendable, Hashable {
+        public var uuid: BuildID
+        public var arch: Arch
+        public var name: String
+        public var kind: SymbolKind
+        public var source: String
+        public var outcome: ImportOutcome
+    }
+
+    public struct Failure: Sendable, CustomStringConvertible {
+        /// The input, object file or archive member that failed.
+        public var path: String
+        public var error: SymbolicateError
+        public var description: String { "\(path): \(error.message)" }
+    }
+
+    /// Every slice that was imported or superseded an older entry.
+    public var imported: [Item] = []
+    /// Slices whose build was already present.
+    public var alreadyPresent: [Item] = []
+    public var failures: [Failure] = []
+    /// Inputs in which no object file was found at all (reported as failures too).
+    public var inputsWithoutObjects: [String] = []
+
+    public init() {}
+}
+
+/// What `verify` found. An empty report (`isHealthy`) means every catalog row has a readable
+/// build file of the current schema, and no stray files are left in the store.
+public struct VerifyReport: Sendable {
+    public struct Problem: Sendable, Hashable, CustomStringConvertible {
+        public enum Kind: String, Sendable, Hashable {
+            /// A catalog row whose build file is gone.
+            case missingFile = "missing-file"
+            /// A build file written by another schema version.
+            case outdated
+            /// A build file that does not open or does not match its catalog row.
+            case damaged
+            /// A build file that no catalog row lists.
+            case orphanFile = "orphan-file"
+            /// A temporary file left by an import that died (removed by verify).
+            case staleTemporary = "stale-temporary"
+        }
+
+        public var kind: Kind
+        /// The build concerned, when the problem is about one.
+        public var uuid: BuildID?
+        public var arch: Arch?
+        /// The file concerned, relative to the store folder.
+        public var file: String
+        public var message: String
+
+        public var description: String { "\(kind.rawValue): \(file): \(message)" }
+    }
+
+    public var buildsChecked = 0
+    public var catalogSchemaVersion = 0
+    public var problems: [Problem] = []
+    /// Problems that `verify` repaired itself (stale temporaries removed).
+    public var repaired: [Problem] = []
+
+    public var isHealthy: Bool { problems.isEmpty }
+
+    public init() {}
+}
+
+public struct StoreStatistics: Sendable, Hashable {
+    public var builds: Int
+    /// Bytes of all build files, as the catalog records them.
+    public var bytes: Int64
+    public var debugInfoBuilds: Int
+    public var symbolTableBuilds: Int
+}

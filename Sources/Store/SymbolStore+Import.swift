@@ -1,0 +1,265 @@
+// Importing into the store: one slice (a SymbolTable for one UUID + arch) at a time, and
+// `importPaths`, which walks files, folders and bundles and hands archives to
+// SymbolStore+Archive.swift.
+//
+// A build goes in in two steps. `prepare` writes the table to a locked temporary file in
+// `builds/`, checks it by looking up sample addresses against the table, and fsyncs it; nothing
+// is visible yet. `commit` then takes the catalog's write lock, decides again whether the build is
+// new, better than what is there (debug info over a symbol table, never the reverse), or already
+// present, and renames the file into place before writing the catalog row. Two processes
+// importing the same build therefore end with one file and one row, and a process killed at
+// any point leaves either nothing or a temporary file that the next import removes.
+
+import Foundation
+import ObjectFiles
+import SymbolicateModel
+
+extension SymbolStore {
+    /// A build file written and synced under a temporary name, not yet in the catalog.
+    struct PendingBuild {
+        var temporary: TemporaryFile
+        var build: BuildInfo
+        var source: String
+        var byteSize: Int64
+    }
+
+    /// Imports one arch slice of an object file; `source` is recorded as where it came from.
+    @discardableResult
+    public func importSlice(_ slice: ObjectSlice, source: String) throws -> ImportOutcome {
+        try importBuild(slice.info, source: source, force: false) { try slice.loadSymbolTable() }
+    }
+
+    /// Imports a symbol table built in memory (its `build` says which UUID and arch it is).
+    @discardableResult
+    public func importTable(_ table: SymbolTable, source: String) throws -> ImportOutcome {
+        try importBuild(table.build, source: source, force: false) { table }
+    }
+
+    /// Imports the build `info` describes unless an entry at least as good is present; `load`
+    /// (the expensive part) runs only when the build is needed. `force` replaces any entry.
+    func importBuild(
+        _ info: BuildInfo, source: String, force: Bool, load: () throws -> SymbolTable
+    ) throws -> ImportOutcome {
+        if !force, let existing = try catalog.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
+            isCurrent(existing, comparedWith: info.kind)
+        {
+            return .alreadyPresent
+        }
+        let pending = try prepare(try load(), source: source)
+        return try commit(pending, force: force)
+    }
+
+    /// True when `existing` is a usable entry with symbols at least as good as `kind`.
+    func isCurrent(_ existing: StoredBuild, comparedWith kind: SymbolKind) -> Bool {
+        existing.kind >= kind && existing.status == .ready && existing.schemaVersion == Int(BuildFile.schemaVersion)
+            && FileManager.default.fileExists(atPath: absolutePath(existing.file))
+    }
+
+    /// Writes `table` to a temporary build file, checks it and syncs it to disk.
+    func prepare(_ table: SymbolTable, source: String) throws -> PendingBuild {
+        var table = table
+        table.build.path = source
+        guard !table.build.uuid.bytes.isEmpty else {
+            throw SymbolicateError(.badInput, "the symbol file has no UUID or build id", path: source)
+        }
+        let temporary = try TemporaryFile(in: buildsDirectory, suffix: ".sqlite")
+        try BuildFile.write(table, to: temporary.path)
+        try BuildFile.checkRanges(of: table, at: temporary.path)
+        try temporary.sync()
+        return PendingBuild(temporary: temporary, build: table.build, source: source, byteSize: temporary.size)
+    }
+
+    /// Publishes a prepared build: rename into place and catalog row, under the write lock.
+    func commit(_ pending: PendingBuild, force: Bool) throws -> ImportOutcome {
+        let b = pending.build
+        let file = SymbolStore.fileName(uuid: b.uuid, arch: b.arch)
+        let outcome: ImportOutcome = try catalog.withLock { catalog in
+            try catalog.database.writeTransaction {
+                let existing = try catalog.build(uuid: b.uuid, arch: b.arch)
+                if let existing, !force, isCurrent(existing, comparedWith: b.kind) {
+                    pending.temporary.discard()
+                    return .alreadyPresent
+                }
+                try pending.temporary.commit(to: absolutePath(file))
+                try catalog.put(
+                    StoredBuild(
+                        uuid: b.uuid, arch: b.arch, name: b.name, kind: b.kind, textVMAddress: b.textVMAddress,
+                        textSize: b.textSize, sourcePath: pending.source, importedAt: Date(), lastUsedAt: nil,
+                        byteSize: pending.byteSize, status: .ready, schemaVersion: Int(BuildFile.schemaVersion),
+                        file: file))
+                if let existing, existing.kind < b.kind { return .superseded }
+                return .imported
+            }
+        }
+        return outcome
+    }
+
+    // MARK: Paths
+
+    /// Imports files, folders, bundles (.dSYM, .app, .xcarchive, DeviceSupport `Symbols`
+    /// folders) and .zip / .tar / .tar.gz archives of these. Object files and archives are
+    /// recognized by their content, not their names; every arch slice is imported separately.
+    /// Never throws: an input (or an object file or archive member in it) that fails is listed
+    /// in the summary's failures with the reason, and the store is left as it was for it.
+    public func importPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)?) -> ImportSummary {
+        var run = ImportRun(summary: ImportSummary(), progress: progress, inputsTotal: paths.count)
+        _ = TemporaryFile.removeStale(in: buildsDirectory)
+        _ = TemporaryFile.removeStale(in: temporaryDirectory)
+        for (index, input) in paths.enumerated() {
+            run.input = input
+            run.inputsDone = index
+            let before = run.handled
+            let failuresBefore = run.summary.failures.count
+            var isDirectory: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) {
+                run.fail(input, SymbolicateError(.notFound, "no such file or folder", path: input))
+            } else if isDirectory.boolValue {
+                for file in SymbolStore.debugInfoFirst(SymbolStore.regularFiles(under: input)) {
+                    importFile(file, explicit: false, run: &run)
+                }
+            } else {
+                importFile(input, explicit: true, run: &run)
+            }
+            if run.handled == before, run.summary.failures.count == failuresBefore {
+                run.summary.inputsWithoutObjects.append(input)
+                run.fail(input, SymbolicateError(.notFound, "no Mach-O or ELF file or archive found", path: input))
+            }
+        }
+        run.inputsDone = paths.count
+        run.report(item: "")
+        return run.summary
+    }
+
+    /// One plain file: an archive, an object file (all its slices), or something to skip.
+    func importFile(_ path: String, explicit: Bool, run: inout ImportRun) {
+        let prefix: [UInt8]
+        do {
+            prefix = try SymbolStore.readPrefix(path)
+        } catch {
+            run.fail(path, error)
+            return
+        }
+        if ArchiveReader.looksLikeArchive(prefix: prefix) {
+            importArchive(path, display: path, depth: 0, run: &run)
+        } else if ObjectFile.looksLikeObjectFile(prefix: prefix) {
+            do {
+                for slice in try ObjectFile.slices(atPath: path) {
+                    run.record(slice.info, source: path) { try importSlice(slice, source: path) }
+                }
+            } catch {
+                run.fail(path, error)
+            }
+            run.report(item: path)
+        } else if explicit {
+            run.fail(path, SymbolicateError(.unsupported, "not a Mach-O or ELF file, nor a .zip or .tar archive", path: path))
+        }
+    }
+
+    /// The files of a folder with those holding debug information first (dSYMs before the
+    /// binaries next to them), so a binary's symbol table is never written only to be replaced.
+    /// Only headers are read here; files are otherwise kept in their order.
+    static func debugInfoFirst(_ files: [String]) -> [String] {
+        let ranked = files.map { file -> (String, Int) in
+            guard let prefix = try? readPrefix(file), ObjectFile.looksLikeObjectFile(prefix: prefix),
+                let slices = try? ObjectFile.slices(atPath: file)
+            else { return (file, 1) }
+            return (file, slices.contains { $0.info.kind == .debugInfo } ? 0 : 1)
+        }
+        return ranked.enumerated().sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }.map(\.element.0)
+    }
+
+    static func readPrefix(_ path: String, count: Int = 4096) throws -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw SymbolicateError(.io, "cannot open the file for reading", path: path)
+        }
+        defer { try? handle.close() }
+        do {
+            return [UInt8](try handle.read(upToCount: count) ?? Data())
+        } catch {
+            throw SymbolicateError(.io, "cannot read: \(error.localizedDescription)", path: path)
+        }
+    }
+
+    /// Identity of a file or folder, to visit each once whatever links lead to it.
+    struct FileKey: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// Regular files under `folder`, sorted, each real file once. Symbolic links are followed
+    /// (frameworks link `Versions/Current`); a folder already visited is not entered again, which
+    /// cuts link loops.
+    static func regularFiles(under folder: String) -> [String] {
+        var visited = Set<FileKey>()
+        var seen = Set<FileKey>()
+        var result: [String] = []
+        walk(folder, depth: 0, visited: &visited, seen: &seen, into: &result)
+        return result
+    }
+
+    private static func walk(
+        _ folder: String, depth: Int, visited: inout Set<FileKey>, seen: inout Set<FileKey>, into result: inout [String]
+    ) {
+        var st = stat()
+        guard depth < 64, stat(folder, &st) == 0,
+            visited.insert(FileKey(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted,
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder)
+        else { return }
+        for name in names.sorted() {
+            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            var child = stat()
+            guard stat(path, &child) == 0 else { continue }  // dangling link
+            switch child.st_mode & S_IFMT {
+            case S_IFDIR:
+                walk(path, depth: depth + 1, visited: &visited, seen: &seen, into: &result)
+            case S_IFREG:
+                if seen.insert(FileKey(device: UInt64(child.st_dev), inode: UInt64(child.st_ino))).inserted {
+                    result.append(path)
+                }
+            default:
+                continue
+            }
+        }
+    }
+}
+
+/// The running state of one `importPaths` call: the summary so far and the progress counters.
+struct ImportRun {
+    var summary: ImportSummary
+    var progress: (@Sendable (ImportProgress) -> Void)?
+    var inputsTotal: Int
+    var input = ""
+    var inputsDone = 0
+    /// Slices handled (imported, present or failed).
+    var handled = 0
+    var bytesDone: Int64 = 0
+    var bytesTotal: Int64 = 0
+
+    mutating func fail(_ path: String, _ error: any Error) {
+        let e = error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)", path: path)
+        summary.failures.append(.init(path: path, error: e))
+    }
+
+    /// Runs one slice's import and files its outcome.
+    mutating func record(_ info: BuildInfo, source: String, _ body: () throws -> ImportOutcome) {
+        handled += 1
+        do {
+            file(try body(), info, source: source)
+        } catch {
+            fail("\(source) (\(info.arch))", error)
+        }
+    }
+
+    mutating func file(_ outcome: ImportOutcome, _ info: BuildInfo, source: String) {
+        let item = ImportSummary.Item(
+            uuid: info.uuid, arch: info.arch, name: info.name, kind: info.kind, source: source, outcome: outcome)
+        if outcome == .alreadyPresent { summary.alreadyPresent.append(item) } else { summary.imported.append(item) }
+    }
+
+    func report(item: String) {
+        progress?(
+            ImportProgress(
+                input: input, item: item, inputsDone: inputsDone, inputsTotal: inputsTotal, slicesDone: handled,
+                bytesDone: bytesDone, bytesTotal: bytesTotal))
+    }
+}

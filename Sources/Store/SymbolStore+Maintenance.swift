@@ -1,0 +1,149 @@
+// Keeping a store healthy: `verify` (every catalog row has a readable build file of the current
+// schema, no orphaned build files, no temporaries left by dead imports), `garbageCollect` (builds
+// not imported or used for N days), and the lazy rebuild of a build file that is missing,
+// damaged or of another schema version, from the symbol file it was imported from when that file
+// is still there. When it is not, the error names the build and says to re-import it.
+
+import Foundation
+import ObjectFiles
+import SymbolicateModel
+
+extension SymbolStore {
+    /// Called when the build file of `row` could not be opened: rebuilds it from its source file
+    /// when possible, else records the build's status and throws a message saying what to do.
+    func rebuild(_ row: StoredBuild, after error: any Error) throws -> any SymbolSource {
+        let status: BuildStatus
+        let reason: String
+        if let mismatch = error as? BuildFile.VersionMismatch {
+            status = .outdated
+            reason = "was indexed with store schema version \(mismatch.found) and this symbolicate reads version \(BuildFile.schemaVersion)"
+        } else if !FileManager.default.fileExists(atPath: absolutePath(row.file)) {
+            status = .missing
+            reason = "is listed in the store but its file \(row.file) is missing"
+        } else {
+            status = .damaged
+            reason = "has an unreadable build file \(row.file) (\((error as? SymbolicateError)?.message ?? "\(error)"))"
+        }
+        var rebuildError = ""
+        if SymbolStore.isRegularFile(row.sourcePath) {
+            do {
+                let slices = try ObjectFile.slices(atPath: row.sourcePath)
+                if let slice = slices.first(where: { $0.info.uuid == row.uuid && $0.info.arch == row.arch }) {
+                    _ = try importBuild(slice.info, source: row.sourcePath, force: true) { try slice.loadSymbolTable() }
+                    if let fresh = try catalog.withLock({ try $0.build(uuid: row.uuid, arch: row.arch) }) {
+                        return try BuildFileSource(path: absolutePath(fresh.file))
+                    }
+                }
+                rebuildError = "; rebuilding from \(row.sourcePath) failed: it no longer holds this build"
+            } catch {
+                rebuildError = "; rebuilding from \(row.sourcePath) failed: \(error)"
+            }
+        }
+        catalog.withLock { catalog in try? catalog.setStatus(status, uuid: row.uuid, arch: row.arch) }
+        throw SymbolicateError(
+            status == .missing ? .notFound : status == .outdated ? .unsupported : .io,
+            "build \(row.uuid) (\(row.arch), \(row.name)) \(reason)\(rebuildError); re-import it: "
+                + "symbolicate import \(row.sourcePath)",
+            path: directory)
+    }
+
+    static func isRegularFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+
+    /// Checks every build and the store folder. Removes temporaries left by dead imports (listed
+    /// under `repaired`); reports everything else. `deep` also runs SQLite's integrity check on
+    /// every build file, which reads them in full.
+    public func verify(deep: Bool = false) throws -> VerifyReport {
+        var report = VerifyReport()
+        for (folder, prefix) in [(buildsDirectory, "builds/"), (temporaryDirectory, "tmp/")] {
+            for name in TemporaryFile.removeStale(in: folder) {
+                report.repaired.append(
+                    .init(kind: .staleTemporary, file: prefix + name, message: "left by an import that died; removed"))
+            }
+        }
+        report.catalogSchemaVersion = Int(try catalog.withLock { try $0.database.pragmaInteger("user_version") })
+        let rows = try catalog.withLock { try $0.all() }
+        var listed = Set<String>()
+        for row in rows {
+            report.buildsChecked += 1
+            listed.insert(row.file)
+            if let problem = check(row, deep: deep) {
+                report.problems.append(problem)
+                let status: BuildStatus =
+                    problem.kind == .missingFile ? .missing : problem.kind == .outdated ? .outdated : .damaged
+                catalog.withLock { catalog in try? catalog.setStatus(status, uuid: row.uuid, arch: row.arch) }
+            } else if row.status != .ready {
+                catalog.withLock { catalog in try? catalog.setStatus(.ready, uuid: row.uuid, arch: row.arch) }
+            }
+        }
+        for file in try orphanFiles(listed: listed) {
+            report.problems.append(.init(kind: .orphanFile, file: file, message: "no catalog row lists this build file"))
+        }
+        return report
+    }
+
+    private func check(_ row: StoredBuild, deep: Bool) -> VerifyReport.Problem? {
+        func problem(_ kind: VerifyReport.Problem.Kind, _ message: String) -> VerifyReport.Problem {
+            .init(kind: kind, uuid: row.uuid, arch: row.arch, file: row.file, message: "\(row.name): \(message)")
+        }
+        let path = absolutePath(row.file)
+        guard FileManager.default.fileExists(atPath: path) else {
+            return problem(.missingFile, "the build file is missing; re-import \(row.sourcePath)")
+        }
+        do {
+            let info = try BuildFileSource.inspect(path: path, integrity: deep)
+            guard info.uuid == row.uuid, info.arch == row.arch else {
+                return problem(.damaged, "the file holds \(info.uuid) \(info.arch); re-import \(row.sourcePath)")
+            }
+        } catch let mismatch as BuildFile.VersionMismatch {
+            return problem(
+                .outdated,
+                "schema version \(mismatch.found), this symbolicate reads \(BuildFile.schemaVersion); "
+                    + "re-import \(row.sourcePath)")
+        } catch {
+            let message = (error as? SymbolicateError)?.message ?? "\(error)"
+            return problem(.damaged, "\(message); re-import \(row.sourcePath)")
+        }
+        return nil
+    }
+
+    /// Build files (`builds/*.sqlite`, not temporaries) that no catalog row lists.
+    private func orphanFiles(listed: Set<String>) throws -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: buildsDirectory)) ?? []
+        return names.sorted().filter { !$0.hasPrefix(TemporaryFile.prefix) }.map { "builds/" + $0 }
+            .filter { !listed.contains($0) }
+    }
+
+    /// Removes builds neither imported nor used (when use was recorded) in the last `days` days,
+    /// and, unless `dryRun`, orphaned build files and dead imports' temporaries. Returns the
+    /// builds removed (or that would be).
+    public func garbageCollect(olderThanDays days: Int, dryRun: Bool) throws -> [StoredBuild] {
+        let cutoff = Date().addingTimeInterval(-Double(max(0, days)) * 86_400)
+        func isOld(_ row: StoredBuild) -> Bool { max(row.importedAt, row.lastUsedAt ?? row.importedAt) < cutoff }
+        if dryRun { return try list().filter(isOld) }
+        _ = TemporaryFile.removeStale(in: buildsDirectory)
+        _ = TemporaryFile.removeStale(in: temporaryDirectory)
+        let removed = try catalog.withLock { catalog in
+            try catalog.database.writeTransaction {
+                var removed: [StoredBuild] = []
+                var listed = Set<String>()
+                for row in try catalog.all() {
+                    if isOld(row) {
+                        try catalog.delete(uuid: row.uuid, arch: row.arch)
+                        unlink(absolutePath(row.file))
+                        removed.append(row)
+                    } else {
+                        listed.insert(row.file)
+                    }
+                }
+                // Under the write lock no import is between its rename and its catalog row.
+                for file in try orphanFiles(listed: listed) { unlink(absolutePath(file)) }
+                return removed
+            }
+        }
+        forget(removed)
+        return removed
+    }
+}

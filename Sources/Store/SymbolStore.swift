@@ -1,0 +1,207 @@
+// SymbolStore: a folder of indexed builds. `catalog.sqlite` lists them; `builds/` holds one
+// immutable SQLite file per build UUID + arch (see BuildFile), written under a temporary name and
+// renamed into place when complete; `tmp/` holds archive members spooled during an import.
+//
+// This file holds the store itself and the read side: finding the best build for a UUID and
+// serving it as a SymbolSource, listing, removing, statistics. Imports live in
+// SymbolStore+Import.swift and SymbolStore+Archive.swift, verify and gc in
+// SymbolStore+Maintenance.swift. One instance is safe to share between threads; several
+// processes may share one folder.
+
+import Foundation
+import SymbolicateModel
+
+public final class SymbolStore: Sendable {
+    public let directory: String
+    let buildsDirectory: String
+    let temporaryDirectory: String
+    let catalogPath: String
+    let catalog: Locked<Catalog>
+    let archiveLimits: ArchiveReader.Limits
+    private let openSources: Locked<SourceCache>
+
+    /// Opens the store in `directory`, creating the folder and an empty catalog when missing.
+    public convenience init(directory: String) throws {
+        try self.init(directory: directory, archiveLimits: ArchiveReader.Limits())
+    }
+
+    init(directory: String, archiveLimits: ArchiveReader.Limits) throws {
+        let directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        self.directory = directory
+        buildsDirectory = directory + "/builds"
+        temporaryDirectory = directory + "/tmp"
+        catalogPath = directory + "/catalog.sqlite"
+        self.archiveLimits = archiveLimits
+        for folder in [directory, buildsDirectory, temporaryDirectory] {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw SymbolicateError(.io, "cannot create the store folder: \(error.localizedDescription)", path: folder)
+            }
+        }
+        catalog = Locked(try Catalog(path: catalogPath))
+        openSources = Locked(SourceCache())
+    }
+
+    /// The store folder: `$SYMBOLICATE_STORE`, else `$XDG_DATA_HOME/symbolicate`, else
+    /// `~/.local/share/symbolicate`. A `--store DIR` option, when given, comes before all of these.
+    public static func defaultDirectory(environment: [String: String]) -> String {
+        if let dir = environment["SYMBOLICATE_STORE"], !dir.isEmpty { return dir }
+        // The XDG spec says relative values are invalid and must be ignored.
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/symbolicate" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/share/symbolicate"
+    }
+
+    /// The file name of a build inside `builds/`.
+    static func fileName(uuid: BuildID, arch: Arch) -> String {
+        let safeArch = String(arch.rawValue.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+        return "builds/\(uuid.uuidString)-\(safeArch.isEmpty ? "unknown" : safeArch).sqlite"
+    }
+
+    func absolutePath(_ file: String) -> String { directory + "/" + file }
+
+    // MARK: Reading
+
+    /// The best build for `uuid`: of `arch` or a compatible one (arm64 / arm64e) when given,
+    /// debug information before a symbol table. nil when the store has no such build; throws
+    /// when it has one whose file is missing, damaged or of another schema version (naming the
+    /// build and saying to re-import it), after trying to rebuild it from its source file.
+    public func source(for uuid: BuildID, arch: Arch?) throws -> (any SymbolSource)? {
+        let candidates = try catalog.withLock { try $0.builds(uuid: uuid) }
+        guard let row = SymbolStore.best(candidates, arch: arch) else { return nil }
+        return try openSource(row)
+    }
+
+    static func best(_ rows: [StoredBuild], arch: Arch?) -> StoredBuild? {
+        let usable = rows.filter { arch == nil || $0.arch.isCompatible(with: arch ?? $0.arch) }
+        return usable.max { a, b in
+            if a.kind != b.kind { return a.kind < b.kind }
+            let aExact = a.arch == arch
+            let bExact = b.arch == arch
+            if aExact != bExact { return !aExact }
+            return a.arch > b.arch
+        }
+    }
+
+    /// Every build of `uuid` (all archs and kinds).
+    public func builds(matching uuid: BuildID) throws -> [StoredBuild] {
+        try catalog.withLock { try $0.builds(uuid: uuid) }.map(withFileStatus)
+    }
+
+    /// Every build in the store, by name, UUID and arch.
+    public func list() throws -> [StoredBuild] {
+        try catalog.withLock { try $0.all() }.map(withFileStatus)
+    }
+
+    /// The row with its status as the file system sees it now.
+    func withFileStatus(_ row: StoredBuild) -> StoredBuild {
+        var row = row
+        if !FileManager.default.fileExists(atPath: absolutePath(row.file)) {
+            row.status = .missing
+        } else if row.schemaVersion != Int(BuildFile.schemaVersion) {
+            row.status = .outdated
+        }
+        return row
+    }
+
+    /// Removes every build (all archs) of each UUID; returns what was removed.
+    public func remove(_ uuids: [BuildID]) throws -> [StoredBuild] {
+        let removed = try catalog.withLock { catalog in
+            try catalog.database.writeTransaction {
+                var removed: [StoredBuild] = []
+                for uuid in uuids {
+                    for row in try catalog.builds(uuid: uuid) {
+                        try catalog.delete(uuid: row.uuid, arch: row.arch)
+                        // Unlinked while the write lock is held, so a concurrent import of the
+                        // same build cannot have its fresh file deleted.
+                        unlink(absolutePath(row.file))
+                        removed.append(row)
+                    }
+                }
+                return removed
+            }
+        }
+        forget(removed)
+        return removed
+    }
+
+    /// Drops removed builds from the cache of open build files.
+    func forget(_ rows: [StoredBuild]) {
+        openSources.withLock { cache in for row in rows { cache.remove(row.file) } }
+    }
+
+    public var statistics: StoreStatistics {
+        get throws { try catalog.withLock { try $0.statistics() } }
+    }
+
+    // MARK: Opening build files
+
+    /// Serves `row` from the cache of open build files, opening (or rebuilding) it when needed.
+    func openSource(_ row: StoredBuild) throws -> any SymbolSource {
+        let key = SourceCache.Key(file: row.file, importedAt: row.importedAt)
+        if let source = openSources.withLock({ $0.get(key) }) {
+            noteUse(row)
+            return source
+        }
+        let source: BuildFileSource
+        do {
+            source = try BuildFileSource(path: absolutePath(row.file))
+            guard source.build.uuid == row.uuid, source.build.arch == row.arch else {
+                throw SymbolicateError(.io, "the build file holds \(source.build.uuid) \(source.build.arch)", path: row.file)
+            }
+        } catch {
+            return try rebuild(row, after: error)
+        }
+        noteUse(row)
+        return openSources.withLock { $0.put(key, source) }
+    }
+
+    /// Records that `row` was used, at most once an hour per build, and never waits for a lock.
+    private func noteUse(_ row: StoredBuild) {
+        let now = Date()
+        if let last = row.lastUsedAt, now.timeIntervalSince(last) < 3600 { return }
+        catalog.withLock { catalog in
+            catalog.database.setBusyTimeout(milliseconds: 0)
+            try? catalog.touch(uuid: row.uuid, arch: row.arch, at: now)
+            catalog.database.setBusyTimeout(milliseconds: Catalog.busyTimeoutMilliseconds)
+        }
+    }
+}
+
+/// The build files a store has open, keyed by file and import time (a re-import, here or in
+/// another process, changes the time, so a superseded file is never served). Bounded: the least
+/// recently used entry is dropped past `capacity`.
+struct SourceCache {
+    struct Key: Hashable {
+        var file: String
+        var importedAt: Date
+    }
+
+    var capacity = 64
+    private var entries: [String: (key: Key, source: BuildFileSource, used: UInt64)] = [:]
+    private var clock: UInt64 = 0
+
+    mutating func get(_ key: Key) -> BuildFileSource? {
+        guard let entry = entries[key.file], entry.key == key else { return nil }
+        clock += 1
+        entries[key.file]?.used = clock
+        return entry.source
+    }
+
+    /// Stores `source` unless another thread stored the same build first; returns the one kept.
+    mutating func put(_ key: Key, _ source: BuildFileSource) -> BuildFileSource {
+        clock += 1
+        if let entry = entries[key.file], entry.key == key {
+            entries[key.file]?.used = clock
+            return entry.source
+        }
+        entries[key.file] = (key, source, clock)
+        if entries.count > capacity, let oldest = entries.min(by: { $0.value.used < $1.value.used }) {
+            entries[oldest.key] = nil
+        }
+        return source
+    }
+
+    mutating func remove(_ file: String) { entries[file] = nil }
+}
