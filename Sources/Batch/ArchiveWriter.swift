@@ -1,0 +1,121 @@
+// ArchiveWriter: writes `--output-archive FILE.zip | FILE.tar | FILE.tar.gz | FILE.tgz` through
+// libarchive's write API. Members are appended one at a time as workers finish them, so the
+// archive never has to be held in memory. The archive is written under a temporary name beside
+// the destination and renamed only by `finish()`, so a failed run leaves no half archive.
+// The only Batch file that touches libarchive's write API.
+
+internal import CArchive
+import Foundation
+import SymbolicateModel
+
+struct ArchiveWriter: ~Copyable {
+    enum Kind: Sendable {
+        case zip, tar, tarGzip
+
+        /// The kind named by a file name's extension, or nil.
+        init?(fileName: String) {
+            let lower = fileName.lowercased()
+            if lower.hasSuffix(".zip") {
+                self = .zip
+            } else if lower.hasSuffix(".tar.gz") || lower.hasSuffix(".tgz") {
+                self = .tarGzip
+            } else if lower.hasSuffix(".tar") {
+                self = .tar
+            } else {
+                return nil
+            }
+        }
+    }
+
+    private let handle: OpaquePointer
+    private let temporaryPath: String
+    let destination: String
+    private var finished = false
+
+    private static let statusOK: Int32 = 0
+    private static let statusWarn: Int32 = -20
+    private static let regularFileType: UInt32 = 0o100000
+
+    init(destination: String) throws(SymbolicateError) {
+        guard let kind = Kind(fileName: destination) else {
+            throw SymbolicateError(.badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: destination)
+        }
+        guard let handle = archive_write_new() else {
+            throw SymbolicateError(.internal, "cannot allocate an archive writer", path: destination)
+        }
+        switch kind {
+        case .zip:
+            archive_write_set_format_zip(handle)
+        case .tar:
+            archive_write_set_format_pax_restricted(handle)
+        case .tarGzip:
+            archive_write_set_format_pax_restricted(handle)
+            archive_write_add_filter_gzip(handle)
+        }
+        let temporaryPath = destination + ".partial-\(getpid())"
+        guard archive_write_open_filename(handle, temporaryPath) == Self.statusOK else {
+            let message = Self.message(handle)
+            archive_write_free(handle)
+            throw SymbolicateError(.io, "cannot create the output archive: \(message)", path: destination)
+        }
+        self.handle = handle
+        self.destination = destination
+        self.temporaryPath = temporaryPath
+    }
+
+    deinit {
+        if !finished {
+            archive_write_free(handle)
+            unlink(temporaryPath)
+        }
+    }
+
+    /// Appends one regular file member.
+    mutating func add(path: String, bytes: [UInt8]) throws(SymbolicateError) {
+        guard let entry = archive_entry_new() else {
+            throw SymbolicateError(.internal, "cannot allocate an archive entry", path: destination)
+        }
+        defer { archive_entry_free(entry) }
+        archive_entry_set_pathname_utf8(entry, path)
+        archive_entry_set_filetype(entry, Self.regularFileType)
+        archive_entry_set_perm(entry, 0o644)
+        archive_entry_set_size(entry, Int64(bytes.count))
+        archive_entry_set_mtime(entry, time(nil), 0)
+        let status = archive_write_header(handle, entry)
+        guard status == Self.statusOK || status == Self.statusWarn else {
+            throw SymbolicateError(.io, "cannot add \(path) to the output archive: \(Self.message(handle))", path: destination)
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                archive_write_data(handle, buffer.baseAddress.map { $0 + offset }, bytes.count - offset)
+            }
+            guard written > 0 else {
+                throw SymbolicateError(.io, "cannot write \(path) into the output archive: \(Self.message(handle))", path: destination)
+            }
+            offset += written
+        }
+    }
+
+    /// Completes the archive and moves it to its destination.
+    mutating func finish() throws(SymbolicateError) {
+        finished = true
+        let closeStatus = archive_write_close(handle)
+        let message = Self.message(handle)
+        archive_write_free(handle)
+        guard closeStatus == Self.statusOK else {
+            unlink(temporaryPath)
+            throw SymbolicateError(.io, "cannot complete the output archive: \(message)", path: destination)
+        }
+        guard rename(temporaryPath, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            throw SymbolicateError(.io, "cannot move the output archive into place: \(reason)", path: destination)
+        }
+    }
+
+    private static func message(_ handle: OpaquePointer) -> String {
+        guard let text = archive_error_string(handle) else { return "unknown libarchive error" }
+        return String(cString: text)
+    }
+}

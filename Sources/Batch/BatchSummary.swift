@@ -1,0 +1,140 @@
+// BatchSummary: the result of a batch run, in the shape users read it: how many reports were
+// read and how far each got, why the unparsable ones failed, which symbol files are missing
+// (ranked by how many reports need them, so the first dSYM to find is the first line), and the
+// crash groups that happen most. Rendered as a table for stderr and as JSON for `--summary`.
+
+import Foundation
+
+public struct BatchSummary: Sendable, Codable, Equatable {
+    public struct Counts: Sendable, Codable, Equatable {
+        /// Files (or archive members) of this shard looked at.
+        public var files = 0
+        /// Crash reports: symbolicated fully, partially or not at all, plus unparsable ones.
+        public var reportsRead = 0
+        public var fullySymbolicated = 0
+        public var partiallySymbolicated = 0
+        public var notSymbolicated = 0
+        /// Looked like crash reports but could not be parsed.
+        public var unparsable = 0
+        /// Could not be read (damaged archive member, too large, encrypted, I/O error).
+        public var unreadable = 0
+        /// Files that are not crash reports.
+        public var skippedNonReports = 0
+        /// Skipped by `--resume` because their output already exists.
+        public var alreadyDone = 0
+        /// Outputs written in this run.
+        public var written = 0
+
+        public init() {}
+    }
+
+    /// A reason and how many files it applies to.
+    public struct Reason: Sendable, Codable, Equatable {
+        public var reason: String
+        public var count: Int
+        public var example: String
+    }
+
+    public struct MissingImage: Sendable, Codable, Equatable {
+        public var uuid: String
+        public var name: String
+        public var arch: String
+        /// App versions (the reports' `Version` field) of the reports that need it, sorted.
+        public var appVersions: [String]
+        /// Reports that have at least one frame in this image.
+        public var reports: Int
+        public var example: String
+    }
+
+    public struct CrashGroup: Sendable, Codable, Equatable {
+        public var signature: String
+        public var exceptionType: String
+        public var frames: [String]
+        public var count: Int
+        public var example: String
+    }
+
+    public var counts = Counts()
+    public var unparsable: [Reason] = []
+    public var unreadable: [Reason] = []
+    public var missingImages: [MissingImage] = []
+    public var crashGroups: [CrashGroup] = []
+    /// Inputs that could not be read to the end (a missing file, an archive damaged beyond repair).
+    public var inputErrors: [String] = []
+    public var shard: String?
+    public var jobs = 1
+    public var elapsedSeconds = 0.0
+
+    public init() {}
+
+    /// Reports symbolicated or found unparsable per second of wall time.
+    public var reportsPerSecond: Double {
+        elapsedSeconds > 0 ? Double(counts.reportsRead) / elapsedSeconds : 0
+    }
+
+    /// Pretty, key-sorted JSON with snake_case keys (the `--summary` file).
+    public func json() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(self)) + [0x0A]
+    }
+
+    /// The human summary for stderr: counts, then the top `limit` missing images and crash groups.
+    public func table(limit: Int = 10) -> String {
+        var out = "Batch summary"
+        if let shard { out += " (shard \(shard))" }
+        out += ": \(counts.files) files in \(Self.format(elapsedSeconds)) s"
+        out += ", \(Self.format(reportsPerSecond)) reports/s with \(jobs) worker\(jobs == 1 ? "" : "s")\n"
+        let rows: [(String, Int)] = [
+            ("reports read", counts.reportsRead),
+            ("  fully symbolicated", counts.fullySymbolicated),
+            ("  partially symbolicated", counts.partiallySymbolicated),
+            ("  not symbolicated", counts.notSymbolicated),
+            ("  unparsable", counts.unparsable),
+            ("unreadable", counts.unreadable),
+            ("skipped (not reports)", counts.skippedNonReports),
+            ("skipped (already done)", counts.alreadyDone),
+            ("outputs written", counts.written),
+        ]
+        for (label, value) in rows {
+            out += "  " + label.padding(toLength: 26, withPad: " ", startingAt: 0) + String(value) + "\n"
+        }
+        if !unparsable.isEmpty {
+            out += "\nUnparsable reports:\n"
+            for r in unparsable.prefix(limit) { out += "  \(Self.right(r.count))  \(r.reason)  (e.g. \(r.example))\n" }
+        }
+        if !unreadable.isEmpty {
+            out += "\nUnreadable files:\n"
+            for r in unreadable.prefix(limit) { out += "  \(Self.right(r.count))  \(r.reason)  (e.g. \(r.example))\n" }
+        }
+        if !missingImages.isEmpty {
+            out += "\nMissing symbols, by reports needing them:\n"
+            for m in missingImages.prefix(limit) {
+                let versions = m.appVersions.isEmpty ? "" : "  app \(m.appVersions.joined(separator: ", "))"
+                out += "  \(Self.right(m.reports))  \(m.uuid)  \(m.name) (\(m.arch))\(versions)\n"
+            }
+            if missingImages.count > limit { out += "  ... \(missingImages.count - limit) more in the JSON summary\n" }
+        }
+        if !crashGroups.isEmpty {
+            out += "\nTop crash groups:\n"
+            for g in crashGroups.prefix(limit) {
+                out += "  \(Self.right(g.count))  \(g.signature)\n" + String(repeating: " ", count: 10) + "e.g. \(g.example)\n"
+            }
+        }
+        if !inputErrors.isEmpty {
+            out += "\nInput errors:\n"
+            for e in inputErrors { out += "  \(e)\n" }
+        }
+        return out
+    }
+
+    private static func right(_ n: Int) -> String {
+        let s = String(n)
+        return String(repeating: " ", count: max(0, 6 - s.count)) + s
+    }
+
+    static func format(_ value: Double) -> String {
+        String(format: value >= 100 ? "%.0f" : "%.1f", value)
+    }
+}

@@ -1,0 +1,112 @@
+// InputCensus: what is known about the size of a batch run before it starts, for the progress
+// display. When every INPUT is a folder or a report file, a quick walk (names and types only,
+// nothing read) counts the files of this shard, so progress can say done/total and an ETA.
+// When the inputs are all archives, the total is the archives' size on disk and progress is
+// the share of it libarchive has consumed. A list on stdin, or archives mixed with folders,
+// leave the total unknown; progress then shows counts and speed only.
+// FileKind classifies a path without following symbolic links to folders (no walk loops).
+
+import Foundation
+
+enum FileKind: Equatable {
+    case directory, file, other, missing
+
+    init(_ path: String, followLinksToFolders: Bool = true) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            self = .missing
+            return
+        }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            guard stat(path, &info) == 0 else {
+                self = .missing
+                return
+            }
+            if (info.st_mode & S_IFMT) == S_IFDIR && !followLinksToFolders {
+                self = .other
+                return
+            }
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: self = .directory
+        case S_IFREG: self = .file
+        default: self = .other
+        }
+    }
+
+    /// The size in bytes of the file at `path` (following links), or nil.
+    static func size(_ path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_size)
+    }
+}
+
+struct InputCensus: Sendable {
+    /// Files this shard will look at, when known.
+    var files: Int?
+    /// Total bytes of the input archives, when every input is an archive.
+    var archiveBytes: Int?
+
+    init(files: Int?, archiveBytes: Int?) {
+        self.files = files
+        self.archiveBytes = archiveBytes
+    }
+
+    init(_ configuration: BatchConfiguration) {
+        let inputs = configuration.inputs
+        if inputs.contains("-") {
+            files = nil
+            archiveBytes = nil
+            return
+        }
+        if inputs.allSatisfy({ OutputPaths.isArchiveName($0) && FileKind($0) == .file }) {
+            files = nil
+            archiveBytes = inputs.reduce(0) { $0 + (FileKind.size($1) ?? 0) }
+            return
+        }
+        archiveBytes = nil
+        var count = 0
+        for input in inputs {
+            switch FileKind(input) {
+            case .directory:
+                guard let n = Self.count(input, prefix: "", shard: configuration.shard) else {
+                    files = nil
+                    return
+                }
+                count += n
+            case .file:
+                if OutputPaths.isArchiveName(input) {
+                    files = nil
+                    return
+                }
+                let base = OutputPaths.sanitize(input)?.split(separator: "/").last.map(String.init) ?? input
+                if configuration.shard?.contains(base) ?? true { count += 1 }
+            case .other, .missing:
+                continue
+            }
+        }
+        files = count
+    }
+
+    /// Files of the shard under `folder`; nil as soon as an archive makes the count unknowable.
+    private static func count(_ folder: String, prefix: String, shard: Shard?) -> Int? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
+        var n = 0
+        for name in names {
+            let full = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            let rel = prefix.isEmpty ? name : prefix + "/" + name
+            switch FileKind(full, followLinksToFolders: false) {
+            case .directory:
+                guard let inner = count(full, prefix: rel, shard: shard) else { return nil }
+                n += inner
+            case .file:
+                if OutputPaths.isArchiveName(name) { return nil }
+                if shard?.contains(rel) ?? true { n += 1 }
+            case .other, .missing:
+                continue
+            }
+        }
+        return n
+    }
+}

@@ -1,0 +1,228 @@
+// InputReader: the one reader thread of a batch run. It walks the INPUTs in a fixed order
+// (command-line order; folders recursively in sorted name order; archive members in stored
+// order; `-` line by line), gives each file its output name (OutputPaths), keeps the files of
+// this shard, drops those `--resume` finds done, reads each remaining file's bytes and hands
+// them to the workers through the bounded channel. Because the order is fixed, every machine
+// of a sharded run hands out the same names. Archives found inside folders are read as
+// archives too; their members go under the archive's name without its extension.
+
+import Foundation
+import SymbolicateModel
+
+/// One file for a worker: its bytes, where it came from, and where its output goes.
+struct WorkItem: Sendable {
+    /// Shown in the summary: the file's path, or an archive's path followed by the member's.
+    var source: String
+    /// Relative path of the output inside the destination.
+    var outputName: String
+    var bytes: [UInt8]
+}
+
+final class InputReader {
+    private let configuration: BatchConfiguration
+    private let channel: BoundedChannel<WorkItem>
+    private let collector: SummaryCollector
+    private let progress: InputProgress
+    private var allocator: PathAllocator
+    private var stopped = false
+
+    init(
+        configuration: BatchConfiguration, channel: BoundedChannel<WorkItem>, collector: SummaryCollector,
+        progress: InputProgress
+    ) {
+        self.configuration = configuration
+        self.channel = channel
+        self.collector = collector
+        self.progress = progress
+        self.allocator = PathAllocator(multipleInputs: configuration.multipleInputs)
+    }
+
+    /// Reads every input, then closes the channel so the workers finish.
+    func run() {
+        defer { channel.close() }
+        for input in configuration.inputs {
+            guard !stopped else { return }
+            if input == "-" {
+                while !stopped, let line = configuration.standardInputLines() {
+                    let path = line.trimmingCharacters(in: " \t\r\n")
+                    guard !path.isEmpty else { continue }
+                    readPath(path, listed: true)
+                }
+            } else {
+                readPath(input, listed: false)
+            }
+        }
+    }
+
+    /// A folder, an archive or a single file named on the command line or on stdin. A single
+    /// file keeps its base name (command line) or its whole sanitized path (stdin list).
+    private func readPath(_ path: String, listed: Bool) {
+        let base = OutputPaths.inputBaseName(path)
+        switch FileKind(path) {
+        case .directory:
+            walk(path, prefix: "", inputBase: base)
+        case .file where OutputPaths.isArchiveName(path):
+            readArchive(path, prefix: "", inputBase: base)
+        case .file:
+            let rel = listed ? OutputPaths.sanitize(path) : OutputPaths.sanitize(path).flatMap { $0.split(separator: "/").last.map(String.init) }
+            guard let rel else { return }
+            readFile(path, rel: rel, inputBase: base)
+        case .other, .missing:
+            collector.recordInputError("\(path): no such file or folder, or not a regular file")
+        }
+    }
+
+    private func walk(_ folder: String, prefix: String, inputBase: String) {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        } catch {
+            collector.recordInputError("\(folder): cannot list the folder: \(error.localizedDescription)")
+            return
+        }
+        for name in names {
+            guard !stopped else { return }
+            let full = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            let rel = prefix.isEmpty ? name : prefix + "/" + name
+            switch FileKind(full, followLinksToFolders: false) {
+            case .directory:
+                walk(full, prefix: rel, inputBase: inputBase)
+            case .file where OutputPaths.isArchiveName(name):
+                readArchive(full, prefix: prefix.isEmpty ? OutputPaths.inputBaseName(name) : prefix + "/" + OutputPaths.inputBaseName(name), inputBase: inputBase)
+            case .file:
+                readFile(full, rel: rel, inputBase: inputBase)
+            case .other, .missing:
+                continue
+            }
+        }
+    }
+
+    private func readFile(_ path: String, rel: String, inputBase: String) {
+        guard let name = admit(rel: rel, inputBase: inputBase) else { return }
+        if let size = FileKind.size(path), size > configuration.maxReportSize {
+            collector.recordUnreadable(reason: "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report", path: path)
+            return
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            collector.recordUnreadable(reason: "cannot be read (check its permissions)", path: path)
+            return
+        }
+        send(WorkItem(source: path, outputName: name, bytes: [UInt8](data)))
+    }
+
+    /// Streams an archive's members to the workers. When a member's data is damaged so badly
+    /// that libarchive cannot go on (a broken deflate stream in a zip), the member is counted
+    /// as unreadable and the archive is opened again and skipped past it without decompressing
+    /// (zip members state their compressed size), so one damaged member does not end the run.
+    /// A damaged header, or a compressed stream broken for the whole archive (.tar.gz), ends
+    /// the archive with an input error.
+    private func readArchive(_ path: String, prefix: String, inputBase: String) {
+        let startBytes = Int64(progress.bytesDone)
+        var position = 0
+        var reopenings = 0
+        while !stopped {
+            let damaged: Bool
+            do {
+                var reader = try Self.open(path, skipping: position)
+                damaged = readMembers(
+                    &reader, path: path, prefix: prefix, inputBase: inputBase, position: &position, startBytes: startBytes)
+                progress.setBytesDone(startBytes + reader.bytesConsumed)
+            } catch {
+                collector.recordInputError("\(path): \(error.message)")
+                return
+            }
+            guard damaged else { return }
+            reopenings += 1
+            guard reopenings <= Self.maxReopenings else {
+                collector.recordInputError("\(path): more than \(Self.maxReopenings) damaged members; reading stopped")
+                return
+            }
+        }
+    }
+
+    /// Opens an archive and moves past its first `count` members without reading their data.
+    private static func open(_ path: String, skipping count: Int) throws(ArchiveReadError) -> ArchiveReader {
+        var reader = try ArchiveReader(path: path)
+        var skipped = 0
+        while skipped < count {
+            skipped += 1
+            do {
+                guard try reader.next() != nil else { break }
+            } catch where !error.fatal {
+                continue
+            }
+        }
+        return reader
+    }
+
+    static let maxReopenings = 1_000
+
+    /// Reads members from the reader's current position; returns true when a member's data
+    /// was damaged beyond what this reader can go on from (the caller reopens past it).
+    private func readMembers(
+        _ reader: inout ArchiveReader, path: String, prefix: String, inputBase: String, position: inout Int,
+        startBytes: Int64
+    ) -> Bool {
+        while !stopped {
+            let member: ArchiveMember
+            do {
+                guard let next = try reader.next() else { return false }
+                member = next
+                position += 1
+            } catch {
+                if error.fatal {
+                    collector.recordInputError("\(path): \(error.message)")
+                    return false
+                }
+                position += 1
+                collector.recordUnreadable(reason: Self.generic(error.message), path: path)
+                continue
+            }
+            progress.setBytesDone(startBytes + reader.bytesConsumed)
+            guard member.isRegularFile, let memberPath = OutputPaths.sanitize(member.path) else { continue }
+            let rel = prefix.isEmpty ? memberPath : prefix + "/" + memberPath
+            let source = path + "/" + memberPath
+            guard let name = admit(rel: rel, inputBase: inputBase) else { continue }
+            if member.isEncrypted {
+                collector.recordUnreadable(reason: "encrypted archive member", path: source)
+                continue
+            }
+            if let size = member.declaredSize, size > configuration.maxReportSize {
+                collector.recordUnreadable(reason: "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report", path: source)
+                continue
+            }
+            do {
+                let bytes = try reader.readData(limit: configuration.maxReportSize)
+                send(WorkItem(source: source, outputName: name, bytes: bytes))
+            } catch {
+                collector.recordUnreadable(reason: Self.generic(error.message), path: source)
+                if error.fatal { return true }
+            }
+        }
+        return false
+    }
+
+    /// The output name of a file at `rel`, or nil when the file is not for this run (another
+    /// shard, or done by an earlier run with `--resume`). Names are handed out for every file,
+    /// whatever its shard, so that all shards agree on them.
+    private func admit(rel: String, inputBase: String) -> String? {
+        let name = allocator.allocate(OutputPaths.outputName(rel, format: configuration.format), inputBase: inputBase)
+        if let shard = configuration.shard, !shard.contains(rel) { return nil }
+        if configuration.resume, case .directory(let root) = configuration.destination,
+            FileKind(root + "/" + name) == .file
+        {
+            collector.recordAlreadyDone()
+            return nil
+        }
+        return name
+    }
+
+    private func send(_ item: WorkItem) {
+        if !channel.send(item) { stopped = true }
+    }
+
+    /// libarchive messages that name a member number are grouped under one reason.
+    static func generic(_ message: String) -> String {
+        message.replacing(/member \d+/, with: "member")
+    }
+}

@@ -1,0 +1,139 @@
+// OutputPaths: how a report's place in the input becomes its place in the output, and how the
+// shard of a report is chosen. Three rules, each deterministic so that N machines running the
+// same command agree on every name without talking to each other:
+//
+// 1. Sanitizing: a member path or listed path loses empty, `.` and `..` components and any
+//    leading `/` (a hostile archive cannot write outside the output folder); `\` counts as `/`.
+// 2. Collisions: names are handed out in input order. A name already handed out in this run
+//    gets, when several INPUTs were given, the input's base name as a first folder
+//    (`reports.zip` -> `reports/...`); if that is taken too, or there is one INPUT, a `~2`,
+//    `~3`, ... before the extension. Only a 64-bit hash of each name is kept (16 bytes per file).
+// 3. Format: with `--format F`, a name ending in .crash, .ips, .json or .txt takes F's extension
+//    instead; other names get `.F` appended. Without `--format` the name is kept.
+//
+// The shard of a report is a stable 64-bit hash (FNV-1a, then a SplitMix64 finalizer for an
+// even spread) of its sanitized path inside its input, modulo N.
+
+import SymbolicateModel
+import Symbolication
+
+enum OutputPaths {
+    /// The path with every unsafe component removed; nil when nothing is left.
+    static func sanitize(_ path: String) -> String? {
+        let parts = path.split(whereSeparator: { $0 == "/" || $0 == "\\" })
+            .filter { $0 != "." && $0 != ".." && !$0.isEmpty }
+        guard !parts.isEmpty else { return nil }
+        return parts.joined(separator: "/")
+    }
+
+    static let reportExtensions: Set<String> = ["crash", "ips", "json", "txt"]
+
+    /// The output name of a report at `path` rendered in `format` (nil: the input's own format).
+    static func outputName(_ path: String, format: OutputFormat?) -> String {
+        guard let format else { return path }
+        let (stem, ext) = splitExtension(path)
+        if let ext, reportExtensions.contains(ext.lowercased()) {
+            return stem + "." + format.rawValue
+        }
+        return path + "." + format.rawValue
+    }
+
+    /// `a/b/x.crash` -> (`a/b/x`, `crash`); `a/b.d/x` -> (`a/b.d/x`, nil); `.hidden` has no extension.
+    static func splitExtension(_ path: String) -> (stem: String, ext: String?) {
+        let nameStart = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        guard let dot = path[nameStart...].lastIndex(of: "."), dot > nameStart else { return (path, nil) }
+        return (String(path[..<dot]), String(path[path.index(after: dot)...]))
+    }
+
+    /// The base name an input contributes when its outputs need a folder of their own:
+    /// the last path component without an archive extension.
+    static func inputBaseName(_ input: String) -> String {
+        let name = sanitize(input)?.split(separator: "/").last.map(String.init) ?? "input"
+        let lower = name.lowercased()
+        for ext in [".tar.gz", ".tgz", ".zip", ".tar"] where lower.hasSuffix(ext) && lower.count > ext.count {
+            return String(name.dropLast(ext.count))
+        }
+        return name
+    }
+
+    /// True for names libarchive should read as an archive of reports.
+    static func isArchiveName(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return lower.hasSuffix(".zip") || lower.hasSuffix(".tar") || lower.hasSuffix(".tar.gz") || lower.hasSuffix(".tgz")
+    }
+
+    /// FNV-1a over the UTF-8 bytes, finished with SplitMix64's mixer.
+    static func stableHash(_ text: String) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            h ^= UInt64(byte)
+            h = h &* 0x0000_0100_0000_01b3
+        }
+        h ^= h >> 30
+        h = h &* 0xbf58_476d_1ce4_e5b9
+        h ^= h >> 27
+        h = h &* 0x94d0_49bb_1331_11eb
+        h ^= h >> 31
+        return h
+    }
+}
+
+/// Hands out unique output names in input order (rule 2 above). Used by the reader thread only.
+struct PathAllocator {
+    private var taken = Set<UInt64>()
+    let multipleInputs: Bool
+
+    init(multipleInputs: Bool) {
+        self.multipleInputs = multipleInputs
+    }
+
+    mutating func allocate(_ name: String, inputBase: String) -> String {
+        if claim(name) { return name }
+        var candidate = name
+        if multipleInputs {
+            candidate = inputBase + "/" + name
+            if claim(candidate) { return candidate }
+        }
+        let (stem, ext) = OutputPaths.splitExtension(candidate)
+        var n = 2
+        while true {
+            let numbered = stem + "~\(n)" + (ext.map { "." + $0 } ?? "")
+            if claim(numbered) { return numbered }
+            n += 1
+        }
+    }
+
+    private mutating func claim(_ name: String) -> Bool {
+        taken.insert(OutputPaths.stableHash(name)).inserted
+    }
+}
+
+/// `--shard I/N`: this run takes the reports whose path hash is I modulo N.
+public struct Shard: Sendable, Hashable, CustomStringConvertible {
+    public let index: Int
+    public let count: Int
+
+    public init(index: Int, count: Int) throws(SymbolicateError) {
+        guard count >= 1, index >= 0, index < count else {
+            throw SymbolicateError(.badInput, "a shard is I/N with 0 <= I < N, got \(index)/\(count)")
+        }
+        self.index = index
+        self.count = count
+    }
+
+    /// Parses `I/N` (`0/4`, `3/4`).
+    public init(parsing text: String) throws(SymbolicateError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]) else {
+            throw SymbolicateError(.badInput, "a shard is written I/N (e.g. 0/4), got '\(text)'")
+        }
+        try self.init(index: i, count: n)
+    }
+
+    /// True when the report at this sanitized path (inside its input) belongs to this shard.
+    public func contains(_ relativePath: String) -> Bool {
+        OutputPaths.stableHash(relativePath) % UInt64(count) == UInt64(index)
+    }
+
+    public var description: String { "\(index)/\(count)" }
+}

@@ -1,0 +1,116 @@
+// OutputSink: where workers put finished reports. Into a folder, each output is written to a
+// hidden temporary file beside its final name and renamed into place, so a file that exists
+// under its final name is complete: that is what lets `--resume` skip it without reading it.
+// Into an archive, members are appended one at a time under a lock (libarchive writes one
+// stream); the archive itself is renamed into place by `finish()`. A name clash between an
+// output file and an output folder (`a` and `a/b.crash` in one archive) throws `.conflict`,
+// which fails that one report; every other write error throws `.io` and stops the run.
+
+import Foundation
+import SymbolicateModel
+
+final class OutputSink: @unchecked Sendable {
+    private final class ArchiveBox {
+        var writer: ArchiveWriter
+        init(_ writer: consuming ArchiveWriter) { self.writer = writer }
+    }
+
+    private let root: String?
+    private let archive: ArchiveBox?
+    private let lock = NSLock()
+    private var createdFolders = Set<String>()
+    private var counter = 0
+
+    init(_ destination: BatchConfiguration.Destination) throws(SymbolicateError) {
+        switch destination {
+        case .directory(let path):
+            root = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+            archive = nil
+            try Self.makeFolder(path)
+        case .archive(let path):
+            root = nil
+            archive = ArchiveBox(try ArchiveWriter(destination: path))
+        }
+    }
+
+    /// Writes one output at `name` (a sanitized relative path).
+    func write(_ name: String, _ bytes: [UInt8]) throws(SymbolicateError) {
+        if let archive {
+            lock.lock()
+            defer { lock.unlock() }
+            try archive.writer.add(path: name, bytes: bytes)
+            return
+        }
+        guard let root else { return }
+        let path = root + "/" + name
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let (needsFolder, serial) = lock.withLock { () -> (Bool, Int) in
+            counter += 1
+            return (!createdFolders.contains(folder), counter)
+        }
+        if needsFolder {
+            try Self.makeFolder(folder)
+            lock.withLock { _ = createdFolders.insert(folder) }
+        }
+        let fileName = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
+        let temporary = folder + "/.\(fileName).partial-\(getpid())-\(serial)"
+        try Self.writeFile(temporary, bytes)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            if code == EISDIR || code == ENOTEMPTY || code == EEXIST {
+                throw SymbolicateError(.conflict, "an output folder is in the way of this output", path: path)
+            }
+            throw SymbolicateError(.io, "cannot move the output into place: \(String(cString: strerror(code)))", path: path)
+        }
+    }
+
+    /// Completes an output archive (no-op for a folder).
+    func finish() throws(SymbolicateError) {
+        guard let archive else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        try archive.writer.finish()
+    }
+
+    private static func makeFolder(_ path: String) throws(SymbolicateError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            var prefix = path.hasPrefix("/") ? "" : "."
+            for part in path.split(separator: "/") {
+                prefix += "/" + part
+                if FileKind(prefix) == .file {
+                    throw SymbolicateError(.conflict, "an output file is in the way of an output folder", path: prefix)
+                }
+            }
+            throw SymbolicateError(.io, "cannot create the output folder: \(error.localizedDescription)", path: path)
+        }
+    }
+
+    private static func writeFile(_ path: String, _ bytes: [UInt8]) throws(SymbolicateError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw SymbolicateError(.io, "cannot create the output: \(String(cString: strerror(errno)))", path: path)
+        }
+        var offset = 0
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { buffer in
+            while offset < buffer.count {
+                let n = Foundation.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += n
+            }
+        }
+        let closed = close(fd)
+        if failure != 0 || closed != 0 {
+            let reason = String(cString: strerror(failure != 0 ? failure : errno))
+            unlink(path)
+            throw SymbolicateError(.io, "cannot write the output: \(reason)", path: path)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+// ProgressReporter: tells the person running a batch how far it is, on stderr, from a thread of
+// its own. On a terminal it redraws one bar line four times a second (done/total, share,
+// reports per second, ETA); otherwise (a log, a CI job, a Kubernetes pod) it prints a plain
+// line every few seconds, which reads well in `kubectl logs`. The total comes from InputCensus:
+// a file count, or for archives the share of compressed bytes consumed.
+
+import Foundation
+
+/// How much of the archive inputs the reader has consumed; written by the reader thread.
+final class InputProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bytes = 0
+
+    var bytesDone: Int { lock.withLock { bytes } }
+
+    func setBytesDone(_ value: Int64) {
+        lock.withLock { bytes = Int(clamping: value) }
+    }
+
+    func setBytesDone(_ value: Int) {
+        lock.withLock { bytes = value }
+    }
+}
+
+final class ProgressReporter: @unchecked Sendable {
+    enum Mode: Sendable { case bar, lines, none }
+
+    private let mode: Mode
+    private let interval: Double
+    private let census: InputCensus
+    private let collector: SummaryCollector
+    private let input: InputProgress
+    private let write: @Sendable (String) -> Void
+    private let condition = NSCondition()
+    private var stopping = false
+    private var running = false
+    private let started = Date()
+
+    init(
+        style: BatchConfiguration.ProgressStyle, interval: Double, census: InputCensus, collector: SummaryCollector,
+        input: InputProgress, write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    ) {
+        switch style {
+        case .automatic: mode = isatty(2) != 0 ? .bar : .lines
+        case .bar: mode = .bar
+        case .lines: mode = .lines
+        case .none: mode = .none
+        }
+        self.interval = mode == .bar ? 0.25 : max(0.05, interval)
+        self.census = census
+        self.collector = collector
+        self.input = input
+        self.write = write
+    }
+
+    func start() {
+        guard mode != .none else { return }
+        condition.lock()
+        running = true
+        condition.unlock()
+        let thread = Thread { [self] in loop() }
+        thread.name = "batch-progress"
+        thread.start()
+    }
+
+    /// Stops the thread and leaves the last state on screen (bar) or prints a last line.
+    func stop() {
+        guard mode != .none else { return }
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running { condition.wait() }
+        condition.unlock()
+        write(mode == .bar ? "\r" + line() + "\u{1B}[K\n" : line() + "\n")
+    }
+
+    private func loop() {
+        condition.lock()
+        while !stopping {
+            _ = condition.wait(until: Date().addingTimeInterval(interval))
+            if stopping { break }
+            let text = line()
+            condition.unlock()
+            write(mode == .bar ? "\r" + text + "\u{1B}[K" : text + "\n")
+            condition.lock()
+        }
+        running = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// One progress line from the current counts.
+    func line() -> String {
+        let elapsed = max(0.001, Date().timeIntervalSince(started))
+        let summary = collector.currentCounts
+        let done = collector.finishedCount
+        let rate = Double(summary.reportsRead) / elapsed
+        var fraction: Double? = nil
+        var position = "\(done) files"
+        if let total = census.files {
+            position = "\(done)/\(total) files"
+            fraction = total > 0 ? Double(done) / Double(total) : 1
+        } else if let bytes = census.archiveBytes, bytes > 0 {
+            fraction = min(1, Double(input.bytesDone) / Double(bytes))
+        }
+        var parts: [String] = []
+        if mode == .bar {
+            let width = 24
+            let filled = Int((fraction ?? 0) * Double(width))
+            parts.append("[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]")
+        } else {
+            parts.append("batch:")
+        }
+        parts.append(position)
+        if let fraction { parts.append(String(format: "%.0f%%", fraction * 100)) }
+        parts.append(String(format: "%.0f reports/s", rate))
+        if let fraction, fraction > 0.001, fraction < 1 {
+            parts.append("ETA " + Self.clock(elapsed * (1 - fraction) / fraction))
+        }
+        parts.append("elapsed " + Self.clock(elapsed))
+        return parts.joined(separator: "  ")
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        if s >= 3600 { return String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) }
+        return String(format: "%d:%02d", s / 60, s % 60)
+    }
+}

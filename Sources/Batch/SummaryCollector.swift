@@ -1,0 +1,164 @@
+// SummaryCollector: the one place the reader thread and the worker threads record what
+// happened to each file, behind a lock. It keeps counts, reasons, missing images and crash
+// groups in maps whose size is capped, so that even a run over millions of distinct reports
+// stays in bounded memory: past a cap, new keys are folded into one "(other)" entry.
+// `summary()` ranks everything for the table and the JSON. Each entry's example is the
+// smallest path that has it, so the summary does not depend on the order workers finish in.
+
+import Foundation
+
+final class SummaryCollector: @unchecked Sendable {
+    private struct Tally {
+        var count = 0
+        var example: String
+    }
+
+    private struct MissingTally {
+        var name: String
+        var arch: String
+        var versions: Set<String> = []
+        var reports = 0
+        var example: String
+    }
+
+    private struct GroupTally {
+        var exceptionType: String
+        var frames: [String]
+        var count = 0
+        var example: String
+    }
+
+    static let maxReasons = 1_000
+    static let maxMissing = 100_000
+    static let maxGroups = 100_000
+    static let maxVersionsPerImage = 50
+    static let other = "(other)"
+
+    private let lock = NSLock()
+    private var counts = BatchSummary.Counts()
+    private var unparsable: [String: Tally] = [:]
+    private var unreadable: [String: Tally] = [:]
+    private var missing: [String: MissingTally] = [:]
+    private var groups: [String: GroupTally] = [:]
+    private var inputErrors: [String] = []
+    private var finished = 0
+
+    /// The counts so far, without ranking anything (cheap enough for every progress tick).
+    var currentCounts: BatchSummary.Counts {
+        lock.withLock { counts }
+    }
+
+    /// Files whose handling is complete (for progress).
+    var finishedCount: Int {
+        lock.withLock { finished }
+    }
+
+    func recordReport(_ facts: ReportFacts, path: String, written: Bool) {
+        lock.withLock {
+            counts.files += 1
+            counts.reportsRead += 1
+            finished += 1
+            if written { counts.written += 1 }
+            switch facts.level {
+            case .full: counts.fullySymbolicated += 1
+            case .partial: counts.partiallySymbolicated += 1
+            case .none: counts.notSymbolicated += 1
+            }
+            for m in facts.missing {
+                var key = m.uuid.uuidString + "/" + m.arch
+                if missing[key] == nil && missing.count >= Self.maxMissing { key = Self.other }
+                var tally =
+                    missing[key]
+                    ?? MissingTally(
+                        name: key == Self.other ? Self.other : m.name, arch: key == Self.other ? "" : m.arch, example: path)
+                tally.reports += 1
+                tally.example = min(tally.example, path)
+                if let v = facts.appVersion, tally.versions.count < Self.maxVersionsPerImage { tally.versions.insert(v) }
+                missing[key] = tally
+            }
+            var signature = facts.signature
+            if groups[signature] == nil && groups.count >= Self.maxGroups { signature = Self.other }
+            var group =
+                groups[signature]
+                ?? GroupTally(exceptionType: facts.exceptionType, frames: facts.topFrames, example: path)
+            group.count += 1
+            group.example = min(group.example, path)
+            groups[signature] = group
+        }
+    }
+
+    func recordUnparsable(reason: String, path: String) {
+        lock.withLock {
+            counts.files += 1
+            counts.reportsRead += 1
+            counts.unparsable += 1
+            finished += 1
+            Self.add(reason, path, to: &unparsable)
+        }
+    }
+
+    func recordUnreadable(reason: String, path: String) {
+        lock.withLock {
+            counts.files += 1
+            counts.unreadable += 1
+            finished += 1
+            Self.add(reason, path, to: &unreadable)
+        }
+    }
+
+    func recordNonReport() {
+        lock.withLock {
+            counts.files += 1
+            counts.skippedNonReports += 1
+            finished += 1
+        }
+    }
+
+    func recordAlreadyDone() {
+        lock.withLock {
+            counts.files += 1
+            counts.alreadyDone += 1
+            finished += 1
+        }
+    }
+
+    func recordInputError(_ message: String) {
+        lock.withLock { inputErrors.append(message) }
+    }
+
+    private static func add(_ reason: String, _ path: String, to map: inout [String: Tally]) {
+        let key = map[reason] == nil && map.count >= maxReasons ? other : reason
+        var tally = map[key] ?? Tally(example: path)
+        tally.count += 1
+        tally.example = min(tally.example, path)
+        map[key] = tally
+    }
+
+    /// Everything recorded so far, ranked: most frequent first, ties by name for stable output.
+    func summary() -> BatchSummary {
+        lock.withLock {
+            var s = BatchSummary()
+            s.counts = counts
+            s.inputErrors = inputErrors
+            s.unparsable = Self.ranked(unparsable)
+            s.unreadable = Self.ranked(unreadable)
+            s.missingImages = missing.map { key, t in
+                BatchSummary.MissingImage(
+                    uuid: key == Self.other ? Self.other : String(key.prefix { $0 != "/" }), name: t.name, arch: t.arch,
+                    appVersions: t.versions.sorted(), reports: t.reports, example: t.example)
+            }
+            .sorted { ($1.reports, $0.uuid, $0.arch) < ($0.reports, $1.uuid, $1.arch) }
+            s.crashGroups = groups.map { signature, g in
+                BatchSummary.CrashGroup(
+                    signature: signature, exceptionType: g.exceptionType, frames: g.frames, count: g.count, example: g.example)
+            }
+            .sorted { ($1.count, $0.signature) < ($0.count, $1.signature) }
+            return s
+        }
+    }
+
+    private static func ranked(_ map: [String: Tally]) -> [BatchSummary.Reason] {
+        map.map { BatchSummary.Reason(reason: $0.key, count: $0.value.count, example: $0.value.example) }
+            .sorted { ($1.count, $0.reason) < ($0.count, $1.reason) }
+    }
+}

@@ -1,0 +1,157 @@
+// BatchFixture: builds the inputs the batch tests run on, from the committed Samples: a folder
+// tree of reports (nested folders, a non-report text file, a binary file, an unparsable
+// truncated .ips, the same report twice under two names), and archives of that tree made with
+// the system's `zip` and `tar`. Also the service every test compares against: the same
+// SymbolicationService the single-report CLI uses, with the Samples' dSYMs as symbol paths.
+
+import Foundation
+import Symbolication
+import Testing
+
+@testable import Batch
+
+struct BatchFixture {
+    static let repoRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    static var reportsFolder: String { repoRoot + "/Samples/reports" }
+    static var symbolsFolder: String { repoRoot + "/Samples/build" }
+
+    static var samplesAvailable: Bool {
+        sampleReportNames.count >= 4 && FileManager.default.fileExists(atPath: symbolsFolder)
+    }
+
+
+    /// The sample report file names (.crash and .ips), sorted.
+    static var sampleReportNames: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: reportsFolder)) ?? []
+        return names.filter { $0.hasSuffix(".crash") || $0.hasSuffix(".ips") }.sorted()
+    }
+
+    static func sample(_ name: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: reportsFolder + "/" + name) else {
+            throw FixtureError("cannot read sample \(name)")
+        }
+        return [UInt8](data)
+    }
+
+    static func service() throws -> SymbolicationService {
+        SymbolicationService(locator: try SymbolLocator(paths: [symbolsFolder], store: nil))
+    }
+
+    /// A fresh temporary folder, removed by `cleanUp`.
+    let root: String
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.path + "/batch-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    func cleanUp() {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// What the mixed tree holds, by relative path.
+    struct Tree {
+        var folder: String
+        /// Every file, by relative path.
+        var files: [String: [UInt8]]
+        /// The relative paths of the parsable reports.
+        var reports: [String]
+        var nonReports: [String]
+        var unparsable: [String]
+    }
+
+    /// Writes the mixed tree under `root/name`.
+    func mixedTree(_ name: String = "tree") throws -> Tree {
+        let folder = root + "/" + name
+        var files: [String: [UInt8]] = [:]
+        var reports: [String] = []
+        for (i, sample) in Self.sampleReportNames.enumerated() {
+            let rel = i % 2 == 0 ? "set0/a/\(sample)" : "set0/b/c/\(sample)"
+            files[rel] = try Self.sample(sample)
+            reports.append(rel)
+        }
+        let twice = Self.sampleReportNames[0]
+        files["dup/copy-of-\(twice)"] = try Self.sample(twice)
+        reports.append("dup/copy-of-\(twice)")
+        let ips = try Self.sample(Self.sampleReportNames.first { $0.hasSuffix(".ips") } ?? twice)
+        files["set0/broken.ips"] = Array(ips.prefix(ips.count / 2))
+        files["notes/readme.txt"] = Array("Crash reports exported from TestFlight, November.\n".utf8)
+        files["notes/blob.bin"] = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
+        for (rel, bytes) in files {
+            try Self.write(bytes, to: folder + "/" + rel)
+        }
+        return Tree(
+            folder: folder, files: files, reports: reports.sorted(), nonReports: ["notes/blob.bin", "notes/readme.txt"],
+            unparsable: ["set0/broken.ips"])
+    }
+
+    /// `zip -r` of the tree's contents (member names relative to the tree).
+    func zip(_ tree: Tree, to name: String = "reports.zip") throws -> String {
+        let path = root + "/" + name
+        try Self.shell(["zip", "-q", "-r", path, "."], in: tree.folder)
+        return path
+    }
+
+    /// `tar czf` of the tree's contents.
+    func tarGzip(_ tree: Tree, to name: String = "reports.tar.gz") throws -> String {
+        let path = root + "/" + name
+        try Self.shell(["tar", "czf", path, "-C", tree.folder, "."], in: tree.folder)
+        return path
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw FixtureError("cannot write \(path)")
+        }
+    }
+
+    /// Every regular file under `folder`, by relative path (hidden temporary files included, so
+    /// a test sees any left behind).
+    static func files(in folder: String) -> [String: [UInt8]] {
+        var result: [String: [UInt8]] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return result }
+        while let rel = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            let full = folder + "/" + rel
+            if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue,
+                let data = FileManager.default.contents(atPath: full)
+            {
+                result[rel] = [UInt8](data)
+            }
+        }
+        return result
+    }
+
+    static func shell(_ arguments: [String], in folder: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw FixtureError("`\(arguments.joined(separator: " "))` exited with \(process.terminationStatus)")
+        }
+    }
+
+    static func toolExists(_ name: String) -> Bool {
+        ["/usr/bin/", "/bin/", "/usr/local/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + name) }
+    }
+
+    /// A configuration for tests: quiet, two workers, a small queue to exercise back-pressure.
+    static func configuration(_ inputs: [String], into output: String) -> BatchConfiguration {
+        BatchConfiguration(inputs: inputs, destination: .directory(output), jobs: 2, progress: .none, queueCapacity: 2)
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
