@@ -11,4 +11,5 @@ let commandList: [any Command.Type] = [
     GCCommand.self,
     VerifyCommand.self,
     ServeCommand.self,
+    BatchCommand.self,
 ]
