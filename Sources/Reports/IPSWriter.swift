@@ -27,7 +27,33 @@ enum IPSWriter {
                 if !inserted.isEmpty { edits.append(ByteEdit(range: node.range.lowerBound..<node.range.lowerBound, bytes: inserted)) }
             }
         }
+        // asiBacktraces: frame lines inside JSON strings; the string is rewritten as text.
+        var b = IPSReportParser.frameLists(body).count
+        for node in body["asiBacktraces"]?.elements ?? [] {
+            guard let text = node.string else { continue }
+            if let rewritten = rewriteTextBacktrace(text, backtrace: b, results: results) {
+                edits.append(ByteEdit(range: node.range, bytes: Array(JSONText.quote(rewritten).utf8)))
+            }
+            b += 1
+        }
         return ByteEdit.apply(edits, to: original)
+    }
+
+    /// The frame lines of an `asiBacktraces` string with its symbolicated frames rewritten,
+    /// or nil when none of them is.
+    static func rewriteTextBacktrace(_ text: String, backtrace b: Int, results: [FrameID: FrameResult]) -> String? {
+        let bytes = Array(text.utf8)
+        var edits: [ByteEdit] = []
+        var f = 0
+        for line in ByteText.lines(bytes) {
+            guard let frame = FrameLine.parse(bytes, line.range) else { continue }
+            if let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn {
+                edits += ReportWriter.frameEdits(bytes, column: column, result: result, ending: ByteText.lineEnding(bytes))
+            }
+            f += 1
+        }
+        guard !edits.isEmpty else { return nil }
+        return String(decoding: ByteEdit.apply(edits, to: bytes), as: UTF8.self)
     }
 
     /// The separators an object uses: between key and value, and between members.

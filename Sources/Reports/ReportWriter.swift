@@ -97,24 +97,31 @@ public enum ReportWriter {
                 continue
             }
             for (f, frame) in backtrace.frames.enumerated() {
-                guard let result = results[FrameID(backtrace: b, frame: f)], let outer = result.frames.last,
-                      let column = frame.symbolColumn, column.upperBound <= original.count
-                else { continue }
-                var lineStart = column.lowerBound
-                while lineStart > 0, original[lineStart - 1] != 0x0A, original[lineStart - 1] != 0x0D { lineStart -= 1 }
-                var prefix = Array(original[lineStart..<column.lowerBound])
-                let needsSpace = column.isEmpty && !(prefix.last.map { $0 == 0x20 || $0 == 0x09 } ?? true)
-                if needsSpace { prefix.append(0x20) }
-                var inserted: [UInt8] = []
-                for level in result.frames.dropLast() {
-                    inserted += prefix + Array(symbolColumn(level).utf8) + ending
-                }
-                if !inserted.isEmpty { edits.append(ByteEdit(range: lineStart..<lineStart, bytes: inserted)) }
-                let text = (needsSpace ? " " : "") + symbolColumn(outer)
-                edits.append(ByteEdit(range: column, bytes: Array(text.utf8)))
+                guard let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn else { continue }
+                edits += frameEdits(original, column: column, result: result, ending: ending)
             }
         }
         return ByteEdit.apply(edits, to: original)
+    }
+
+    /// The edits that rewrite one frame line: its symbol column gets the outermost level, and
+    /// each inline level is inserted as a copy of the line's prefix before it.
+    static func frameEdits(_ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8]) -> [ByteEdit] {
+        guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else { return [] }
+        var lineStart = column.lowerBound
+        while lineStart > 0, original[lineStart - 1] != 0x0A, original[lineStart - 1] != 0x0D { lineStart -= 1 }
+        var prefix = Array(original[lineStart..<column.lowerBound])
+        let needsSpace = column.isEmpty && !(prefix.last.map { $0 == 0x20 || $0 == 0x09 } ?? true)
+        if needsSpace { prefix.append(0x20) }
+        var edits: [ByteEdit] = []
+        var inserted: [UInt8] = []
+        for level in result.frames.dropLast() {
+            inserted += prefix + Array(symbolColumn(level).utf8) + ending
+        }
+        if !inserted.isEmpty { edits.append(ByteEdit(range: lineStart..<lineStart, bytes: inserted)) }
+        let text = (needsSpace ? " " : "") + symbolColumn(outer)
+        edits.append(ByteEdit(range: column, bytes: Array(text.utf8)))
+        return edits
     }
 
     /// Turns the parenthesized Last Exception Backtrace into frame lines when any of its frames

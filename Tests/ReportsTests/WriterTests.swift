@@ -160,4 +160,23 @@ import Testing
         #expect(again.frameCount == r.frameCount + inlineCount)
         #expect(again.backtraces.flatMap(\.frames).filter { $0.symbol == "ViewController.viewDidLoad()" }.count == results.count)
     }
+
+    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
+    func ipsApplicationSpecificBacktraceIsRewrittenInsideItsString() throws {
+        let file = "llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt"
+        let bytes = try Corpus.bytes(file)
+        let r = try ReportParser.parse(bytes)
+        let asi = try #require(r.backtraces.firstIndex { $0.kind == .applicationSpecific })
+        let out = ReportWriter.write(r, results: [FrameID(backtrace: asi, frame: 5): FrameResult(status: .symbolicated, frames: [Self.inline, Self.outer])])
+        let again = try ReportParser.parse(out)
+        let frames = again.backtraces[asi].frames
+        #expect(frames.count == r.backtraces[asi].frames.count + 1)
+        #expect(frames[5].symbol == "closure #1 in f()" && frames[5].sourceFile == "Inl.swift" && frames[5].number == 5)
+        #expect(frames[6].symbol == "ViewController.viewDidLoad()" && frames[6].symbolOffset == 40 && frames[6].address == 0x1047e3ed0)
+        // Everything before the asiBacktraces value is untouched.
+        let text = String(decoding: bytes, as: UTF8.self)
+        let cut = try #require(text.firstRange(of: "\"asiBacktraces\""))
+        let prefix = text[..<cut.upperBound]
+        #expect(String(decoding: out, as: UTF8.self).hasPrefix(prefix))
+    }
 }
