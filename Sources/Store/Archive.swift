@@ -17,6 +17,8 @@ final class ArchiveReader {
         var maxEntries = 100_000
         var expansionRatio: Int64 = 20
         var expansionFloor: Int64 = 1 << 30
+        /// Members up to this size are read into memory; larger ones are spooled to a file.
+        var memberMemoryLimit = 16 << 20
     }
 
     enum EntryType: Sendable { case file, directory, symlink, other }

@@ -14,8 +14,6 @@ import ObjectFiles
 import SymbolicateModel
 
 extension SymbolStore {
-    /// Members up to this size are read into memory; larger ones go to a temporary file.
-    static let inMemoryMemberLimit = 16 << 20
     static let maxPendingBuilds = 256
     static let maxArchiveDepth = 1
 
@@ -70,12 +68,13 @@ extension SymbolStore {
             }
             guard entry.type == .file else { continue }
             let member = "\(display):\(entry.name)"
-            let spool = MemberSpool(directory: temporaryDirectory)
+            let baseName = entry.name.split(separator: "/").last.map(String.init) ?? entry.name
+            let spool = MemberSpool(directory: temporaryDirectory, memoryLimit: archiveLimits.memberMemoryLimit)
             try spool.fill(from: reader, buffer: &buffer, upTo: 4096)
             let prefix = spool.prefix(4096)
             if ObjectFile.looksLikeObjectFile(prefix: prefix) {
                 try spool.fill(from: reader, buffer: &buffer, upTo: nil)
-                harvestObject(spool, member: member, into: &harvest)
+                harvestObject(spool, member: member, name: baseName, into: &harvest)
                 run.report(item: member)
             } else if ArchiveReader.looksLikeArchive(prefix: prefix), depth < SymbolStore.maxArchiveDepth {
                 try spool.fill(from: reader, buffer: &buffer, upTo: nil, forceFile: true)
@@ -98,7 +97,8 @@ extension SymbolStore {
     }
 
     /// Reads the slices of one object-file member into pending builds.
-    private func harvestObject(_ spool: MemberSpool, member: String, into harvest: inout ArchiveHarvest) {
+    /// `name` is the member's file name: the image name, which a spooled copy's name is not.
+    private func harvestObject(_ spool: MemberSpool, member: String, name: String, into harvest: inout ArchiveHarvest) {
         let slices: [ObjectSlice]
         do {
             if let file = spool.file {
@@ -112,7 +112,8 @@ extension SymbolStore {
         }
         for slice in slices {
             harvest.slices += 1
-            let info = slice.info
+            var info = slice.info
+            info.name = name
             do {
                 if let existing = try catalog.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
                     isCurrent(existing, comparedWith: info.kind)
@@ -129,7 +130,9 @@ extension SymbolStore {
                     let replaced = harvest.pending.remove(at: i)
                     harvest.present.append((replaced.build, replaced.source))
                 }
-                harvest.pending.append(try prepare(try slice.loadSymbolTable(), source: member))
+                var table = try slice.loadSymbolTable()
+                table.build.name = name
+                harvest.pending.append(try prepare(table, source: member))
             } catch {
                 harvest.failures.append(("\(member) (\(info.arch))", error))
             }
@@ -138,16 +141,18 @@ extension SymbolStore {
 }
 
 /// One archive member's data: in memory while small, in a locked temporary file once it grows
-/// past SymbolStore.inMemoryMemberLimit (or when a file is needed, as for nested archives).
+/// past `memoryLimit` (or when a file is needed, as for nested archives).
 final class MemberSpool {
     let directory: String
+    let memoryLimit: Int
     private(set) var bytes: [UInt8] = []
     private(set) var file: TemporaryFile?
     private var head: [UInt8] = []
     private var finished = false
 
-    init(directory: String) {
+    init(directory: String, memoryLimit: Int) {
         self.directory = directory
+        self.memoryLimit = memoryLimit
     }
 
     /// The first `count` bytes read so far.
@@ -169,7 +174,7 @@ final class MemberSpool {
                 try buffer.withUnsafeBytes { try file.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             } else {
                 bytes += buffer[0..<n]
-                if bytes.count > SymbolStore.inMemoryMemberLimit { try moveToFile() }
+                if bytes.count > memoryLimit { try moveToFile() }
             }
         }
     }
