@@ -63,6 +63,7 @@ enum TextReportParser {
             let ok = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39)
                 || b == 0x20 || b == UInt8(ascii: "/") || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
                 || b == UInt8(ascii: "(") || b == UInt8(ascii: ")") || b == UInt8(ascii: ".")
+                || (b == 0xC2 && i + 1 < limit && bytes[i + 1] == 0xA0) || (b == 0xA0 && i > line.lowerBound && bytes[i - 1] == 0xC2)
             guard ok else { return nil }
             i += 1
         }

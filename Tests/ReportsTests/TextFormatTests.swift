@@ -132,12 +132,14 @@ import Testing
     @Test func noBreakSpaces() throws {
         let plain = try ReportParser.parse(bytes)
         let text = Fixtures.textReport.replacing("   ", with: "\u{A0}\u{A0} ").replacing(":  ", with: ":\u{A0} ")
+            .replacing("Exception Codes:", with: "Exception\u{A0}Codes:")
         let converted = Array(text.utf8)
         let r = try ReportParser.parse(converted)
         #expect(r.backtraces.map { $0.frames.map(\.address) } == plain.backtraces.map { $0.frames.map(\.address) })
         #expect(r.backtraces.map { $0.frames.map(\.imageIndex) } == plain.backtraces.map { $0.frames.map(\.imageIndex) })
         #expect(r.fields.map(\.key) == plain.fields.map(\.key))
         #expect(r.field("Exception Type") == "EXC_CRASH (SIGABRT)")
+        #expect(r.field("Exception Codes") == "0x0000000000000000, 0x0000000000000000")
         #expect(r.images.map(\.uuid) == plain.images.map(\.uuid))
         #expect(ReportWriter.write(r, results: [:]) == converted)
     }
