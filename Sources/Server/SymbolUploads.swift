@@ -16,35 +16,66 @@ enum SymbolUploads {
         try checkKind(file)
         let result: ImportRunner.Result
         do {
-            result = try context.importer.run(["import", "--store", context.configuration.storeDirectory, file])
+            result = try context.importer.run(["import", "--store", context.configuration.storeDirectory, "--json", file])
         } catch {
             context.metrics.recordImport(outcome: "failed")
             throw error
         }
-        let imported = try context.store.list().filter { $0.sourcePath.hasPrefix(file) }
-        let importedKeys = Set(imported.map { BuildKey($0) })
-        var present: [StoredBuild] = []
-        for uuid in mentionedUUIDs(result.stdout + "\n" + result.stderr) {
-            for build in try context.store.builds(matching: uuid) where !importedKeys.contains(BuildKey(build)) {
-                if !present.contains(where: { BuildKey($0) == BuildKey(build) }) { present.append(build) }
-            }
-        }
-        let failures = failureLines(result)
-        if imported.isEmpty && present.isEmpty {
+        let summary = ChildSummary(result, uploadPath: file)
+        if summary.imported.isEmpty && summary.present.isEmpty {
             context.metrics.recordImport(outcome: "failed")
-            let message = result.succeeded ? "no Mach-O or ELF file with symbols was found in the upload" : result.failureSummary
-            return .json(["error": ["code": "import_failed", "message": message, "failures": failures]], status: 422)
+            let message =
+                summary.parsed && summary.failures.isEmpty
+                ? "no Mach-O or ELF file with symbols was found in the upload" : summary.message
+            return .json(["error": ["code": "import_failed", "message": message, "failures": summary.failures]], status: 422)
         }
         context.metrics.recordImport(outcome: "ok")
-        if !imported.isEmpty { context.storeChanged() }
-        context.log.event("import", ["builds": String(imported.count), "present": String(present.count)])
-        let resymbolicated = try StoredReports.resymbolicate(
-            uuids: Array(Set(imported.map(\.uuid.uuidString))), context: context)
+        if !summary.imported.isEmpty { context.storeChanged() }
+        context.log.event(
+            "import", ["imported": String(summary.imported.count), "present": String(summary.present.count),
+                       "failed": String(summary.failures.count)])
+        let uuids = Set(summary.imported.compactMap { $0["uuid"] as? String })
+        let resymbolicated = try StoredReports.resymbolicate(uuids: uuids.sorted(), context: context)
         return .json(
             [
-                "imported": imported.map(json), "already_present": present.map(json), "failures": failures,
+                "imported": summary.imported, "already_present": summary.present, "failures": summary.failures,
                 "resymbolicated_reports": resymbolicated,
-            ], status: imported.isEmpty ? 200 : 201)
+            ], status: summary.imported.isEmpty ? 200 : 201)
+    }
+
+    /// What the child printed with `--json`, with the upload's temporary path replaced by `upload`.
+    struct ChildSummary {
+        var imported: [[String: Any]] = []
+        var present: [[String: Any]] = []
+        var failures: [String] = []
+        var parsed = false
+        var message: String
+
+        init(_ result: ImportRunner.Result, uploadPath: String) {
+            message = result.failureSummary
+            func clean(_ text: String) -> String { text.replacingOccurrences(of: uploadPath, with: "upload") }
+            func items(_ value: Any?) -> [[String: Any]] {
+                ((value as? [Any]) ?? []).compactMap { entry in
+                    guard var item = entry as? [String: Any] else { return nil }
+                    if let source = item["source"] as? String { item["source"] = clean(source) }
+                    return item
+                }
+            }
+            if let object = try? JSONValue.object(Array(result.stdout.utf8)) {
+                parsed = true
+                imported = items(object["imported"])
+                present = items(object["already_present"])
+                for case let failure as [String: Any] in (object["failed"] as? [Any]) ?? [] {
+                    let path = clean(failure["path"] as? String ?? "upload")
+                    failures.append("\(path): \(failure["error"] as? String ?? "failed")")
+                }
+                if let first = failures.first { message = first }
+            }
+            if !result.succeeded && (!parsed || result.signal != nil || result.timedOut) {
+                failures.append(result.failureSummary)
+                message = result.failureSummary
+            }
+        }
     }
 
     static func list(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
@@ -74,15 +105,6 @@ enum SymbolUploads {
     }
 
     // MARK: - Helpers
-
-    private struct BuildKey: Hashable {
-        var uuid: BuildID
-        var arch: Arch
-        init(_ build: StoredBuild) {
-            uuid = build.uuid
-            arch = build.arch
-        }
-    }
 
     static func json(_ build: StoredBuild) -> [String: Any] {
         var object: [String: Any] = [
@@ -131,32 +153,5 @@ enum SymbolUploads {
         throw HTTPError(
             415, "unsupported_media",
             "the body is not a .zip, .tar(.gz/.bz2/.xz/.zst), Mach-O or ELF file")
-    }
-
-    /// Every UUID-shaped token in the import's output (it names the builds it handled).
-    static func mentionedUUIDs(_ text: String) -> [BuildID] {
-        var found: [BuildID] = []
-        var seen = Set<BuildID>()
-        let hex = Set("0123456789abcdefABCDEF-")
-        var token = ""
-        for c in text + " " {
-            if hex.contains(c) {
-                token.append(c)
-                continue
-            }
-            let digits = token.filter { $0 != "-" }
-            if digits.count == 32, let id = BuildID(string: token), seen.insert(id).inserted { found.append(id) }
-            token = ""
-        }
-        return found
-    }
-
-    static func failureLines(_ result: ImportRunner.Result) -> [String] {
-        var lines = result.stderr.split(separator: "\n").map { String($0.prefix(500)) }.filter { !$0.isEmpty }
-        if !result.succeeded && !result.timedOut && result.signal == nil && lines.isEmpty {
-            lines.append(result.failureSummary)
-        }
-        if result.signal != nil || result.timedOut { lines.append(result.failureSummary) }
-        return Array(lines.prefix(100))
     }
 }
