@@ -38,7 +38,8 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     public struct MissingImage: Sendable, Codable, Equatable {
         public var uuid: String
         public var name: String
-        public var arch: String
+        /// The archs the reports give the image (usually one).
+        public var archs: [String]
         /// App versions (the reports' `Version` field) of the reports that need it, sorted.
         public var appVersions: [String]
         /// Reports that have at least one frame in this image.
@@ -112,7 +113,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             out += "\nMissing symbols, by reports needing them:\n"
             for m in missingImages.prefix(limit) {
                 let versions = m.appVersions.isEmpty ? "" : "  app \(m.appVersions.joined(separator: ", "))"
-                out += "  \(Self.right(m.reports))  \(m.uuid)  \(m.name) (\(m.arch))\(versions)\n"
+                out += "  \(Self.right(m.reports))  \(m.uuid)  \(m.name) (\(m.archs.joined(separator: ", ")))\(versions)\n"
             }
             if missingImages.count > limit { out += "  ... \(missingImages.count - limit) more in the JSON summary\n" }
         }

@@ -71,7 +71,8 @@ final class ProgressReporter: @unchecked Sendable {
         condition.broadcast()
         while running { condition.wait() }
         condition.unlock()
-        write(mode == .bar ? "\r" + line() + "\u{1B}[K\n" : line() + "\n")
+        let last = line(final: true)
+        write(mode == .bar ? "\r" + last + "\u{1B}[K\n" : last + "\n")
     }
 
     private func loop() {
@@ -89,8 +90,8 @@ final class ProgressReporter: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// One progress line from the current counts.
-    func line() -> String {
+    /// One progress line from the current counts; the final one says 100% and has no ETA.
+    func line(final: Bool = false) -> String {
         let elapsed = max(0.001, Date().timeIntervalSince(started))
         let summary = collector.currentCounts
         let done = collector.finishedCount
@@ -103,6 +104,7 @@ final class ProgressReporter: @unchecked Sendable {
         } else if let bytes = census.archiveBytes, bytes > 0 {
             fraction = min(1, Double(input.bytesDone) / Double(bytes))
         }
+        if final, fraction != nil { fraction = 1 }
         var parts: [String] = []
         if mode == .bar {
             let width = 24

@@ -15,7 +15,7 @@ final class SummaryCollector: @unchecked Sendable {
 
     private struct MissingTally {
         var name: String
-        var arch: String
+        var archs: Set<String> = []
         var versions: Set<String> = []
         var reports = 0
         var example: String
@@ -65,14 +65,15 @@ final class SummaryCollector: @unchecked Sendable {
             case .none: counts.notSymbolicated += 1
             }
             for m in facts.missing {
-                var key = m.uuid.uuidString + "/" + m.arch
+                var key = m.uuid.uuidString
                 if missing[key] == nil && missing.count >= Self.maxMissing { key = Self.other }
-                var tally =
-                    missing[key]
-                    ?? MissingTally(
-                        name: key == Self.other ? Self.other : m.name, arch: key == Self.other ? "" : m.arch, example: path)
+                var tally = missing[key] ?? MissingTally(name: key == Self.other ? Self.other : m.name, example: path)
                 tally.reports += 1
                 tally.example = min(tally.example, path)
+                if key != Self.other {
+                    tally.name = min(tally.name, m.name)
+                    tally.archs.insert(m.arch)
+                }
                 if let v = facts.appVersion, tally.versions.count < Self.maxVersionsPerImage { tally.versions.insert(v) }
                 missing[key] = tally
             }
@@ -144,10 +145,10 @@ final class SummaryCollector: @unchecked Sendable {
             s.unreadable = Self.ranked(unreadable)
             s.missingImages = missing.map { key, t in
                 BatchSummary.MissingImage(
-                    uuid: key == Self.other ? Self.other : String(key.prefix { $0 != "/" }), name: t.name, arch: t.arch,
-                    appVersions: t.versions.sorted(), reports: t.reports, example: t.example)
+                    uuid: key, name: t.name, archs: t.archs.sorted(), appVersions: t.versions.sorted(), reports: t.reports,
+                    example: t.example)
             }
-            .sorted { ($1.reports, $0.uuid, $0.arch) < ($0.reports, $1.uuid, $1.arch) }
+            .sorted { ($1.reports, $0.uuid) < ($0.reports, $1.uuid) }
             s.crashGroups = groups.map { signature, g in
                 BatchSummary.CrashGroup(
                     signature: signature, exceptionType: g.exceptionType, frames: g.frames, count: g.count, example: g.example)
