@@ -14,14 +14,21 @@ enum SymbolUploads {
             throw HTTPError.badRequest("the body is empty; send a .zip or .tar.gz of dSYMs, or a Mach-O / ELF file")
         }
         try checkKind(file)
+        // The store names a single binary after its file: give the upload the client's file name.
+        let folder = (file as NSString).deletingLastPathComponent + "/import-" + UUID().uuidString
+        let named = folder + "/" + fileName(request)
+        guard mkdir(folder, 0o700) == 0, link(file, named) == 0 else {
+            throw HTTPError(500, "io", "cannot stage the upload: \(String(cString: strerror(errno)))")
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let result: ImportRunner.Result
         do {
-            result = try context.importer.run(["import", "--store", context.configuration.storeDirectory, "--json", file])
+            result = try context.importer.run(["import", "--store", context.configuration.storeDirectory, "--json", named])
         } catch {
             context.metrics.recordImport(outcome: "failed")
             throw error
         }
-        let summary = ChildSummary(result, uploadPath: file)
+        let summary = ChildSummary(result, uploadPath: folder + "/")
         if summary.imported.isEmpty && summary.present.isEmpty {
             context.metrics.recordImport(outcome: "failed")
             let message =
@@ -53,7 +60,7 @@ enum SymbolUploads {
 
         init(_ result: ImportRunner.Result, uploadPath: String) {
             message = result.failureSummary
-            func clean(_ text: String) -> String { text.replacingOccurrences(of: uploadPath, with: "upload") }
+            func clean(_ text: String) -> String { text.replacingOccurrences(of: uploadPath, with: "") }
             func items(_ value: Any?) -> [[String: Any]] {
                 ((value as? [Any]) ?? []).compactMap { entry in
                     guard var item = entry as? [String: Any] else { return nil }
@@ -66,7 +73,7 @@ enum SymbolUploads {
                 imported = items(object["imported"])
                 present = items(object["already_present"])
                 for case let failure as [String: Any] in (object["failed"] as? [Any]) ?? [] {
-                    let path = clean(failure["path"] as? String ?? "upload")
+                    let path = clean(failure["path"] as? String ?? "")
                     failures.append("\(path): \(failure["error"] as? String ?? "failed")")
                 }
                 if let first = failures.first { message = first }
@@ -131,6 +138,22 @@ enum SymbolUploads {
             throw HTTPError.badRequest("\(name) must be a whole number from 1 to \(max)")
         }
         return n
+    }
+
+    /// The upload's file name: `?filename=` or Content-Disposition's `filename`, reduced to a safe
+    /// single path component; `upload` when none is given.
+    static func fileName(_ request: HTTPRequest) -> String {
+        var candidate = request.query["filename"] ?? ""
+        if candidate.isEmpty, let disposition = request.header("content-disposition"),
+            let range = disposition.range(of: "filename=")
+        {
+            candidate = String(disposition[range.upperBound...].split(separator: ";").first ?? "")
+                .trimmingCharacters(in: " \"")
+        }
+        let last = candidate.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-@ ")
+        let safe = String(last.filter { allowed.contains($0) }.prefix(200))
+        return safe.isEmpty || safe.hasPrefix(".") ? "upload" : safe
     }
 
     /// Refuses bodies that are neither an archive nor an object file before spending a process on them.
