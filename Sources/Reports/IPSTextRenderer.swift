@@ -143,17 +143,42 @@ enum IPSTextRenderer {
             + "  <" + uuid + "> " + (image.path ?? "???")
     }
 
-    /// The ARM64 register block of the crashed thread; other flavors are left out.
+    private static func hex(_ v: UInt64, _ digits: Int) -> String {
+        let h = String(v, radix: 16)
+        return "0x" + String(repeating: "0", count: max(0, digits - h.count)) + h
+    }
+
+    /// The register block of the crashed thread (ARM64 and x86-64); other flavors are left out.
     private static func threadState(_ body: JSONNode, into out: inout [String]) {
         let threads = body["threads"]?.elements ?? []
         guard let index = threads.firstIndex(where: { $0["triggered"]?.bool == true }) ?? body["faultingThread"]?.int,
-              threads.indices.contains(index), let state = threads[index]["threadState"],
-              state["flavor"]?.string == "ARM_THREAD_STATE64"
+              threads.indices.contains(index), let state = threads[index]["threadState"]
         else { return }
-        func hex(_ v: UInt64, _ digits: Int) -> String {
-            let h = String(v, radix: 16)
-            return "0x" + String(repeating: "0", count: max(0, digits - h.count)) + h
+        switch state["flavor"]?.string {
+        case "ARM_THREAD_STATE64": armState(state, thread: index, into: &out)
+        case "x86_THREAD_STATE": x86State(state, thread: index, into: &out)
+        default: return
         }
+    }
+
+    private static func x86State(_ state: JSONNode, thread index: Int, into out: inout [String]) {
+        func value(_ name: String) -> UInt64 { state[name]?["value"]?.uint64 ?? 0 }
+        out.append("Thread \(index) crashed with X86 Thread State (64-bit):")
+        let rows: [[(String, String)]] = [
+            ["rax", "rbx", "rcx", "rdx"], ["rdi", "rsi", "rbp", "rsp"], ["r8", "r9", "r10", "r11"], ["r12", "r13", "r14", "r15"],
+            ["rip", "rflags", "cr2"],
+        ].map { row in row.map { ($0 == "rflags" ? "rfl" : $0, hex(value($0), 16)) } }
+        for row in rows {
+            out.append(row.map { String(repeating: " ", count: max(0, 5 - $0.0.count)) + $0.0 + ": " + $0.1 }.joined())
+        }
+        out.append("  ")
+        out.append("Logical CPU:     \(value("cpu"))")
+        out.append("Error Code:      \(hex(value("err"), 8)) ")
+        out.append("Trap Number:     \(value("trap"))")
+        out.append("")
+    }
+
+    private static func armState(_ state: JSONNode, thread index: Int, into out: inout [String]) {
         var entries: [(String, String)] = []
         for (i, x) in (state["x"]?.elements ?? []).enumerated() {
             entries.append(("x\(i)", hex(x["value"]?.uint64 ?? 0, 16)))

@@ -65,4 +65,17 @@ struct RenderTests {
         #expect(rendered[asi + 1].hasPrefix("*** Terminating app due to uncaught exception 'NSRangeException'"))
         #expect(rendered.contains("Thread 0 Crashed:"))
     }
+
+    @Test func x86ThreadStateMatchesApple() throws {
+        let rendered = try Self.render("inket__MacSymbolicator/Resources/Crashes/multi-target-crash.ips")
+        let apple = Fixtures.lines(try Corpus.text("inket__MacSymbolicator/Resources/Crashes/multi-target-crash.crash"))
+        let title = "Thread 0 crashed with X86 Thread State (64-bit):"
+        let r = try #require(rendered.firstIndex(of: title))
+        let a = try #require(apple.firstIndex(of: title))
+        #expect(Array(rendered[r..<(r + 10)]) == Array(apple[a..<(a + 10)]))
+        // Frame lines and image UUIDs agree with Apple's text of the same crash, token for token.
+        for line in apple where line.hasPrefix("1   AnotherTarget") || line.hasPrefix("3   dyld") {
+            #expect(rendered.contains(line), "\(line)")
+        }
+    }
 }
