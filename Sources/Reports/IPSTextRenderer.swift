@@ -109,7 +109,7 @@ enum IPSTextRenderer {
 
     private static func frames(_ report: CrashReport, _ b: Int, _ results: [FrameID: FrameResult], into out: inout [String]) {
         for (f, frame) in report.backtraces[b].frames.enumerated() {
-            let image = frame.imageIndex.map { report.images[$0].name } ?? frame.imageName ?? "???"
+            let image = report.image(for: frame)?.name ?? frame.imageName ?? "???"
             if let result = results[FrameID(backtrace: b, frame: f)] {
                 for level in result.frames {
                     out.append(ReportWriter.frameLine(number: f, image: image, address: frame.address,
