@@ -58,7 +58,7 @@ struct SplitMix: RandomNumberGenerator {
 
     @Test func everyPrefixInSteps() {
         for bytes in Self.samples {
-            let step = max(1, bytes.count / 400)
+            let step = max(1, bytes.count / 250)
             var n = 0
             while n <= bytes.count {
                 Self.exercise(Array(bytes[0..<n]))
@@ -70,7 +70,7 @@ struct SplitMix: RandomNumberGenerator {
     @Test func bitFlips() {
         var rng = SplitMix(state: 42)
         for bytes in Self.samples {
-            for _ in 0..<150 {
+            for _ in 0..<100 {
                 var copy = bytes
                 for _ in 0..<Int.random(in: 1...8, using: &rng) {
                     let i = Int.random(in: 0..<copy.count, using: &rng)
