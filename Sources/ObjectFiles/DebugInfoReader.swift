@@ -66,6 +66,9 @@ struct DebugInfoReader {
     private var table = LineTable()
     private var unitFiles: [UInt32] = []
     private static let maxDepth = 256
+    static let libdwarfSections: Set<String> = [
+        ".debug_info", ".debug_abbrev", ".debug_str", ".debug_str_offsets", ".debug_addr", ".debug_line_str",
+    ]
 
     private init(sections: [String: ByteReader]) {
         self.sections = sections
@@ -79,7 +82,10 @@ struct DebugInfoReader {
         if let aranges = sections[".debug_aranges"] {
             (reader.info.arangeEntries, reader.info.arangeUnits) = try AddressRangeTable.parse(aranges)
         }
-        try DwarfSession.withSession(sections: sections, pointerSize: pointerSize) { session in
+        // libdwarf gets only what walking DIEs needs: we decode line tables, range lists and
+        // aranges ourselves, and libdwarf 20210528 loops forever on some corrupt .debug_rnglists.
+        let forLibdwarf = sections.filter { DebugInfoReader.libdwarfSections.contains($0.key) }
+        try DwarfSession.withSession(sections: forLibdwarf, pointerSize: pointerSize) { session in
             try session.forEachUnit { unit in
                 let scopes = reader.info.scopes.count
                 let sequences = reader.info.sequences.count
