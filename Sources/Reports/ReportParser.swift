@@ -34,6 +34,11 @@ public enum ReportParser {
     ) -> (header: JSONNode, range: Range<Int>, bodyStart: Int)? {
         for line in lines.dropFirst(firstIndex).prefix(headerSearchLines) {
             let t = ByteText.trim(bytes, line.range)
+            // A header comes before the text: once the text has started, a JSON line is part
+            // of it (macOS's "Translated Report" ends with the full .ips after its text).
+            if let field = TextReportParser.headerField(bytes, line.range), TextReportParser.startKeys.contains(field.key) {
+                return nil
+            }
             guard !t.isEmpty, bytes[t.lowerBound] == UInt8(ascii: "{") else { continue }
             guard let (header, after) = try? JSONScanner.parse(bytes, from: t.lowerBound, to: line.range.upperBound),
                   header.isObject, header["bug_type"] != nil, after <= line.range.upperBound

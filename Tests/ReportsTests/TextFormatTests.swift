@@ -188,4 +188,15 @@ import Testing
         #expect(!r.backtraces[1].crashed && r.backtraces[1].queue == "q4" && r.backtraces[1].frames.count == 2)
         #expect(r.backtraces[2].name == "worker five" && r.backtraces[2].frames.isEmpty)
     }
+
+    @Test func translatedReportWithFullReportAfterIt() throws {
+        let text = "-------------------------------------\nTranslated Report (Full Report Below)\n-------------------------------------\n\n"
+            + Fixtures.textReport + "\n-----------\nFull Report\n-----------\n\n" + Fixtures.ipsReport + "\n"
+        let bytes = Array(text.utf8)
+        let r = try ReportParser.parse(bytes)
+        #expect(r.format == .text && r.jsonHeader == nil)
+        #expect(r.backtraces.map(\.frames.count) == [4, 2, 1, 4])
+        #expect(r.field("Incident Identifier") == "11111111-2222-3333-4444-555555555555")
+        #expect(ReportWriter.write(r, results: [:]) == bytes)
+    }
 }

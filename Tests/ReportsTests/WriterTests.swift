@@ -179,4 +179,16 @@ import Testing
         let prefix = text[..<cut.upperBound]
         #expect(String(decoding: out, as: UTF8.self).hasPrefix(prefix))
     }
+
+    @Test func frameLineWithNothingAfterTheAddress() throws {
+        let text = "Exception Type:  EXC_CRASH (SIGABRT)\n\nThread 0 Crashed:\n0   a   0x1000\n1   a   0x1004 \n"
+        let r = try ReportParser.parse(Array(text.utf8))
+        #expect(r.backtraces[0].frames.map(\.address) == [0x1000, 0x1004])
+        let results = [
+            FrameID(backtrace: 0, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "f", symbolOffset: 4)]),
+            FrameID(backtrace: 0, frame: 1): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "g", symbolOffset: 0)]),
+        ]
+        let out = String(decoding: ReportWriter.write(r, results: results), as: UTF8.self)
+        #expect(out == "Exception Type:  EXC_CRASH (SIGABRT)\n\nThread 0 Crashed:\n0   a   0x1000 f + 4\n1   a   0x1004 g + 0\n")
+    }
 }
