@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# run.sh -- the performance benchmarks of the symbol store, side by side with LLVM's GSYM and
+# Sentry's SymCache, on the same inputs in one run (`make bench`, or Benchmarks/run.sh [--large]).
+#
+# Input: the synthetic app of Benchmarks/synth/generate.py (tens of MB of DWARF 5, thousands of
+# functions, deep inlining), its 60-frame 4-image crash report, and the Samples' HoldApp/HoldKit.
+# Measured:
+#   import        `symbolicate import` into an empty store  vs  `llvm-gsymutil-14 --convert`
+#                 vs symbolic's SymCache build: median wall time of 3 runs, peak RSS
+#   lookups/s     symbolicate-bench (one thread, SymbolStore.source) vs symbolic's SymCache.lookup
+#                 in a Python loop, over the same address list
+#   report        whole-process symbolication of the report from a warm store vs llvm-symbolizer-14
+#                 --inlines on the same adjusted addresses vs a Python script on prebuilt SymCaches:
+#                 median wall time of 10 runs
+#   memory        peak RSS of importing the ~200 MB-of-DWARF variant (only with --large)
+# The table, with PASS/MISS against the targets, is printed and written to Benchmarks/results.md.
+# Missing tools are installed (apt-get, and `pip install symbolic` into Benchmarks/.cache/venv).
+# BENCH_SCRATCH=DIR builds into another scratch folder than .build.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(dirname "$HERE")"
+CACHE="$HERE/.cache"
+WORK="$CACHE/run"
+LARGE=0
+for arg in "$@"; do
+    case "$arg" in
+        --large) LARGE=1 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown argument '$arg' (usage: run.sh [--large])" >&2; exit 64 ;;
+    esac
+done
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+say() { echo "run.sh: $*" >&2; }
+
+# ---- tools ---------------------------------------------------------------------------------
+missing=()
+for pair in llvm-gsymutil-14:llvm-14 llvm-symbolizer-14:llvm-14 llvm-objdump-14:llvm-14 ld64.lld-14:lld-14 \
+            dsymutil-19:llvm-19 python3:python3; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+done
+python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
+if ((${#missing[@]})); then
+    SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+    say "installing ${missing[*]}"
+    $SUDO apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null \
+        || die "could not install ${missing[*]} (apt-get install ${missing[*]})"
+fi
+PY="$CACHE/venv/bin/python"
+if ! "$PY" -c 'import symbolic' 2>/dev/null; then
+    say "installing symbolic into $CACHE/venv"
+    mkdir -p "$CACHE"
+    python3 -m venv "$CACHE/venv" && "$CACHE/venv/bin/pip" install -q symbolic \
+        || die "could not install symbolic (pip install symbolic)"
+fi
+
+# ---- build and inputs ----------------------------------------------------------------------
+cd "$REPO"
+SCRATCH=(); [[ -n "${BENCH_SCRATCH:-}" ]] && SCRATCH=(--scratch-path "$BENCH_SCRATCH")
+say "building (release)"
+swift build -c release "${SCRATCH[@]}" >&2
+BIN="$(swift build -c release "${SCRATCH[@]}" --show-bin-path)"
+SYMBOLICATE="$BIN/symbolicate"
+BENCH="$BIN/symbolicate-bench"
+
+say "generating the synthetic app (only when missing)"
+SYNTH="$(python3 "$HERE/synth/generate.py" --cache "$CACHE")"
+field() { awk -F'\t' -v k="$2" '$1 == k { print $2 }' "$1"; }
+UUID="$(field "$SYNTH/app.tsv" uuid)"
+DSYM="$(field "$SYNTH/app.tsv" dsym)"
+VMADDR="$(field "$SYNTH/app.tsv" text_vmaddr)"
+DSYM_BUNDLE="$SYNTH/SynthApp.app.dSYM"
+REPORT="$SYNTH/report.crash"
+
+# dwarf_mb FILE: the size of all __debug_* sections of a Mach-O, in MB.
+dwarf_mb() {
+    llvm-objdump-14 -h "$1" | python3 -c '
+import sys
+total = sum(int(f[2], 16) for f in (line.split() for line in sys.stdin) if len(f) > 2 and f[1].startswith("__debug_"))
+print("%.1f" % (total / 1048576))'
+}
+DWARF_MB="$(dwarf_mb "$DSYM")"
+
+rm -rf "$WORK"
+mkdir -p "$WORK/symcaches"
+MEASURE=(python3 "$HERE/measure.py")
+get() { awk -F': ' -v k="$2" '$1 == k { print $2 }' <<<"$1"; }
+
+# ---- import --------------------------------------------------------------------------------
+say "import: symbolicate ($DWARF_MB MB of DWARF)"
+ours_import="$("${MEASURE[@]}" --runs 3 --before "rm -rf '$WORK/store-import'" -- \
+    "$SYMBOLICATE" import --store "$WORK/store-import" "$DSYM_BUNDLE")"
+say "import: llvm-gsymutil-14"
+gsym_import="$("${MEASURE[@]}" --runs 3 --before "rm -f '$WORK/app.gsym'" -- \
+    llvm-gsymutil-14 --convert "$DSYM" --out-file "$WORK/app.gsym")"
+say "import: symbolic SymCache"
+symc_import="$("${MEASURE[@]}" --runs 3 -- "$PY" "$HERE/symbolic_bench.py" symcache "$DSYM" "$WORK/app.symcache")"
+STORE_MB="$(du -sm "$WORK/store-import" | cut -f1)"
+GSYM_MB="$(du -m "$WORK/app.gsym" | cut -f1)"
+SYMC_MB="$(du -m "$WORK/app.symcache" | cut -f1)"
+
+# ---- lookups -------------------------------------------------------------------------------
+say "lookups: symbolicate-bench"
+ours_lookups="$("$BENCH" lookups --store "$WORK/store-import" --uuid "$UUID" --dsym "$DSYM" \
+    --write-addresses "$WORK/addresses.txt")" || die "symbolicate-bench failed or found answers that differ from the dSYM"
+say "lookups: symbolic"
+symc_lookups="$("$PY" "$HERE/symbolic_bench.py" lookups "$WORK/app.symcache" "$WORK/addresses.txt" "$VMADDR")"
+
+# ---- whole-process report ------------------------------------------------------------------
+say "report: warming a store with the report's three builds"
+"$SYMBOLICATE" import --store "$WORK/store-warm" "$DSYM_BUNDLE" \
+    "$REPO/Samples/build/ios-arm64-dwarf5/HoldApp.app.dSYM" \
+    "$REPO/Samples/build/ios-arm64-dwarf5/HoldKit.framework.dSYM" >/dev/null
+"$SYMBOLICATE" --store "$WORK/store-warm" -o "$WORK/report.symbolicated" "$REPORT" >/dev/null
+SYMBOLICATED="$(grep -cE '^[0-9]+ +(SynthApp|HoldApp|HoldKit) .* \(.+:[0-9]+\)$' "$WORK/report.symbolicated" || true)"
+FRAMES="$(grep -vc '^#' "$SYNTH/frames.tsv")"
+awk -F'\t' '!/^#/ { print $3 " " $4 }' "$SYNTH/frames.tsv" >"$WORK/frames.txt"
+cp "$WORK/app.symcache" "$WORK/symcaches/$UUID.symcache"
+awk -F'\t' '!/^#/ && !seen[$2]++ { print $2 "\t" $3 }' "$SYNTH/frames.tsv" | while IFS=$'\t' read -r id path; do
+    [[ -f "$WORK/symcaches/$id.symcache" ]] || "$PY" "$HERE/symbolic_bench.py" symcache "$path" "$WORK/symcaches/$id.symcache"
+done
+say "report: symbolicate"
+ours_report="$("${MEASURE[@]}" --runs 10 -- "$SYMBOLICATE" --store "$WORK/store-warm" -o /dev/null "$REPORT")"
+say "report: llvm-symbolizer-14"
+llvm_report="$("${MEASURE[@]}" --runs 10 --stdin "$WORK/frames.txt" -- llvm-symbolizer-14 --inlines)"
+say "report: symbolic"
+symc_report="$("${MEASURE[@]}" --runs 10 -- "$PY" "$HERE/symbolic_bench.py" report "$SYNTH/frames.tsv" "$WORK/symcaches")"
+
+# ---- memory (large variant) ----------------------------------------------------------------
+LARGE_DWARF_MB="" large_import="" large_gsym=""
+if ((LARGE)); then
+    say "generating the large variant (only when missing; takes a while)"
+    LARGE_DIR="$(python3 "$HERE/synth/generate.py" --cache "$CACHE" --large)"
+    LARGE_DSYM="$(field "$LARGE_DIR/app.tsv" dsym)"
+    LARGE_DWARF_MB="$(dwarf_mb "$LARGE_DSYM")"
+    say "memory: symbolicate import ($LARGE_DWARF_MB MB of DWARF)"
+    large_import="$("${MEASURE[@]}" --runs 1 --before "rm -rf '$WORK/store-large'" -- \
+        "$SYMBOLICATE" import --store "$WORK/store-large" "$LARGE_DIR/SynthApp.app.dSYM")"
+    say "memory: llvm-gsymutil-14"
+    large_gsym="$("${MEASURE[@]}" --runs 1 --before "rm -f '$WORK/large.gsym'" -- \
+        llvm-gsymutil-14 --convert "$LARGE_DSYM" --out-file "$WORK/large.gsym")"
+    rm -rf "$WORK/store-large" "$WORK/large.gsym"
+fi
+
+# ---- table ---------------------------------------------------------------------------------
+export ours_import gsym_import symc_import ours_lookups symc_lookups ours_report llvm_report symc_report
+export large_import large_gsym LARGE_DWARF_MB DWARF_MB STORE_MB GSYM_MB SYMC_MB SYMBOLICATED FRAMES
+MACHINE="$(nproc) cores, $(lscpu | awk -F': +' '/^Model name/ { print $2; exit }'), $(free -g | awk '/^Mem:/ { print $2 }') GB RAM"
+export MACHINE DATE="$(date -u '+%Y-%m-%d %H:%M UTC')" FUNCTIONS="$(get "$ours_lookups" functions)"
+python3 "$HERE/table.py" | tee "$HERE/results.md"
