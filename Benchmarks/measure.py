@@ -4,11 +4,13 @@
   measure.py [--runs N] [--before 'SHELL COMMAND'] [--stdin FILE] -- COMMAND [ARG...]
 
 Each run starts the command directly (no shell in between), waits for it with wait4(), and
-takes the wall time around it and the child's own peak resident set size from the kernel's
-rusage (ru_maxrss, the figure `/usr/bin/time -v` prints as "Maximum resident set size"). The
+takes the wall time around it, and from the kernel's rusage of that child its CPU time (user +
+system) and its peak resident set size (ru_maxrss, the figure `/usr/bin/time -v` prints as
+"Maximum resident set size"). The
 optional --before command runs ahead of every run, untimed (e.g. to empty a store). Prints
-`median_seconds`, `min_seconds`, `max_seconds` and `peak_rss_mb` (the largest over the runs) as
-`key: value` lines; exits 1 with the command's error output if any run fails.
+`median_seconds`, `min_seconds`, `max_seconds`, `median_cpu_seconds`, `min_cpu_seconds` and
+`peak_rss_mb` (the largest over the runs) as `key: value` lines; exits 1 with the command's error
+output if any run fails.
 """
 
 import argparse
@@ -34,7 +36,7 @@ def run_once(command, stdin_path):
             stdin.close()
     if child.returncode != 0:
         sys.exit("measure.py: %s exited with %d:\n%s" % (" ".join(command), child.returncode, errors[-2000:]))
-    return elapsed, usage.ru_maxrss / 1024.0
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
 def main():
@@ -47,17 +49,20 @@ def main():
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command or args.runs < 1:
         parser.error("give --runs >= 1 and a command after --")
-    times, peak = [], 0.0
+    times, cpus, peak = [], [], 0.0
     for _ in range(args.runs):
         if args.before:
             subprocess.run(args.before, shell=True, check=True)
-        elapsed, rss = run_once(command, args.stdin)
+        elapsed, cpu, rss = run_once(command, args.stdin)
         times.append(elapsed)
+        cpus.append(cpu)
         peak = max(peak, rss)
     print("runs: %d" % args.runs)
     print("median_seconds: %.4f" % statistics.median(times))
     print("min_seconds: %.4f" % min(times))
     print("max_seconds: %.4f" % max(times))
+    print("median_cpu_seconds: %.4f" % statistics.median(cpus))
+    print("min_cpu_seconds: %.4f" % min(cpus))
     print("peak_rss_mb: %.1f" % peak)
 
 

@@ -59,7 +59,12 @@ fi
 cd "$REPO"
 SCRATCH=(); [[ -n "${BENCH_SCRATCH:-}" ]] && SCRATCH=(--scratch-path "$BENCH_SCRATCH")
 say "building (release)"
-swift build -c release "${SCRATCH[@]}" >&2
+# A source file saved while the build runs makes it fail; try again a few times.
+for attempt in 1 2 3; do
+    swift build -c release "${SCRATCH[@]}" >&2 && break
+    ((attempt < 3)) || die "swift build -c release failed"
+    sleep 2
+done
 BIN="$(swift build -c release "${SCRATCH[@]}" --show-bin-path)"
 SYMBOLICATE="$BIN/symbolicate"
 BENCH="$BIN/symbolicate-bench"
@@ -122,6 +127,7 @@ awk -F'\t' '!/^#/ && !seen[$2]++ { print $2 "\t" $3 }' "$SYNTH/frames.tsv" | whi
 done
 say "report: symbolicate"
 ours_report="$("${MEASURE[@]}" --runs 10 -- "$SYMBOLICATE" --store "$WORK/store-warm" -o /dev/null "$REPORT")"
+ours_start="$("${MEASURE[@]}" --runs 10 -- "$SYMBOLICATE" --help)"
 say "report: llvm-symbolizer-14"
 llvm_report="$("${MEASURE[@]}" --runs 10 --stdin "$WORK/frames.txt" -- llvm-symbolizer-14 --inlines)"
 say "report: symbolic"
@@ -145,7 +151,8 @@ fi
 
 # ---- table ---------------------------------------------------------------------------------
 export ours_import gsym_import symc_import ours_lookups symc_lookups ours_report llvm_report symc_report
-export large_import large_gsym LARGE_DWARF_MB DWARF_MB STORE_MB GSYM_MB SYMC_MB SYMBOLICATED FRAMES
+export ours_start large_import large_gsym LARGE_DWARF_MB DWARF_MB STORE_MB GSYM_MB SYMC_MB SYMBOLICATED FRAMES
 MACHINE="$(nproc) cores, $(lscpu | awk -F': +' '/^Model name/ { print $2; exit }'), $(free -g | awk '/^Mem:/ { print $2 }') GB RAM"
+export LOAD="$(cut -d' ' -f1-3 /proc/loadavg)"
 export MACHINE DATE="$(date -u '+%Y-%m-%d %H:%M UTC')" FUNCTIONS="$(get "$ours_lookups" functions)"
 python3 "$HERE/table.py" | tee "$HERE/results.md"

@@ -37,7 +37,7 @@ def lookups(path, address_file, vmaddr, minimum_seconds):
     for address in addresses[:1000]:
         lookup(address)
     count = levels = answered = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.thread_time()
     while True:
         for address in addresses:
             found = lookup(address)
@@ -48,7 +48,10 @@ def lookups(path, address_file, vmaddr, minimum_seconds):
         elapsed = time.perf_counter() - start
         if elapsed >= minimum_seconds:
             break
+    cpu = time.thread_time() - cpu_start
     print("lookups: %d" % count)
+    print("cpu_seconds: %.3f" % cpu)
+    print("lookups_per_cpu_second: %.0f" % (count / cpu))
     print("seconds: %.3f" % elapsed)
     print("lookups_per_second: %.0f" % (count / elapsed))
     print("answered_fraction: %.3f" % (answered / max(1, count)))

@@ -15,12 +15,15 @@ struct LookupBenchmark {
     struct Timing {
         var lookups: Int
         var seconds: Double
+        /// CPU time of the timing thread: what the lookups cost on a machine shared with others.
+        var cpuSeconds: Double
         /// Total inline-chain levels returned (a lookup with no answer counts 0).
         var frames: Int
         var answered: Int
         var checksum: UInt64
 
         var perSecond: Double { seconds > 0 ? Double(lookups) / seconds : 0 }
+        var perCPUSecond: Double { cpuSeconds > 0 ? Double(lookups) / cpuSeconds : 0 }
     }
 
     /// One address whose answers differ between the two sources.
@@ -91,7 +94,7 @@ struct LookupBenchmark {
     /// Looks up every address once, repeating the whole list until at least `minimumSeconds`
     /// have passed, on the calling thread. A short warm-up pass runs first, untimed.
     static func time(_ source: any SymbolSource, addresses: [UInt64], minimumSeconds: Double) -> Timing {
-        var timing = Timing(lookups: 0, seconds: 0, frames: 0, answered: 0, checksum: 0)
+        var timing = Timing(lookups: 0, seconds: 0, cpuSeconds: 0, frames: 0, answered: 0, checksum: 0)
         guard !addresses.isEmpty else { return timing }
         for address in addresses.prefix(1000) {
             timing.checksum &+= UInt64(source.lookup(address)?.count ?? 0)
@@ -99,6 +102,7 @@ struct LookupBenchmark {
         timing.checksum = 0
         let clock = ContinuousClock()
         let start = clock.now
+        let cpuStart = threadCPUSeconds()
         repeat {
             for address in addresses {
                 if let chain = source.lookup(address) {
@@ -112,6 +116,7 @@ struct LookupBenchmark {
             timing.lookups += addresses.count
             timing.seconds = seconds(start.duration(to: clock.now))
         } while timing.seconds < minimumSeconds
+        timing.cpuSeconds = threadCPUSeconds() - cpuStart
         return timing
     }
 
@@ -154,6 +159,13 @@ struct LookupBenchmark {
             throw SymbolicateError(.badInput, "several slices; pass --uuid to choose one", path: path)
         }
         return try slice.loadSymbolTable()
+    }
+
+    /// CPU time used so far by the calling thread.
+    static func threadCPUSeconds() -> Double {
+        var now = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) == 0 else { return 0 }
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     static func seconds(_ duration: Duration) -> Double {
