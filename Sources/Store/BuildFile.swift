@@ -160,7 +160,7 @@ extension BuildFile {
         let ranges = table.ranges
         // Unsorted input was sorted by the writer; SymbolTable gives no defined answer for it.
         guard !ranges.isEmpty, zip(ranges, ranges.dropFirst()).allSatisfy({ $0.start <= $1.start }) else { return }
-        let db = try Database(path: path, mode: .readOnly)
+        let db = try Database(path: path, mode: .immutable)
         let query = try db.prepare(rangeQuery)
         let step = max(1, ranges.count / 1000)
         var addresses: [UInt64] = [0, .max]

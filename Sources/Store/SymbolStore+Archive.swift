@@ -115,7 +115,7 @@ extension SymbolStore {
             var info = slice.info
             info.name = name
             do {
-                if let existing = try catalog.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
+                if let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
                     isCurrent(existing, comparedWith: info.kind)
                 {
                     harvest.present.append((info, member))

@@ -40,7 +40,7 @@ extension SymbolStore {
     func importBuild(
         _ info: BuildInfo, source: String, force: Bool, load: () throws -> SymbolTable
     ) throws -> ImportOutcome {
-        if !force, let existing = try catalog.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
+        if !force, let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
             isCurrent(existing, comparedWith: info.kind)
         {
             return .alreadyPresent

@@ -30,7 +30,7 @@ extension SymbolStore {
                 let slices = try ObjectFile.slices(atPath: row.sourcePath)
                 if let slice = slices.first(where: { $0.info.uuid == row.uuid && $0.info.arch == row.arch }) {
                     _ = try importBuild(slice.info, source: row.sourcePath, force: true) { try slice.loadSymbolTable() }
-                    if let fresh = try catalog.withLock({ try $0.build(uuid: row.uuid, arch: row.arch) }) {
+                    if let fresh = try catalogReader.withLock({ try $0.build(uuid: row.uuid, arch: row.arch) }) {
                         return try BuildFileSource(path: absolutePath(fresh.file))
                     }
                 }
@@ -63,8 +63,8 @@ extension SymbolStore {
                     .init(kind: .staleTemporary, file: prefix + name, message: "left by an import that died; removed"))
             }
         }
-        report.catalogSchemaVersion = Int(try catalog.withLock { try $0.database.pragmaInteger("user_version") })
-        let rows = try catalog.withLock { try $0.all() }
+        report.catalogSchemaVersion = Int(try catalogReader.withLock { try $0.database.pragmaInteger("user_version") })
+        let rows = try catalogReader.withLock { try $0.all() }
         var listed = Set<String>()
         for row in rows {
             report.buildsChecked += 1
@@ -78,10 +78,46 @@ extension SymbolStore {
                 catalog.withLock { catalog in try? catalog.setStatus(.ready, uuid: row.uuid, arch: row.arch) }
             }
         }
-        for file in try orphanFiles(listed: listed) {
-            report.problems.append(.init(kind: .orphanFile, file: file, message: "no catalog row lists this build file"))
-        }
+        try adoptOrReportOrphans(into: &report)
         return report
+    }
+
+    /// Build files without a catalog row. A complete build file under its own name is what an
+    /// import killed between its rename and its catalog row leaves: it is listed again (repaired).
+    /// Anything else is reported. Runs under the catalog's write lock, so no live import is
+    /// caught between rename and row.
+    private func adoptOrReportOrphans(into report: inout VerifyReport) throws {
+        let found: [VerifyReport.Problem] = try catalog.withLock { catalog in
+            try catalog.database.writeTransaction {
+                let listed = Set(try catalog.all().map(\.file))
+                var found: [VerifyReport.Problem] = []
+                for file in try orphanFiles(listed: listed) {
+                    let path = absolutePath(file)
+                    guard let info = try? BuildFileSource.inspect(path: path, integrity: false),
+                        SymbolStore.fileName(uuid: info.uuid, arch: info.arch) == file,
+                        try catalog.build(uuid: info.uuid, arch: info.arch) == nil
+                    else {
+                        found.append(.init(kind: .orphanFile, file: file, message: "no catalog row lists this file"))
+                        continue
+                    }
+                    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+                    try catalog.put(
+                        StoredBuild(
+                            uuid: info.uuid, arch: info.arch, name: info.name, kind: info.kind,
+                            textVMAddress: info.textVMAddress, textSize: info.textSize, sourcePath: info.path,
+                            importedAt: attributes?[.modificationDate] as? Date ?? Date(), lastUsedAt: nil,
+                            byteSize: (attributes?[.size] as? NSNumber)?.int64Value ?? 0, status: .ready,
+                            schemaVersion: Int(BuildFile.schemaVersion), file: file))
+                    found.append(
+                        .init(kind: .orphanFile, uuid: info.uuid, arch: info.arch, file: file,
+                              message: "complete build file left without its catalog row by an interrupted import; listed again"))
+                }
+                return found
+            }
+        }
+        for problem in found {
+            if problem.uuid != nil { report.repaired.append(problem) } else { report.problems.append(problem) }
+        }
     }
 
     private func check(_ row: StoredBuild, deep: Bool) -> VerifyReport.Problem? {

@@ -16,7 +16,11 @@ public final class SymbolStore: Sendable {
     let buildsDirectory: String
     let temporaryDirectory: String
     let catalogPath: String
+    /// The writer connection: imports, removals, status changes (BEGIN IMMEDIATE, may wait).
     let catalog: Locked<Catalog>
+    /// A second connection for reads, which WAL never blocks: lookups in this process do not
+    /// queue behind a write that waits for another process's lock.
+    let catalogReader: Locked<Catalog>
     let archiveLimits: ArchiveReader.Limits
     private let openSources: Locked<SourceCache>
 
@@ -40,6 +44,7 @@ public final class SymbolStore: Sendable {
             }
         }
         catalog = Locked(try Catalog(path: catalogPath))
+        catalogReader = Locked(try Catalog(path: catalogPath))
         openSources = Locked(SourceCache())
     }
 
@@ -68,7 +73,7 @@ public final class SymbolStore: Sendable {
     /// when it has one whose file is missing, damaged or of another schema version (naming the
     /// build and saying to re-import it), after trying to rebuild it from its source file.
     public func source(for uuid: BuildID, arch: Arch?) throws -> (any SymbolSource)? {
-        let candidates = try catalog.withLock { try $0.builds(uuid: uuid) }
+        let candidates = try catalogReader.withLock { try $0.builds(uuid: uuid) }
         guard let row = SymbolStore.best(candidates, arch: arch) else { return nil }
         return try openSource(row)
     }
@@ -86,12 +91,12 @@ public final class SymbolStore: Sendable {
 
     /// Every build of `uuid` (all archs and kinds).
     public func builds(matching uuid: BuildID) throws -> [StoredBuild] {
-        try catalog.withLock { try $0.builds(uuid: uuid) }.map(withFileStatus)
+        try catalogReader.withLock { try $0.builds(uuid: uuid) }.map(withFileStatus)
     }
 
     /// Every build in the store, by name, UUID and arch.
     public func list() throws -> [StoredBuild] {
-        try catalog.withLock { try $0.all() }.map(withFileStatus)
+        try catalogReader.withLock { try $0.all() }.map(withFileStatus)
     }
 
     /// The row with its status as the file system sees it now.
@@ -132,7 +137,7 @@ public final class SymbolStore: Sendable {
     }
 
     public var statistics: StoreStatistics {
-        get throws { try catalog.withLock { try $0.statistics() } }
+        get throws { try catalogReader.withLock { try $0.statistics() } }
     }
 
     // MARK: Opening build files

@@ -59,6 +59,37 @@ import SymbolicateModel
         #expect(try store.verify().isHealthy)
     }
 
+    @Test(.enabled(if: !SampleFiles.corpusDSYMs.isEmpty && ConcurrencyTests.executable != nil,
+                   "needs the shared corpus and the symbolicate executable built next to the tests"))
+    func importKilledHalfWayLeavesAConsistentStore() throws {
+        let executable = try #require(ConcurrencyTests.executable)
+        let folder = try StoreFixtures.scratchFolder()
+        let inputs = SampleFiles.corpusDSYMs
+        // Kill at several points: early (catalog creation, first file), mid-way, late.
+        for delay: useconds_t in [30_000, 150_000, 400_000, 900_000] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: executable)
+            p.arguments = ["import", "--store", folder] + inputs
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            usleep(delay)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let store = try SymbolStore(directory: folder)
+            let report = try store.verify(deep: true)
+            #expect(report.isHealthy, "after a kill at \(delay) µs: \(report.problems)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.buildsDirectory).allSatisfy {
+                !$0.hasPrefix(TemporaryFile.prefix)
+            })
+        }
+        let store = try SymbolStore(directory: folder)
+        let summary = store.importPaths(inputs, progress: nil)
+        #expect(summary.imported.allSatisfy { $0.outcome == .imported })
+        _ = try SampleFiles.expectStoreMatches(store, try SampleFiles.tables(under: inputs))
+        #expect(try store.verify().isHealthy)
+    }
+
     /// The `symbolicate` executable of the same build as these tests, when it exists.
     static let executable: String? = {
         let folder = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent().path

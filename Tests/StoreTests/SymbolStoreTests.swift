@@ -159,6 +159,18 @@ import SymbolicateModel
         try Data(repeating: 1, count: 10).write(to: URL(fileURLWithPath: partial))
         let report = try store.verify()
         #expect(report.isHealthy && report.repaired.map(\.kind) == [.staleTemporary])
+
+        // Killed between the rename and the catalog row: a complete file with no row. verify
+        // lists it again; lookups then work as before.
+        try store.catalog.withLock { try $0.database.exec("DELETE FROM builds") }
+        #expect(try store.list().isEmpty)
+        let adopted = try store.verify()
+        #expect(adopted.isHealthy && adopted.repaired.map(\.kind) == [.orphanFile])
+        #expect(adopted.repaired.first?.uuid == table.build.uuid)
+        let row = try #require(try store.list().first)
+        #expect(row.sourcePath == "t" && row.kind == .debugInfo && row.status == .ready)
+        StoreFixtures.expectSameLookups(try #require(try store.source(for: table.build.uuid, arch: nil)), table)
+        #expect(try store.importTable(table, source: "t") == .alreadyPresent)
     }
 
     @Test func liveImportTemporaryIsKeptUntilItsProcessDies() throws {
