@@ -30,28 +30,41 @@ struct ToolResult {
     var errors: String
 }
 
-/// Runs a program (found on PATH) and collects its output.
+/// Runs a program (found on PATH) and collects its output. Input is written and stderr drained
+/// on other threads, so large exchanges cannot deadlock on full pipes.
 func run(_ tool: String, _ arguments: [String], input: String? = nil) throws -> ToolResult {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     p.arguments = [tool] + arguments
     let out = Pipe()
     let err = Pipe()
+    let inPipe = Pipe()
     p.standardOutput = out
     p.standardError = err
-    let inPipe = Pipe()
-    if input != nil { p.standardInput = inPipe }
+    p.standardInput = input == nil ? FileHandle.nullDevice : inPipe
     try p.run()
+    let group = DispatchGroup()
     if let input {
-        inPipe.fileHandleForWriting.write(Data(input.utf8))
-        try inPipe.fileHandleForWriting.close()
+        let writer = inPipe.fileHandleForWriting
+        DispatchQueue.global().async(group: group) {
+            writer.write(Data(input.utf8))
+            try? writer.close()
+        }
     }
-    let errData = DispatchQueue.global().sync { Data() }
-    _ = errData
+    let errBox = DataBox()
+    let errReader = err.fileHandleForReading
+    DispatchQueue.global().async(group: group) { errBox.set(errReader.readDataToEndOfFile()) }
     let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
     p.waitUntilExit()
-    return ToolResult(status: p.terminationStatus, output: String(decoding: o, as: UTF8.self), errors: String(decoding: e, as: UTF8.self))
+    return ToolResult(status: p.terminationStatus, output: String(decoding: o, as: UTF8.self), errors: String(decoding: errBox.get(), as: UTF8.self))
+}
+
+private final class DataBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func set(_ d: Data) { lock.withLock { data = d } }
+    func get() -> Data { lock.withLock { data } }
 }
 
 func toolExists(_ tool: String) -> Bool {
