@@ -1,174 +1,204 @@
-// BuildFileSource: a build file of the store queried in place, as a SymbolSource. Opening it
-// checks that it is a build file of this schema version and loads the small tables (files,
-// functions, locations) into memory; a lookup is then one index seek on the ranges table plus a
-// walk up the inline chain in memory, so it answers exactly what SymbolTable.lookup answers for
-// the table the file was written from.
+// BuildFileSource: a build file of the store queried in place, as a SymbolSource. A lookup is one
+// index seek on the ranges table plus a walk up the inline chain, and answers exactly what
+// SymbolTable.lookup answers for the table the file was written from.
 //
-// Lookups may come from many threads at once: each takes a reader (a read-only connection with
-// its prepared range query) from a small pool and puts it back, so threads never share a
-// connection and never wait on each other for longer than a pop.
+// The chain walk has two modes, chosen by use. A fresh source reads each location, function and
+// file row it needs with cached statements (opening costs a few reads of the header, so a
+// process that symbolicates one report of 60 frames touches a few hundred rows of a file with a
+// million). Once it has answered about as many lookups as it would take to pay for loading the
+// locations, functions and files (rows / 16: one query-mode lookup costs about what reading 16
+// rows does), one thread loads them into memory and every later lookup walks the chain there
+// (a long-running server).
+//
+// Lookups may come from many threads at once: each takes a reader (a connection with its
+// prepared statements) from a small pool and puts it back, so threads never share a connection.
 
-internal import CSQLite
+import Synchronization
 import SymbolicateModel
 
 final class BuildFileSource: SymbolSource, Sendable {
     let build: BuildInfo
     let path: String
-    let files: [String]
-    let functions: [SymbolTable.Function]
-    let locations: [SymbolTable.Location]
-    let rangeCount: Int
+    let rowCounts: (files: Int, functions: Int, locations: Int, ranges: Int)
 
-    private final class Reader {
-        let database: Database
-        let query: Statement
+    /// Locations, functions and files, once loaded.
+    final class Tables: Sendable {
+        let files: [String]
+        let functions: [SymbolTable.Function]
+        let locations: [SymbolTable.Location]
 
-        init(path: String) throws {
-            database = try Database(path: path, mode: .immutable)
-            try database.exec("PRAGMA query_only=1; PRAGMA mmap_size=268435456; PRAGMA cache_size=-4096")
-            query = try database.prepare(BuildFile.rangeQuery)
+        init(files: [String], functions: [SymbolTable.Function], locations: [SymbolTable.Location]) {
+            self.files = files
+            self.functions = functions
+            self.locations = locations
         }
     }
 
+    private let tables = AtomicLazyReference<Tables>()
+    private let lookups = Atomic<Int>(0)
+    /// Lookups answered with queries before the tables are loaded.
+    let loadAfter: Int
     private let pool: Locked<[Reader]>
     private static let maxIdleReaders = 8
 
     /// Opens the build file at `path`. Throws BuildFile.VersionMismatch for a file of another
     /// schema version, and a SymbolicateError for anything that is not a readable build file.
-    init(path: String) throws {
+    /// `loadAfter` overrides when the tables move to memory (0: at once; Int.max: never).
+    init(path: String, loadAfter: Int? = nil) throws {
         let reader = try Reader(path: path)
-        let db = reader.database
-        let meta = try BuildFileSource.readHeader(db, path: path)
-        self.build = meta.build
+        let meta = try BuildFileSource.readHeader(reader.database, path: path)
+        build = meta.build
         self.path = path
+        rowCounts = (meta.files, meta.functions, meta.locations, meta.ranges)
+        self.loadAfter = loadAfter ?? max(64, (meta.files + meta.functions + meta.locations) / 16)
+        pool = Locked([reader])
+        if self.loadAfter == 0 { _ = tables.storeIfNil(try load(reader)) }
+    }
 
+    var tablesAreLoaded: Bool { tables.load() != nil }
+
+    /// The tables in memory, loading them now if they are not yet.
+    func loadedTables() throws -> Tables {
+        if let loaded = tables.load() { return loaded }
+        let reader = try takeReader()
+        defer { putBack(reader) }
+        return tables.storeIfNil(try load(reader))
+    }
+
+    // MARK: Lookup
+
+    func lookup(_ address: UInt64) -> [SymbolTable.Resolved]? {
+        guard let reader = try? takeReader() else { return nil }
+        defer { putBack(reader) }
+        let loaded = tables.load() ?? loadIfDue(reader)
+        guard let start = try? reader.rangeLocation(containing: address) else { return nil }
+        if let loaded {
+            return BuildFileSource.walk(from: start, in: loaded)
+        }
+        return try? BuildFileSource.walk(from: start, reading: reader)
+    }
+
+    /// Counts a query-mode lookup; the one that reaches `loadAfter` loads the tables.
+    private func loadIfDue(_ reader: Reader) -> Tables? {
+        let count = lookups.wrappingAdd(1, ordering: .relaxed).newValue
+        guard count == loadAfter, let loaded = try? load(reader) else { return nil }
+        return tables.storeIfNil(loaded)
+    }
+
+    /// The chain walk of SymbolTable.lookup, over the loaded tables.
+    static func walk(from start: UInt32, in t: Tables) -> [SymbolTable.Resolved]? {
+        var result: [SymbolTable.Resolved] = []
+        var index = start
+        while index != SymbolTable.none, Int(index) < t.locations.count, result.count < 256 {
+            let loc = t.locations[Int(index)]
+            guard Int(loc.function) < t.functions.count else { break }
+            let f = t.functions[Int(loc.function)]
+            let file = Int(loc.file) < t.files.count ? t.files[Int(loc.file)] : nil
+            result.append(.init(function: f.name, entry: f.entry, file: file, line: loc.line == 0 ? nil : Int(loc.line)))
+            index = loc.parent
+        }
+        return result.isEmpty ? nil : result
+    }
+
+    /// The same walk, reading each row from the file (row ids are the table indices, so a
+    /// missing row is an index out of range).
+    static func walk(from start: UInt32, reading reader: Reader) throws -> [SymbolTable.Resolved]? {
+        var result: [SymbolTable.Resolved] = []
+        var index = start
+        while index != SymbolTable.none, result.count < 256, let loc = try reader.location(index) {
+            guard let f = try reader.function(loc.function) else { break }
+            let file = try reader.file(loc.file)
+            result.append(.init(function: f.name, entry: f.entry, file: file, line: loc.line == 0 ? nil : Int(loc.line)))
+            index = loc.parent
+        }
+        return result.isEmpty ? nil : result
+    }
+
+    // MARK: Loading
+
+    private func load(_ reader: Reader) throws -> Tables {
+        let db = reader.database
         var files: [String] = []
-        files.reserveCapacity(meta.files)
+        files.reserveCapacity(rowCounts.files)
         let fileRows = try db.prepare("SELECT id, name FROM files ORDER BY id")
         while try fileRows.step() {
             guard fileRows.int64(0) == files.count else { throw BuildFileSource.damaged("files", path) }
             files.append(fileRows.text(1))
         }
         var functions: [SymbolTable.Function] = []
-        functions.reserveCapacity(meta.functions)
+        functions.reserveCapacity(rowCounts.functions)
         let functionRows = try db.prepare("SELECT id, name, entry FROM functions ORDER BY id")
         while try functionRows.step() {
             guard functionRows.int64(0) == functions.count else { throw BuildFileSource.damaged("functions", path) }
             functions.append(.init(name: functionRows.text(1), entry: UInt64(bitPattern: functionRows.int64(2))))
         }
         var locations: [SymbolTable.Location] = []
-        locations.reserveCapacity(meta.locations)
+        locations.reserveCapacity(rowCounts.locations)
         let locationRows = try db.prepare("SELECT id, function, file, line, parent FROM locations ORDER BY id")
         while try locationRows.step() {
             guard locationRows.int64(0) == locations.count else { throw BuildFileSource.damaged("locations", path) }
-            locations.append(
-                .init(
-                    function: UInt32(truncatingIfNeeded: locationRows.int64(1)),
-                    file: UInt32(truncatingIfNeeded: locationRows.int64(2)),
-                    line: UInt32(truncatingIfNeeded: locationRows.int64(3)),
-                    parent: UInt32(truncatingIfNeeded: locationRows.int64(4))))
+            locations.append(Reader.location(locationRows, offset: 1))
         }
-        guard files.count == meta.files, functions.count == meta.functions, locations.count == meta.locations
+        guard files.count == rowCounts.files, functions.count == rowCounts.functions,
+            locations.count == rowCounts.locations
         else { throw BuildFileSource.damaged("table sizes", path) }
-        self.files = files
-        self.functions = functions
-        self.locations = locations
-        self.rangeCount = meta.ranges
-        self.pool = Locked([reader])
+        return Tables(files: files, functions: functions, locations: locations)
     }
 
-    /// Checks that `path` is a build file of this schema version and returns whose it is, without
-    /// loading its tables; `integrity` also runs SQLite's quick_check (reads the whole file).
-    static func inspect(path: String, integrity: Bool) throws -> BuildInfo {
-        let db = try Database(path: path, mode: .readOnly)
-        let meta = try readHeader(db, path: path)
-        if integrity {
-            let check = try db.prepare("PRAGMA quick_check")
-            while try check.step() {
-                let line = check.text(0)
-                guard line == "ok" else { throw SymbolicateError(.io, "build file is damaged: \(line)", path: path) }
-            }
+    // MARK: Readers
+
+    /// One connection to the file with the statements a lookup needs. Owned by one thread at a
+    /// time: taken from the pool, used, put back.
+    final class Reader {
+        let database: Database
+        private let range: Statement
+        private let locationRow: Statement
+        private let functionRow: Statement
+        private let fileRow: Statement
+
+        init(path: String) throws {
+            database = try Database(path: path, mode: .immutable)
+            try database.exec("PRAGMA query_only=1; PRAGMA mmap_size=268435456; PRAGMA cache_size=-4096")
+            range = try database.prepare(BuildFile.rangeQuery)
+            locationRow = try database.prepare("SELECT function, file, line, parent FROM locations WHERE id = ?1")
+            functionRow = try database.prepare("SELECT name, entry FROM functions WHERE id = ?1")
+            fileRow = try database.prepare("SELECT name FROM files WHERE id = ?1")
         }
-        return meta.build
-    }
 
-    /// The application id, schema version and meta table.
-    private static func readHeader(_ db: Database, path: String) throws -> MetaValues {
-        let appID = try db.pragmaInteger("application_id")
-        guard appID == BuildFile.applicationID else {
-            throw SymbolicateError(.io, "not a symbolicate build file (application_id \(appID))", path: path)
+        /// The innermost location of the range holding `address`; nil for none or a gap.
+        func rangeLocation(containing address: UInt64) throws -> UInt32? {
+            defer { range.reset() }
+            try range.bind(1, BuildFile.key(address))
+            guard try range.step() else { return nil }
+            let location = UInt32(truncatingIfNeeded: range.int64(0))
+            return location == SymbolTable.none ? nil : location
         }
-        let version = try db.pragmaInteger("user_version")
-        guard version == BuildFile.schemaVersion else {
-            throw BuildFile.VersionMismatch(found: version, path: path)
+
+        func location(_ id: UInt32) throws -> SymbolTable.Location? {
+            defer { locationRow.reset() }
+            try locationRow.bind(1, Int64(id))
+            return try locationRow.step() ? Reader.location(locationRow, offset: 0) : nil
         }
-        return try readMeta(db, path: path)
-    }
 
-    private static func damaged(_ what: String, _ path: String) -> SymbolicateError {
-        SymbolicateError(.io, "build file is damaged (\(what) do not match its header); re-import it", path: path)
-    }
-
-    private struct MetaValues {
-        var build: BuildInfo
-        var files = 0, functions = 0, locations = 0, ranges = 0
-    }
-
-    private static func readMeta(_ db: Database, path: String) throws -> MetaValues {
-        let rows = try db.prepare("SELECT key, value FROM meta")
-        var texts: [String: String] = [:]
-        var numbers: [String: Int64] = [:]
-        while try rows.step() {
-            texts[rows.text(0)] = rows.text(1)
-            numbers[rows.text(0)] = rows.int64(1)
+        func function(_ id: UInt32) throws -> SymbolTable.Function? {
+            defer { functionRow.reset() }
+            try functionRow.bind(1, Int64(id))
+            guard try functionRow.step() else { return nil }
+            return .init(name: functionRow.text(0), entry: UInt64(bitPattern: functionRow.int64(1)))
         }
-        guard let uuidText = texts[BuildFile.Meta.uuid], let uuid = BuildID(string: uuidText),
-            let arch = texts[BuildFile.Meta.arch], let kindText = texts[BuildFile.Meta.kind],
-            let kind = SymbolKind(rawValue: kindText)
-        else { throw damaged("meta", path) }
-        func count(_ key: String) throws -> Int {
-            guard let n = numbers[key], n >= 0, n <= Int64(UInt32.max) else { throw damaged("meta \(key)", path) }
-            return Int(n)
+
+        func file(_ id: UInt32) throws -> String? {
+            guard id != SymbolTable.none else { return nil }
+            defer { fileRow.reset() }
+            try fileRow.bind(1, Int64(id))
+            return try fileRow.step() ? fileRow.text(0) : nil
         }
-        let build = BuildInfo(
-            uuid: uuid, arch: Arch(arch), name: texts[BuildFile.Meta.name] ?? "",
-            textVMAddress: UInt64(bitPattern: numbers[BuildFile.Meta.textVMAddress] ?? 0),
-            textSize: UInt64(bitPattern: numbers[BuildFile.Meta.textSize] ?? 0), kind: kind,
-            path: texts[BuildFile.Meta.path] ?? "")
-        return MetaValues(
-            build: build, files: try count(BuildFile.Meta.files), functions: try count(BuildFile.Meta.functions),
-            locations: try count(BuildFile.Meta.locations), ranges: try count(BuildFile.Meta.ranges))
-    }
 
-    // MARK: Lookup
-
-    func lookup(_ address: UInt64) -> [SymbolTable.Resolved]? {
-        guard let start = try? rangeLocation(containing: address) else { return nil }
-        var result: [SymbolTable.Resolved] = []
-        var index = start
-        var guardCount = 0
-        while index != SymbolTable.none, Int(index) < locations.count, guardCount < 256 {
-            let loc = locations[Int(index)]
-            guard Int(loc.function) < functions.count else { break }
-            let f = functions[Int(loc.function)]
-            let file = Int(loc.file) < files.count ? files[Int(loc.file)] : nil
-            result.append(.init(function: f.name, entry: f.entry, file: file, line: loc.line == 0 ? nil : Int(loc.line)))
-            index = loc.parent
-            guardCount += 1
+        static func location(_ s: Statement, offset: Int32) -> SymbolTable.Location {
+            .init(
+                function: UInt32(truncatingIfNeeded: s.int64(offset)), file: UInt32(truncatingIfNeeded: s.int64(offset + 1)),
+                line: UInt32(truncatingIfNeeded: s.int64(offset + 2)), parent: UInt32(truncatingIfNeeded: s.int64(offset + 3)))
         }
-        return result.isEmpty ? nil : result
-    }
-
-    /// The innermost location of the range holding `address`; nil when none does or it is a gap.
-    func rangeLocation(containing address: UInt64) throws -> UInt32? {
-        let reader = try takeReader()
-        defer { putBack(reader) }
-        let query = reader.query
-        defer { query.reset() }
-        try query.bind(1, BuildFile.key(address))
-        guard try query.step() else { return nil }
-        let location = UInt32(truncatingIfNeeded: query.int64(0))
-        return location == SymbolTable.none ? nil : location
     }
 
     private func takeReader() throws -> Reader {

@@ -9,22 +9,36 @@ import SymbolicateModel
 @testable import Store
 
 @Suite struct BuildFileTests {
-    private func written(_ table: SymbolTable) throws -> BuildFileSource {
+    /// The table written to a build file, opened twice: tables in memory, and rows read per lookup.
+    private func written(_ table: SymbolTable) throws -> [BuildFileSource] {
         let folder = try StoreFixtures.scratchFolder()
         let path = folder + "/build.sqlite"
         try BuildFile.write(table, to: path)
         try BuildFile.checkRanges(of: table, at: path)
-        return try BuildFileSource(path: path)
+        let inMemory = try BuildFileSource(path: path, loadAfter: 0)
+        let inPlace = try BuildFileSource(path: path, loadAfter: .max)
+        #expect(inMemory.tablesAreLoaded && !inPlace.tablesAreLoaded)
+        return [inMemory, inPlace]
+    }
+
+    /// Both ways of opening answer like the table.
+    @discardableResult
+    private func expectSame(_ table: SymbolTable, sourceLocation: SourceLocation = #_sourceLocation) throws -> BuildFileSource {
+        let sources = try written(table)
+        for source in sources { StoreFixtures.expectSameLookups(source, table, sourceLocation: sourceLocation) }
+        #expect(!sources[1].tablesAreLoaded, sourceLocation: sourceLocation)
+        return sources[1]
     }
 
     @Test(arguments: [1, 17, 400])
     func roundTripMatchesTableLookup(functions: Int) throws {
         let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(1)), functionCount: functions, seed: UInt64(functions))
-        let source = try written(table)
+        let source = try expectSame(table)
         #expect(source.build == table.build)
-        #expect(source.files == table.files)
-        #expect(source.functions == table.functions)
-        #expect(source.locations == table.locations)
+        let loaded = try source.loadedTables()
+        #expect(loaded.files == table.files)
+        #expect(loaded.functions == table.functions)
+        #expect(loaded.locations == table.locations)
         let probes = StoreFixtures.expectSameLookups(source, table)
         #expect(probes > 4 * table.ranges.count / 2)
         // The generator makes inline chains: some lookups must return more than one level.
@@ -34,8 +48,7 @@ import SymbolicateModel
     @Test func symbolTableOnlyBuild() throws {
         let info = StoreFixtures.info(StoreFixtures.uuid(2), kind: .symbolTable, name: "libsystem_kernel.dylib")
         let table = StoreFixtures.table(info, functionCount: 50, seed: 2, symbolsOnly: true)
-        let source = try written(table)
-        StoreFixtures.expectSameLookups(source, table)
+        let source = try expectSame(table)
         let hit = try #require(source.lookup(table.ranges[0].start + 1))
         #expect(hit.count == 1 && hit[0].file == nil && hit[0].line == nil)
     }
@@ -50,8 +63,7 @@ import SymbolicateModel
             .init(start: 0x7FFF_FFFF_FFFF_FFF0, location: 1), .init(start: 0x8000_0000_0000_0010, location: SymbolTable.none),
             .init(start: 0xFFFF_FFFF_8000_0000, location: 2), .init(start: 0xFFFF_FFFF_FFFF_FF00, location: SymbolTable.none),
         ]
-        let source = try written(table)
-        StoreFixtures.expectSameLookups(source, table)
+        let source = try expectSame(table)
         #expect(source.lookup(0x8000_0000_0000_0000)?.first?.function == "mid")
         #expect(source.lookup(0xFFFF_FFFF_8000_0004)?.first?.function == "kernel")
         #expect(source.lookup(0xFFFF_FFFF_FFFF_FFFF) == nil)
@@ -71,23 +83,21 @@ import SymbolicateModel
             .init(start: 0x100, location: 1), .init(start: 0x104, location: 2), .init(start: 0x108, location: 3),
             .init(start: 0x10C, location: 4), .init(start: 0x110, location: 40), .init(start: 0x114, location: SymbolTable.none),
         ]
-        let source = try written(table)
-        StoreFixtures.expectSameLookups(source, table)
+        let source = try expectSame(table)
         #expect(source.lookup(0x108)?.count == 256)
         #expect(source.lookup(0x110) == nil)
     }
 
     @Test func emptyTableAndUnicodeNames() throws {
         let empty = SymbolTable(build: StoreFixtures.info(StoreFixtures.uuid(5)))
-        #expect(try written(empty).lookup(0x1000) == nil)
+        #expect(try written(empty).allSatisfy { $0.lookup(0x1000) == nil })
 
         var table = SymbolTable(build: StoreFixtures.info(StoreFixtures.uuid(6), name: "Ünïcødé App"), files: ["", "/ü/ß.swift"])
         table.functions = [.init(name: "$s3Appé1fyyF", entry: 0x40), .init(name: "", entry: 0)]
         table.locations = [.init(function: 0, file: 1, line: 3, parent: SymbolTable.none), .init(function: 1, file: 0, line: 0, parent: 0)]
         table.ranges = [.init(start: 0x40, location: 1), .init(start: 0x50, location: SymbolTable.none)]
-        let source = try written(table)
+        let source = try expectSame(table)
         #expect(source.build.name == "Ünïcødé App")
-        StoreFixtures.expectSameLookups(source, table)
     }
 
     @Test func otherSchemaVersionIsRefused() throws {
@@ -108,7 +118,10 @@ import SymbolicateModel
 
     @Test func lookupsFromManyThreadsAgree() throws {
         let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(8)), functionCount: 300, seed: 8)
-        let source = try written(table)
+        let path = try StoreFixtures.scratchFolder() + "/build.sqlite"
+        try BuildFile.write(table, to: path)
+        // Tables move to memory after 500 lookups, while other threads are looking up.
+        let source = try BuildFileSource(path: path, loadAfter: 500)
         let probes = StoreFixtures.probeAddresses(table)
         let expected = probes.map { table.lookup($0) }
         let failures = Locked(0)
@@ -118,5 +131,20 @@ import SymbolicateModel
             }
         }
         #expect(failures.withLock { $0 } == 0)
+        #expect(source.tablesAreLoaded)
+    }
+
+    @Test func adaptiveLoadingThreshold() throws {
+        let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(9)), functionCount: 2000, seed: 9)
+        let path = try StoreFixtures.scratchFolder() + "/build.sqlite"
+        try BuildFile.write(table, to: path)
+        let source = try BuildFileSource(path: path)
+        #expect(source.loadAfter == (table.files.count + table.functions.count + table.locations.count) / 16)
+        let probes = StoreFixtures.probeAddresses(table)
+        for address in probes.prefix(source.loadAfter - 1) { _ = source.lookup(address) }
+        #expect(!source.tablesAreLoaded)
+        for address in probes.prefix(2) { _ = source.lookup(address) }
+        #expect(source.tablesAreLoaded)
+        StoreFixtures.expectSameLookups(source, table)
     }
 }
