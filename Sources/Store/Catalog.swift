@@ -97,8 +97,8 @@ final class Catalog {
         return result
     }
 
-    /// Decodes one row; a row that does not decode (hand-edited catalog) is skipped by callers
-    /// and reported by `verify` through the orphaned build file it leaves.
+    /// Decodes one row; a row that does not decode (hand-edited catalog) is skipped, and its
+    /// build file is then reported (or listed again) by `verify` as an orphan.
     private static func row(_ s: Statement) -> StoredBuild? {
         guard let uuid = BuildID(string: s.text(0)), let kind = SymbolKind(rawValue: s.text(3)) else { return nil }
         return StoredBuild(
@@ -106,7 +106,10 @@ final class Catalog {
             textVMAddress: UInt64(bitPattern: s.int64(4)), textSize: UInt64(bitPattern: s.int64(5)),
             sourcePath: s.text(6), importedAt: Date(timeIntervalSince1970: s.double(7)),
             lastUsedAt: s.isNull(8) ? nil : Date(timeIntervalSince1970: s.double(8)), byteSize: s.int64(9),
-            status: BuildStatus(rawValue: s.text(10)) ?? .damaged, schemaVersion: Int(s.int64(11)), file: s.text(12))
+            status: BuildStatus(rawValue: s.text(10)) ?? .damaged, schemaVersion: Int(s.int64(11)),
+            // The file name follows from UUID and arch; the stored column is for people, and is
+            // never trusted as a path (a tampered catalog must not make `remove` unlink elsewhere).
+            file: SymbolStore.fileName(uuid: uuid, arch: Arch(s.text(1))))
     }
 
     func statistics() throws -> StoreStatistics {

@@ -99,6 +99,25 @@ import SymbolicateModel
         #expect(try store.statistics.builds == 0)
     }
 
+    @Test func garbageCollectionSparesRecentlyUsedBuilds() throws {
+        let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
+        let used = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(24), name: "Used"), functionCount: 4, seed: 1)
+        let idle = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(25), name: "Idle"), functionCount: 4, seed: 2)
+        try store.importTable(used, source: "u")
+        try store.importTable(idle, source: "i")
+        // Both imported 30 days ago; a tampered file column must not redirect anything.
+        let old = Date().addingTimeInterval(-30 * 86_400).timeIntervalSince1970
+        try store.catalog.withLock { try $0.database.exec("UPDATE builds SET imported_at = \(old), file = '../../elsewhere'") }
+        #expect(try store.list().allSatisfy { $0.file.hasPrefix("builds/") && $0.lastUsedAt == nil })
+        _ = try store.source(for: used.build.uuid, arch: nil)
+        let usedRow = try #require(try store.builds(matching: used.build.uuid).first)
+        #expect(try #require(usedRow.lastUsedAt).timeIntervalSinceNow > -60)
+        #expect(try store.garbageCollect(olderThanDays: 7, dryRun: true).map(\.name) == ["Idle"])
+        #expect(try store.garbageCollect(olderThanDays: 7, dryRun: false).map(\.name) == ["Idle"])
+        #expect(try store.list().map(\.name) == ["Used"])
+        #expect(try store.verify().isHealthy)
+    }
+
     @Test func verifyFindsMissingOrphanAndOutdatedFiles() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
         let a = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(30), name: "Alpha"), functionCount: 4, seed: 1)
