@@ -63,13 +63,18 @@ struct TableBuilder {
     /// llvm-symbolizer's symbol lookup as intervals: aliases collapse to the largest (then last)
     /// one; a symbol reaches its size, or the next symbol when it has none.
     private mutating func symbolIntervals(_ symbols: [RawSymbol]) -> [SymbolInterval] {
-        let sorted = symbols.enumerated().sorted {
-            ($0.element.address, $0.element.size, $0.offset) < ($1.element.address, $1.element.size, $1.offset)
-        }.map(\.element)
-        var unique: [RawSymbol] = []
-        for s in sorted {
-            if let last = unique.last, last.address == s.address { unique[unique.count - 1] = s } else { unique.append(s) }
+        let order = symbols.indices.sorted {
+            (symbols[$0].address, symbols[$0].size, $0) < (symbols[$1].address, symbols[$1].size, $1)
         }
+        var uniqueIndices: [Int] = []
+        for i in order {
+            if let last = uniqueIndices.last, symbols[last].address == symbols[i].address {
+                uniqueIndices[uniqueIndices.count - 1] = i
+            } else {
+                uniqueIndices.append(i)
+            }
+        }
+        let unique = uniqueIndices.map { symbols[$0] }
         var out: [SymbolInterval] = []
         out.reserveCapacity(unique.count)
         for (i, s) in unique.enumerated() {
@@ -177,24 +182,62 @@ struct TableBuilder {
         return out
     }
 
-    private mutating func chain(_ info: DebugInfo, _ node: Int32, _ file: UInt32, _ line: UInt32, _ symbol: SymbolInterval?) -> UInt32 {
-        let n = info.nodes[Int(node)]
-        let parent = n.parent < 0 ? SymbolTable.none : chain(info, n.parent, n.callFile, n.callLine, symbol)
+    /// Per node: its function when no symbol overrides it, and the location of its call site
+    /// as last computed (valid for the symbol it was computed with).
+    private var nodeFunction: [UInt32] = []
+    private var callSite: [UInt32] = []
+    private var callSiteSymbol: [UInt64] = []
+
+    private var symbols: [SymbolInterval] = []
+    private var symbolFunctions: [UInt32] = []
+
+    /// The function of symbol `i`, interned once.
+    private mutating func symbolFunction(_ i: Int) -> UInt32 {
+        if symbolFunctions[i] != SymbolTable.none { return symbolFunctions[i] }
+        let fn = function(symbols[i].name, symbols[i].start)
+        symbolFunctions[i] = fn
+        return fn
+    }
+
+    /// The location chain of `node` at `file:line`; the outermost function is symbol `symbol`'s
+    /// when there is one (-1: none).
+    private mutating func chain(_ info: DebugInfo, _ node: Int32, _ file: UInt32, _ line: UInt32, _ symbol: Int) -> UInt32 {
+        let i = Int(node)
+        let n = info.nodes[i]
+        let symbolKey = symbol >= 0 ? symbols[symbol].start : .max
+        var parent = SymbolTable.none
+        if n.parent >= 0 {
+            if callSiteSymbol[i] == symbolKey, callSite[i] != SymbolTable.none {
+                parent = callSite[i]
+            } else {
+                parent = chain(info, n.parent, n.callFile, n.callLine, symbol)
+                callSite[i] = parent
+                callSiteSymbol[i] = symbolKey
+            }
+        }
         let fn: UInt32
         var file = file
-        if n.parent < 0, let symbol {
-            fn = function(symbol.name, symbol.start)
-            if file == SymbolTable.none { file = symbol.file }
+        if n.parent < 0, symbol >= 0 {
+            fn = symbolFunction(symbol)
+            if file == SymbolTable.none { file = symbols[symbol].file }
+        } else if nodeFunction[i] != SymbolTable.none {
+            fn = nodeFunction[i]
         } else {
             fn = function(intern(info.names[Int(n.name)]), n.entry)
+            nodeFunction[i] = fn
         }
         return location(fn, file, line, parent)
     }
 
-    private mutating func run(build: BuildInfo, debugInfo info: DebugInfo, symbols: [RawSymbol]) -> SymbolTable {
+    private mutating func run(build: BuildInfo, debugInfo info: DebugInfo, symbols rawSymbols: [RawSymbol]) -> SymbolTable {
         files = info.files
         for (i, f) in files.enumerated() { fileIndex[f] = UInt32(i) }
-        let syms = symbolIntervals(symbols)
+        nodeFunction = Array(repeating: SymbolTable.none, count: info.nodes.count)
+        callSite = nodeFunction
+        callSiteSymbol = Array(repeating: 0, count: info.nodes.count)
+        symbols = symbolIntervals(rawSymbols)
+        symbolFunctions = Array(repeating: SymbolTable.none, count: symbols.count)
+        let syms = symbols
         // Which unit owns each address: .debug_aranges, plus the DIE ranges of units it omits.
         var entries = info.arangeEntries
         for u in info.units where !info.arangeUnits.contains(u.offset) {
@@ -223,7 +266,10 @@ struct TableBuilder {
         for s in syms { points.append(s.start); points.append(s.end) }
         points.sort()
 
+        locationIndex.reserveCapacity(lines.count + pieces.count + syms.count)
+        functionIndex.reserveCapacity(info.nodes.count + syms.count)
         var ranges: [SymbolTable.Range] = []
+        ranges.reserveCapacity(points.count)
         var pi = 0, li = 0, si = 0
         var previousPoint: UInt64?
         var unknown: UInt32?
@@ -234,23 +280,23 @@ struct TableBuilder {
             while si < syms.count, syms[si].end <= p { si += 1 }
             let node: Int32 = pi < pieces.count && pieces[pi].start <= p ? pieces[pi].node : -1
             let line = li < lines.count && lines[li].start <= p ? lines[li] : nil
-            let symbol = si < syms.count && syms[si].start <= p ? syms[si] : nil
+            let symbol = si < syms.count && syms[si].start <= p ? si : -1
             var loc = SymbolTable.none
             if node >= 0 {
                 loc = chain(info, node, line?.file ?? SymbolTable.none, line?.line ?? 0, symbol)
             } else if let line {
                 let fn: UInt32
                 var file = line.file
-                if let symbol {
-                    fn = function(symbol.name, symbol.start)
-                    if file == SymbolTable.none { file = symbol.file }
+                if symbol >= 0 {
+                    fn = symbolFunction(symbol)
+                    if file == SymbolTable.none { file = syms[symbol].file }
                 } else {
                     if unknown == nil { unknown = function(intern("??"), 0) }
                     fn = unknown ?? 0
                 }
                 loc = location(fn, file, line.line, SymbolTable.none)
-            } else if let symbol {
-                loc = location(function(symbol.name, symbol.start), symbol.file, 0, SymbolTable.none)
+            } else if symbol >= 0 {
+                loc = location(symbolFunction(symbol), syms[symbol].file, 0, SymbolTable.none)
             }
             if ranges.last?.location != loc, !(ranges.isEmpty && loc == SymbolTable.none) {
                 ranges.append(SymbolTable.Range(start: p, location: loc))
