@@ -192,7 +192,7 @@ struct ByteReader {
             if shift < 64 { result |= Int64(b & 0x7f) << shift }
             shift += 7
         } while b & 0x80 != 0
-        if shift < 64, b & 0x40 != 0 { result |= -(Int64(1) << shift) }
+        if shift < 64, b & 0x40 != 0 { result |= Int64(bitPattern: UInt64.max << UInt64(shift)) }
         return result
     }
 

@@ -65,7 +65,7 @@ struct ELFFile {
                 throw DecodeError("\(shnum) section headers cannot fit in the file")
             }
             for i in 0..<shnum {
-                sections.append(try sectionHeader(at: shoff + UInt64(i * shentsize), entrySize: shentsize))
+                sections.append(try sectionHeader(at: shoff &+ UInt64(i * shentsize), entrySize: shentsize))
             }
             if shstrndx < sections.count {
                 let names = try self.data.sub(sections[shstrndx].offset, sections[shstrndx].size)
@@ -105,7 +105,7 @@ struct ELFFile {
         guard entrySize >= (is64 ? 56 : 32) else { throw DecodeError("bad program header size \(entrySize)") }
         var lowest: (UInt64, UInt64)?
         for i in 0..<count {
-            var r = try data.sub(offset + UInt64(i * entrySize), UInt64(entrySize))
+            var r = try data.sub(offset &+ UInt64(i * entrySize), UInt64(entrySize))
             let type = try r.u32()
             var flags: UInt32 = 0
             if is64 { flags = try r.u32() }

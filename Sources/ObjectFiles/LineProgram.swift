@@ -87,7 +87,7 @@ enum LineProgram {
             _ = try u.u8()
         }
         let headerLength = try u.unsigned(size: offsetSize)
-        let programStart = u.offset + Int(clamping: headerLength)
+        let programStart = u.offset + Int(min(headerLength, UInt64(u.remaining)))
         let minInst = UInt64(try u.u8())
         if table.version >= 4 { _ = try u.u8() }
         let defaultIsStmt = try u.u8()
@@ -141,7 +141,7 @@ enum LineProgram {
             if op >= opcodeBase {
                 let adjusted = UInt64(op - opcodeBase)
                 address &+= (adjusted / lineRange) &* minInst
-                line += lineBase + Int64(adjusted % lineRange)
+                line &+= lineBase &+ Int64(adjusted % lineRange)
                 emit(false)
                 continue
             }
@@ -169,7 +169,7 @@ enum LineProgram {
                 try u.seek(next)
             case 1: emit(false)
             case 2: address &+= try u.uleb() &* minInst
-            case 3: line += try u.sleb()
+            case 3: line &+= try u.sleb()
             case 4: file = UInt32(truncatingIfNeeded: try u.uleb())
             case 5: _ = try u.uleb()
             case 6, 7, 10, 11: break

@@ -5,9 +5,10 @@
 internal import CZlib
 
 enum Zlib {
-    /// Largest section we agree to inflate, and the largest expansion ratio we believe.
-    static let maxOutput = 1 << 31
-    static let maxRatio = 2048
+    /// Largest section we agree to inflate, and the largest expansion ratio we believe (zlib's
+    /// deflate cannot exceed about 1032:1, so a header claiming more is lying).
+    static let maxOutput = 1 << 30
+    static let maxRatio = 1100
 
     static func inflate(_ input: ByteReader, expectedSize: UInt64) throws -> [UInt8] {
         guard expectedSize <= UInt64(maxOutput), expectedSize <= UInt64(max(input.count, 1)) * UInt64(maxRatio) else {
