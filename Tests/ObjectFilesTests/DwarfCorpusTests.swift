@@ -32,4 +32,35 @@ struct DwarfCorpusTests {
         }
         print("compared \(total) addresses over \(files.count) corpus dSYMs")
     }
+
+    /// libdwarf is not thread-safe; loads from many threads at once must still agree with a
+    /// serial load (the wrapper serializes them behind one lock).
+    @Test func concurrentLoadsAgree() throws {
+        let files = Array(Self.corpusDSYMs().prefix(6))
+        guard !files.isEmpty else {
+            print("skipped: no corpus dSYMs at \(Fixtures.corpus)")
+            return
+        }
+        let slices = try files.flatMap { try ObjectFile.slices(atPath: $0) }
+        let serial = try slices.map { try $0.loadSymbolTable() }
+        let results = ResultBox(count: slices.count * 3)
+        DispatchQueue.concurrentPerform(iterations: slices.count * 3) { i in
+            let table = try? slices[i % slices.count].loadSymbolTable()
+            results.set(i, table.map { ($0.ranges, $0.locations, $0.functions, $0.files) })
+        }
+        for i in 0..<(slices.count * 3) {
+            let t = serial[i % slices.count]
+            let got = results.get(i)
+            #expect(got?.0 == t.ranges && got?.1 == t.locations && got?.2 == t.functions && got?.3 == t.files)
+        }
+    }
+}
+
+private final class ResultBox: @unchecked Sendable {
+    typealias Value = ([SymbolTable.Range], [SymbolTable.Location], [SymbolTable.Function], [String])
+    private let lock = NSLock()
+    private var values: [Value?]
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ v: Value?) { lock.withLock { values[i] = v } }
+    func get(_ i: Int) -> Value? { lock.withLock { values[i] } }
 }
