@@ -90,8 +90,7 @@ enum LineProgram {
         let programStart = u.offset + Int(min(headerLength, UInt64(u.remaining)))
         let minInst = UInt64(try u.u8())
         if table.version >= 4 { _ = try u.u8() }
-        let defaultIsStmt = try u.u8()
-        _ = defaultIsStmt
+        _ = try u.u8()  // default_is_stmt
         let lineBase = Int64(Int8(bitPattern: try u.u8()))
         let lineRange = UInt64(try u.u8())
         let opcodeBase = try u.u8()
@@ -219,7 +218,9 @@ enum LineProgram {
             case 0x05:
                 let v = UInt64(try u.u16())
                 if f.content == 2 { dir = v }
-            case 0x06: _ = try u.u32()
+            case 0x06:
+                let v = UInt64(try u.u32())
+                if f.content == 2 { dir = v }
             case 0x07: _ = try u.u64()
             case 0x1e: try u.skip(16)
             case 0x09: try u.skip(Int(clamping: try u.uleb()))
