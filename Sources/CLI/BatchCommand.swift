@@ -34,8 +34,11 @@ enum BatchCommand: Command {
           -d, --dsym PATH          A symbol file or folder (.dSYM, .app, .xcarchive, Mach-O)
                                    searched before the store. Repeatable.
           --store DIR              The symbol store (default: $SYMBOLICATE_STORE, else
-                                   ~/.local/share/symbolicate when it exists).
+                                   $XDG_DATA_HOME/symbolicate or ~/.local/share/symbolicate,
+                                   if present).
           --no-store               Use only the -d paths.
+          --no-inline              One line per frame: no inlined functions.
+          --no-adjust              Look up return addresses as they are (not at address - 1).
           -j, --jobs N             Worker threads (default: one per core).
           --shard I/N              Take only shard I of N (0 <= I < N), chosen by a stable hash
                                    of each report's path: N machines running the same command
@@ -45,6 +48,10 @@ enum BatchCommand: Command {
           --summary FILE.json      Also write the summary as JSON.
           --progress MODE          auto (bar on a terminal, lines otherwise), bar, lines, none.
           -h, --help               Show this help.
+
+        EXIT STATUS: 0 the run completed (even if some reports were unparsable or not reports),
+        1 a failure (outputs could not be written, an input could not be read to the end),
+        64 usage error.
 
         The summary (stderr) counts reports fully / partially / not symbolicated, unparsable
         (with reasons) and skipped, ranks the missing symbol files by the number of reports that
@@ -57,13 +64,23 @@ enum BatchCommand: Command {
         let args = try Arguments(
             arguments,
             valued: ["-o", "--output-archive", "--format", "-d", "--store", "-j", "--shard", "--summary", "--progress"],
-            flags: ["--resume", "--no-store"],
+            flags: ["--resume", "--no-store", "--no-inline", "--no-adjust"],
             aliases: ["--output": "-o", "--dsym": "-d", "--jobs": "-j"])
         let configuration = try configuration(args)
-        let store = try openStore(args)
+        if args.has("--no-store"), args.value("--store") != nil { throw UsageError("give --store or --no-store, not both") }
+        let store = try StoreOption.open(args.value("--store"), disabled: args.has("--no-store"), mustExist: false)
         let locator = try SymbolLocator(paths: args.all("-d"), store: store)
-        let runner = BatchRunner(configuration: configuration, service: SymbolicationService(locator: locator))
-        let summary = try runner.run()
+        let options = SymbolicationOptions(inlines: !args.has("--no-inline"), adjustReturnAddresses: !args.has("--no-adjust"))
+        let runner = BatchRunner(configuration: configuration, service: SymbolicationService(locator: locator, options: options))
+        let summary: BatchSummary
+        do {
+            summary = try runner.run()
+        } catch {
+            // Per-report problems never escape a run; a bad input that does is a contradiction
+            // in the settings.
+            if error.code == .badInput { throw UsageError(error.description) }
+            throw error
+        }
         Console.error(summary.table())
         if let path = args.value("--summary") {
             do {
@@ -120,24 +137,5 @@ enum BatchCommand: Command {
         case let other: throw UsageError("--progress expects auto, bar, lines or none, got '\(other)'")
         }
         return configuration
-    }
-
-    /// `--store DIR`, else the default store when its folder exists; none with `--no-store`.
-    static func openStore(_ args: Arguments) throws -> SymbolStore? {
-        if args.has("--no-store") {
-            guard args.value("--store") == nil else { throw UsageError("give --store or --no-store, not both") }
-            return nil
-        }
-        if let dir = args.value("--store") { return try SymbolStore(directory: dir) }
-        let dir = SymbolStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
-        guard FileKindCheck.isDirectory(dir) else { return nil }
-        return try SymbolStore(directory: dir)
-    }
-}
-
-private enum FileKindCheck {
-    static func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }
