@@ -34,6 +34,13 @@ enum FileKind: Equatable {
         }
     }
 
+    /// The absolute path with every link resolved, or nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The size in bytes of the file at `path` (following links), or nil.
     static func size(_ path: String) -> Int? {
         var info = stat()
@@ -66,11 +73,13 @@ struct InputCensus: Sendable {
             return
         }
         archiveBytes = nil
+        var skip: String? = nil
+        if case .directory(let folder) = configuration.destination { skip = FileKind.realPath(folder) }
         var count = 0
         for input in inputs {
             switch FileKind(input) {
             case .directory:
-                guard let n = Self.count(input, prefix: "", shard: configuration.shard) else {
+                guard let n = Self.count(input, prefix: "", shard: configuration.shard, skip: skip) else {
                     files = nil
                     return
                 }
@@ -90,7 +99,7 @@ struct InputCensus: Sendable {
     }
 
     /// Files of the shard under `folder`; nil as soon as an archive makes the count unknowable.
-    private static func count(_ folder: String, prefix: String, shard: Shard?) -> Int? {
+    private static func count(_ folder: String, prefix: String, shard: Shard?, skip: String?) -> Int? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
         var n = 0
         for name in names {
@@ -98,7 +107,8 @@ struct InputCensus: Sendable {
             let rel = prefix.isEmpty ? name : prefix + "/" + name
             switch FileKind(full, followLinksToFolders: false) {
             case .directory:
-                guard let inner = count(full, prefix: rel, shard: shard) else { return nil }
+                if let skip, FileKind.realPath(full) == skip { continue }
+                guard let inner = count(full, prefix: rel, shard: shard, skip: skip) else { return nil }
                 n += inner
             case .file:
                 if OutputPaths.isArchiveName(name) { return nil }

@@ -4,7 +4,8 @@
 // this shard, drops those `--resume` finds done, reads each remaining file's bytes and hands
 // them to the workers through the bounded channel. Because the order is fixed, every machine
 // of a sharded run hands out the same names. Archives found inside folders are read as
-// archives too; their members go under the archive's name without its extension.
+// archives too; their members go under the archive's name without its extension. The output
+// folder is skipped when it lies inside an input folder.
 
 import Foundation
 import SymbolicateModel
@@ -25,6 +26,8 @@ final class InputReader {
     private let progress: InputProgress
     private var allocator: PathAllocator
     private var stopped = false
+    /// The output folder, resolved, so that a walk over a folder containing it skips it.
+    private let outputFolder: String?
 
     init(
         configuration: BatchConfiguration, channel: BoundedChannel<WorkItem>, collector: SummaryCollector,
@@ -35,6 +38,11 @@ final class InputReader {
         self.collector = collector
         self.progress = progress
         self.allocator = PathAllocator(multipleInputs: configuration.multipleInputs)
+        if case .directory(let folder) = configuration.destination {
+            outputFolder = FileKind.realPath(folder)
+        } else {
+            outputFolder = nil
+        }
     }
 
     /// Reads every input, then closes the channel so the workers finish.
@@ -86,6 +94,7 @@ final class InputReader {
             let rel = prefix.isEmpty ? name : prefix + "/" + name
             switch FileKind(full, followLinksToFolders: false) {
             case .directory:
+                if let outputFolder, FileKind.realPath(full) == outputFolder { continue }
                 walk(full, prefix: rel, inputBase: inputBase)
             case .file where OutputPaths.isArchiveName(name):
                 readArchive(full, prefix: prefix.isEmpty ? OutputPaths.inputBaseName(name) : prefix + "/" + OutputPaths.inputBaseName(name), inputBase: inputBase)

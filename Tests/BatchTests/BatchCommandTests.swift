@@ -1,0 +1,105 @@
+// `symbolicate batch` run as a process (the binary `swift build` puts beside the test bundle):
+// each output equals what the single-report command `symbolicate -d SYMBOLS REPORT` prints,
+// the summary JSON is written, and the exit codes are 0 (completed, with unparsable reports
+// and non-reports among the inputs), 64 (usage) and 1 (failure). Skipped when the binary or
+// the Samples are absent.
+
+import Foundation
+import Testing
+
+@testable import Batch
+
+enum BatchBinary {
+    /// `symbolicate` in the build products folder that holds the running test bundle.
+    static var path: String? {
+        var url = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        for _ in 0..<4 {
+            url.deleteLastPathComponent()
+            let candidate = url.appendingPathComponent("symbolicate").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: [UInt8]
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
+        guard let path else { throw FixtureError("no symbolicate binary") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe()
+        // stderr goes to a file, so neither stream can fill up and block the child.
+        let errPath = FileManager.default.temporaryDirectory.path + "/batch-cli-\(UUID().uuidString).err"
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: errPath) }
+        guard let err = FileHandle(forWritingAtPath: errPath) else { throw FixtureError("cannot create \(errPath)") }
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try err.close()
+        let stderr = FileManager.default.contents(atPath: errPath) ?? Data()
+        return Result(status: process.terminationStatus, stdout: [UInt8](stdout), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+@Suite(
+    .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"),
+    .enabled(if: BatchBinary.path != nil, "the symbolicate binary is not built beside the tests"))
+struct BatchCommandTests {
+    @Test func outputsEqualTheSingleReportCommand() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let tree = try fixture.mixedTree()
+        let output = fixture.root + "/out"
+        let summaryPath = fixture.root + "/summary.json"
+        let batch = try BatchBinary.run([
+            "batch", "--no-store", "-d", BatchFixture.symbolsFolder, "-j", "2", "-o", output, "--summary", summaryPath,
+            "--progress", "none", tree.folder,
+        ])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(batch.stderr.contains("Batch summary"))
+        let written = BatchFixture.files(in: output)
+        #expect(Set(written.keys) == Set(tree.reports))
+        for rel in tree.reports {
+            let single = try BatchBinary.run(["--no-store", "-d", BatchFixture.symbolsFolder, tree.folder + "/" + rel])
+            #expect(single.status == 0, "\(single.stderr)")
+            #expect(written[rel].map { $0 == single.stdout } == true, "batch and single-report outputs differ for \(rel)")
+        }
+        let data = try Data(contentsOf: URL(fileURLWithPath: summaryPath))
+        let summary = try JSONDecoder.snakeCase.decode(BatchSummary.self, from: data)
+        #expect(summary.counts.written == tree.reports.count)
+        #expect(summary.counts.unparsable == tree.unparsable.count)
+        #expect(summary.counts.skippedNonReports == tree.nonReports.count)
+    }
+
+    @Test func exitCodes() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let tree = try fixture.mixedTree()
+        let out = fixture.root + "/out"
+        let quiet = ["--no-store", "--progress", "none"]
+        #expect(try BatchBinary.run(["batch"] + quiet + [tree.folder]).status == 64)  // no -o
+        #expect(try BatchBinary.run(["batch"] + quiet + ["-o", out]).status == 64)  // no INPUT
+        #expect(try BatchBinary.run(["batch"] + quiet + ["-o", out, "--shard", "3/2", tree.folder]).status == 64)
+        #expect(try BatchBinary.run(["batch"] + quiet + ["--output-archive", out + ".rar", tree.folder]).status == 64)
+        #expect(
+            try BatchBinary.run(["batch"] + quiet + ["--output-archive", out + ".zip", "--resume", tree.folder]).status == 64)
+        #expect(try BatchBinary.run(["batch"] + quiet + ["-o", out, fixture.root + "/missing"]).status == 1)
+        // A file that is not an archive, named like one: the input cannot be read, the run fails.
+        try BatchFixture.write(Array("not a zip".utf8), to: fixture.root + "/fake.zip")
+        let fake = try BatchBinary.run(["batch"] + quiet + ["-o", out, fixture.root + "/fake.zip"])
+        #expect(fake.status == 1)
+        #expect(fake.stderr.contains("fake.zip"))
+        // Outputs cannot be written: a file stands where the output folder should be.
+        try BatchFixture.write(Array("x".utf8), to: fixture.root + "/blocked")
+        #expect(try BatchBinary.run(["batch"] + quiet + ["-o", fixture.root + "/blocked/out", tree.folder]).status == 1)
+    }
+}
