@@ -96,6 +96,44 @@ struct BatchSummaryTests {
         #expect(Set(BatchFixture.files(in: output).keys) == ["x.crash", "second/x.crash", "y.crash"])
     }
 
+    @Test func outputFolderInsideTheInputIsNotReadBack() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let tree = try fixture.mixedTree()
+        let output = tree.folder + "/symbolicated"
+        let service = try BatchFixture.service()
+        let first = try BatchRunner(configuration: BatchFixture.configuration([tree.folder], into: output), service: service).run()
+        var again = BatchFixture.configuration([tree.folder], into: output)
+        again.resume = true
+        let second = try BatchRunner(configuration: again, service: service).run()
+        #expect(first.counts.files == tree.files.count)
+        #expect(second.counts.files == tree.files.count)
+        #expect(second.counts.alreadyDone == tree.reports.count)
+        #expect(Set(BatchFixture.files(in: output).keys) == Set(tree.reports))
+    }
+
+    @Test func progressLinesCountTowardsTheTotal() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let tree = try fixture.mixedTree()
+        let configuration = BatchFixture.configuration([tree.folder], into: fixture.root + "/out")
+        let census = InputCensus(configuration)
+        #expect(census.files == tree.files.count)
+        let collector = SummaryCollector()
+        collector.recordNonReport()
+        let lines = LineFeed([])
+        let reporter = ProgressReporter(
+            style: .lines, interval: 0.05, census: census, collector: collector, input: InputProgress(),
+            write: { lines.append($0) })
+        reporter.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        reporter.stop()
+        let written = lines.all
+        #expect(written.count >= 2, "\(written)")
+        #expect(written.allSatisfy { $0.hasPrefix("batch:  1/\(tree.files.count) files") }, "\(written)")
+        #expect(written.last?.contains("ETA") == false)
+    }
+
     @Test func listOfPathsOnStandardInput() throws {
         let fixture = try BatchFixture()
         defer { fixture.cleanUp() }
@@ -139,6 +177,12 @@ final class LineFeed: @unchecked Sendable {
     func next() -> String? {
         lock.withLock { lines.isEmpty ? nil : lines.removeFirst() }
     }
+
+    func append(_ line: String) {
+        lock.withLock { lines.append(line) }
+    }
+
+    var all: [String] { lock.withLock { lines } }
 }
 
 extension JSONDecoder {
