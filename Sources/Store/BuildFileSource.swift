@@ -1,5 +1,6 @@
 // BuildFileSource: a build file of the store queried in place, as a SymbolSource. A lookup is one
-// index seek on the ranges table plus a walk up the inline chain, and answers exactly what
+// index seek on the ranges table (a binary search in the block found) plus a walk up the inline
+// chain, and answers exactly what
 // SymbolTable.lookup answers for the table the file was written from.
 //
 // The chain walk has two modes, chosen by use. A fresh source reads each location, function and
@@ -170,7 +171,7 @@ final class BuildFileSource: SymbolSource, Sendable {
             defer { range.reset() }
             try range.bind(1, BuildFile.key(address))
             guard try range.step() else { return nil }
-            let location = UInt32(truncatingIfNeeded: range.int64(0))
+            let location = range.withBlob(0) { BuildFile.location(in: $0, containing: address) }
             return location == SymbolTable.none ? nil : location
         }
 

@@ -201,6 +201,15 @@ final class Statement {
         try check(rc)
     }
 
+    func bind(_ index: Int32, bytes: [UInt8]) throws {
+        let rc = bytes.withUnsafeBytes { raw -> Int32 in
+            // A zero-length blob needs a non-null pointer, or SQLite binds NULL.
+            guard let base = raw.baseAddress, raw.count > 0 else { return sqlite3_bind_zeroblob(handle, index, 0) }
+            return sqlite3_bind_blob(handle, index, base, Int32(raw.count), Statement.transient)
+        }
+        try check(rc)
+    }
+
     func bindNull(_ index: Int32) throws {
         try check(sqlite3_bind_null(handle, index))
     }
@@ -226,6 +235,13 @@ final class Statement {
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    /// Runs `body` over a BLOB column's bytes in place (valid only until the next step or reset).
+    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        let base = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return body(UnsafeRawBufferPointer(start: base, count: base == nil ? 0 : count))
+    }
 
     func text(_ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
