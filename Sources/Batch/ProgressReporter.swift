@@ -100,7 +100,8 @@ final class ProgressReporter: @unchecked Sendable {
         var position = "\(done) files"
         if let total = census.files {
             position = "\(done)/\(total) files"
-            fraction = total > 0 ? Double(done) / Double(total) : 1
+            // Files added after the census can push `done` past `total`; the bar stays full.
+            fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
         } else if let bytes = census.archiveBytes, bytes > 0 {
             fraction = min(1, Double(input.bytesDone) / Double(bytes))
         }
@@ -108,7 +109,7 @@ final class ProgressReporter: @unchecked Sendable {
         var parts: [String] = []
         if mode == .bar {
             let width = 24
-            let filled = Int((fraction ?? 0) * Double(width))
+            let filled = max(0, min(width, Int((fraction ?? 0) * Double(width))))
             parts.append("[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]")
         } else {
             parts.append("batch:")
