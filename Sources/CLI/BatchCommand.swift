@@ -42,7 +42,9 @@ enum BatchCommand: Command {
           -j, --jobs N             Worker threads (default: one per core).
           --shard I/N              Take only shard I of N (0 <= I < N), chosen by a stable hash
                                    of each report's path: N machines running the same command
-                                   with I = 0..N-1 cover every report exactly once.
+                                   with I = 0..N-1 cover every report exactly once
+                                   (a Kubernetes Indexed Job: --shard $JOB_COMPLETION_INDEX/N).
+                                   Shards may share one output folder.
           --resume                 Skip reports whose output already exists (outputs are written
                                    atomically, so an existing one is complete). Needs -o.
           --summary FILE.json      Also write the summary as JSON.
