@@ -96,7 +96,7 @@ enum BuildFile {
         try db.exec(
             """
             PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;
-            PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY;
+            PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY;
             """)
         try db.exec("BEGIN")
         try db.exec(schema)
@@ -197,7 +197,8 @@ extension BuildFile {
         let ranges = table.ranges
         // Unsorted input was sorted by the writer; SymbolTable gives no defined answer for it.
         guard !ranges.isEmpty, zip(ranges, ranges.dropFirst()).allSatisfy({ $0.start <= $1.start }) else { return }
-        let reader = try BuildFileSource.Reader(path: path)
+        // Not mapped: the check runs while the import holds the whole table in memory.
+        let reader = try BuildFileSource.Reader(path: path, mapped: false)
         let step = min(max(1, ranges.count / 1000), rangesPerBlock)
         var addresses: [UInt64] = [0, .max]
         for i in stride(from: 0, to: ranges.count, by: step) {

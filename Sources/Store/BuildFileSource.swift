@@ -157,9 +157,11 @@ final class BuildFileSource: SymbolSource, Sendable {
         private let functionRow: Statement
         private let fileRow: Statement
 
-        init(path: String) throws {
+        /// `mapped`: read through mmap (fastest; pages count toward the process's resident size).
+        init(path: String, mapped: Bool = true) throws {
             database = try Database(path: path, mode: .immutable)
-            try database.exec("PRAGMA query_only=1; PRAGMA mmap_size=268435456; PRAGMA cache_size=-4096")
+            try database.exec(
+                "PRAGMA query_only=1; PRAGMA mmap_size=\(mapped ? 268_435_456 : 0); PRAGMA cache_size=-\(mapped ? 4096 : 1024)")
             range = try database.prepare(BuildFile.rangeQuery)
             locationRow = try database.prepare("SELECT function, file, line, parent FROM locations WHERE id = ?1")
             functionRow = try database.prepare("SELECT name, entry FROM functions WHERE id = ?1")
