@@ -20,6 +20,7 @@ final class OutputSink: @unchecked Sendable {
     private let lock = NSLock()
     private var createdFolders = Set<String>()
     private var counter = 0
+    private let processID = getpid()
 
     init(_ destination: BatchConfiguration.Destination) throws(SymbolicateError) {
         switch destination {
@@ -53,7 +54,7 @@ final class OutputSink: @unchecked Sendable {
             lock.withLock { _ = createdFolders.insert(folder) }
         }
         let fileName = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
-        let temporary = folder + "/.\(fileName).partial-\(getpid())-\(serial)"
+        let temporary = folder + "/.\(fileName).partial-\(processID)-\(serial)"
         try Self.writeFile(temporary, bytes)
         guard rename(temporary, path) == 0 else {
             let code = errno
