@@ -10,10 +10,23 @@ import SymbolicateModel
 @testable import Store
 
 enum StoreFixtures {
-    /// A fresh, empty folder under the system temporary folder.
+    /// This run's folder under the system temporary folder; made once, after removing the folders
+    /// of earlier runs whose process is gone (so at most the last run's files stay for a look).
+    static let runFolder: String = {
+        let temporary = NSTemporaryDirectory()
+        let prefix = "store-tests-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(prefix) {
+            if let pid = Int32(name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: temporary + name)
+            }
+        }
+        return temporary + prefix + "\(getpid())"
+    }()
+
+    /// A fresh, empty folder for one test.
     static func scratchFolder(_ name: String = #function) throws -> String {
         let safe = name.filter { $0.isLetter || $0.isNumber }
-        let path = NSTemporaryDirectory() + "store-tests-\(safe)-\(UInt32.random(in: 0...UInt32.max))"
+        let path = runFolder + "/\(safe)-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
