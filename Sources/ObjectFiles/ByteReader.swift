@@ -58,6 +58,25 @@ final class ByteStorage: @unchecked Sendable {
         base = p
     }
 
+    /// A copy of `parts` laid end to end (memory another library owns, such as a section libelf
+    /// read or inflated).
+    init(copying parts: [UnsafeRawBufferPointer]) {
+        count = parts.reduce(0) { $0 + $1.count }
+        mapped = false
+        guard count > 0 else {
+            base = nil
+            return
+        }
+        let p = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+        var at = 0
+        for part in parts {
+            guard let s = part.baseAddress else { continue }
+            (p + at).copyMemory(from: s, byteCount: part.count)
+            at += part.count
+        }
+        base = p
+    }
+
     deinit {
         guard let base else { return }
         if mapped { munmap(base, count) } else { base.deallocate() }

@@ -85,7 +85,7 @@ public enum ObjectFile {
                 return try fatSlices(whole, is64: magic == 0xcafe_babf, name: name, path: path)
             }
             if magic == 0x7f45_4c46 {
-                return [try elfSlice(ELFFile(whole), name: name, path: path)]
+                return [try elfSlice(ELFFile(whole, path: path), name: name, path: path)]
             }
             var le = whole
             let m = try le.u32()

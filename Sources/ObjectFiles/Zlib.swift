@@ -1,6 +1,7 @@
-// zlib behind one function: inflating compressed ELF debug sections (SHF_COMPRESSED with
-// ELFCOMPRESS_ZLIB, and the older `.zdebug_*` "ZLIB" form). The expected size comes from the
-// section header; it is capped so that a hostile header cannot make us allocate without limit.
+// zlib behind one function: inflating the older `.zdebug_*` "ZLIB" form of compressed ELF debug
+// sections (libelf inflates SHF_COMPRESSED ones, after their header is checked against the same
+// limits). The expected size comes from the section; it is capped so that a hostile header cannot
+// make us allocate without limit.
 
 internal import CZlib
 

@@ -1,6 +1,7 @@
 // ELF binaries compiled at test time (gcc and clang, DWARF 4 and 5, zlib-compressed debug
-// sections, no debug information, stripped) compared with llvm-symbolizer-14, and their
-// build-id notes compared with readelf.
+// sections in the SHF_COMPRESSED and the older `.zdebug_*` form, a separate debug file, no debug
+// information, stripped) compared with llvm-symbolizer-14, and their build-id notes compared
+// with readelf.
 
 import Foundation
 import SymbolicateModel
@@ -56,6 +57,8 @@ struct ELFTests {
         var compiler: String
         var flags: [String]
         var strip = false
+        /// objcopy options applied to the linked file in place.
+        var objcopy: [String] = []
     }
 
     static let variants: [Variant] = [
@@ -65,6 +68,10 @@ struct ELFTests {
         Variant(name: "clang-dwarf5", compiler: "clang++", flags: ["-g", "-gdwarf-5", "-O2"]),
         Variant(name: "gcc-dwarf5-gz", compiler: "g++", flags: ["-g", "-gdwarf-5", "-O2", "-gz"]),
         Variant(name: "clang-dwarf4-gz", compiler: "clang++", flags: ["-g", "-gdwarf-4", "-O2", "-gz"]),
+        Variant(
+            name: "gcc-dwarf4-zdebug", compiler: "g++", flags: ["-g", "-gdwarf-4", "-O2"],
+            objcopy: ["--compress-debug-sections=zlib-gnu"]),
+        Variant(name: "gcc-debug-only", compiler: "g++", flags: ["-g", "-O2"], objcopy: ["--only-keep-debug"]),
         Variant(name: "gcc-nodebug", compiler: "g++", flags: ["-O2"]),
         Variant(name: "gcc-stripped-debug", compiler: "g++", flags: ["-g", "-O2"], strip: true),
     ]
@@ -81,6 +88,13 @@ struct ELFTests {
             return nil
         }
         if v.strip { _ = try run("strip", ["--strip-debug", out]) }
+        if !v.objcopy.isEmpty {
+            let r = try run("objcopy", v.objcopy + [out])
+            guard r.status == 0 else {
+                Issue.record("objcopy failed: \(r.errors)")
+                return nil
+            }
+        }
         return out
     }
 
