@@ -52,6 +52,7 @@ final class Catalog {
                     imported_at REAL NOT NULL, last_used_at REAL, byte_size INTEGER NOT NULL,
                     status TEXT NOT NULL, schema_version INTEGER NOT NULL, file TEXT NOT NULL,
                     PRIMARY KEY (uuid, arch)) WITHOUT ROWID;
+                CREATE INDEX builds_by_name ON builds(name COLLATE NOCASE);
                 PRAGMA user_version=\(Catalog.schemaVersion);
                 PRAGMA application_id=\(Catalog.applicationID);
                 """)
@@ -80,6 +81,17 @@ final class Catalog {
         let stmt = try database.cached("SELECT \(Catalog.columns) FROM builds WHERE uuid = ?1 ORDER BY arch")
         defer { stmt.reset() }
         try stmt.bind(1, uuid.uuidString)
+        return try rows(stmt)
+    }
+
+    /// Builds of an image with this name (any case) and another UUID, by UUID, at most `limit`.
+    func builds(named name: String, otherThan uuid: BuildID, limit: Int) throws -> [StoredBuild] {
+        let stmt = try database.cached(
+            "SELECT \(Catalog.columns) FROM builds WHERE name = ?1 COLLATE NOCASE AND uuid <> ?2 ORDER BY uuid, arch LIMIT ?3")
+        defer { stmt.reset() }
+        try stmt.bind(1, name)
+        try stmt.bind(2, uuid.uuidString)
+        try stmt.bind(3, Int64(limit))
         return try rows(stmt)
     }
 

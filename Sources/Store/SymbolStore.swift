@@ -94,6 +94,12 @@ public final class SymbolStore: Sendable {
         try catalogReader.withLock { try $0.builds(uuid: uuid) }.map(withFileStatus)
     }
 
+    /// Builds of an image named `name` whose UUID is not `uuid` (at most `limit`, by UUID): what
+    /// a report that needs `uuid` is told the store has instead, never used for lookups.
+    public func builds(named name: String, otherThan uuid: BuildID, limit: Int = 16) throws -> [StoredBuild] {
+        try catalogReader.withLock { try $0.builds(named: name, otherThan: uuid, limit: limit) }
+    }
+
     /// Every build in the store, by name, UUID and arch.
     public func list() throws -> [StoredBuild] {
         try catalogReader.withLock { try $0.all() }.map(withFileStatus)

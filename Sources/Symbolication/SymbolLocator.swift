@@ -88,8 +88,26 @@ public final class SymbolLocator: Sendable {
             }
         }
         if let firstError { return .failed(firstError) }
-        let sameName = slicesByName[name.lowercased()]?.first { $0.uuid != uuid }
-        return .notFound(mismatch: sameName)
+        var sameName = slicesByName[name.lowercased()]?.filter { $0.uuid != uuid } ?? []
+        if sameName.isEmpty, let store, let stored = try? store.builds(named: name, otherThan: uuid) {
+            sameName = stored.map {
+                BuildInfo(
+                    uuid: $0.uuid, arch: $0.arch, name: $0.name, textVMAddress: $0.textVMAddress,
+                    textSize: $0.textSize, kind: $0.kind, path: $0.sourcePath)
+            }
+        }
+        return .notFound(mismatch: SymbolLocator.closest(sameName, arch: arch))
+    }
+
+    /// The build to name in a UUID-mismatch message: one of a compatible arch first, then the
+    /// lowest UUID, so symbol paths and the store name the same one.
+    static func closest(_ builds: [BuildInfo], arch: Arch?) -> BuildInfo? {
+        builds.min { a, b in
+            let aFits = arch.map { a.arch.isCompatible(with: $0) } ?? true
+            let bFits = arch.map { b.arch.isCompatible(with: $0) } ?? true
+            if aFits != bFits { return aFits }
+            return (a.uuid, a.arch) < (b.uuid, b.arch)
+        }
     }
 
     private func load(_ slice: ObjectSlice) -> LoadResult {

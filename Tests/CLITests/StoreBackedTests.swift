@@ -1,0 +1,87 @@
+// The store must answer exactly as the symbol files do: every Samples and corpus report is
+// symbolicated once from symbol paths and once from a store the same files were imported into,
+// through the CLI, and the outputs must be byte-identical (text, .ips and JSON).
+
+import Foundation
+import Testing
+
+@Suite(.serialized) struct StoreBackedTests {
+    static let corpusDSYMs = "inket__MacSymbolicator/Resources/dSYMs"
+
+    @Test func storeAnswersExactlyAsTheFiles() throws {
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: store) }
+        var symbolPaths = [Paths.samples + "/build"]
+        var reports = try FileManager.default.contentsOfDirectory(atPath: Paths.samples + "/reports")
+            .filter { $0.hasSuffix(".crash") || $0.hasSuffix(".ips") }.map { Paths.samples + "/reports/" + $0 }
+        if Paths.corpusAvailable {
+            symbolPaths.append(Paths.corpus + "/" + Self.corpusDSYMs)
+            let crashes = Paths.corpus + "/inket__MacSymbolicator/Resources/Crashes"
+            reports += ["ios-crash.crash", "ios-crash.ips", "single-target-crash.crash", "multi-target-crash.ips"]
+                .map { crashes + "/" + $0 }
+        } else {
+            print("corpus part skipped: ../shared/corpus is absent")
+        }
+
+        let imported = try CLI.run(["import", "--store", store] + symbolPaths)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stderr.contains("0 failed"))
+
+        var compared = 0
+        for report in reports {
+            for format in ["crash", "json"] + (report.hasSuffix(".ips") ? ["ips"] : []) {
+                let fromFiles = try CLI.run(["--no-store", "--format", format, report] + symbolPaths)
+                let fromStore = try CLI.run(["--store", store, "--format", format, report])
+                #expect(fromFiles.status == 0 && fromStore.status == 0, "\(report): \(fromStore.stderr)")
+                let same = fromFiles.stdout == fromStore.stdout
+                #expect(same, "\(report) as \(format) differs: \(firstDifference(fromFiles.stdoutText, fromStore.stdoutText))")
+                let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: report)))
+                #expect(fromFiles.stdout != original, "\(report) as \(format): nothing was symbolicated")
+                compared += 1
+            }
+        }
+        #expect(compared >= 20)
+
+        // Importing again changes nothing.
+        let again = try CLI.run(["import", "--store", store] + symbolPaths)
+        #expect(again.status == 0)
+        #expect(again.stderr.hasPrefix("imported 0 builds"))
+        let verify = try CLI.run(["verify", "--store", store])
+        #expect(verify.status == 0, "\(verify.stderr)")
+    }
+
+    @Test func listRemoveAndGC() throws {
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("store-lr-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: store) }
+        let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldKit.framework.dSYM"
+        #expect(try CLI.run(["import", "--store", store, dsym]).status == 0)
+        let list = try CLI.run(["list", "--store", store, "--json"])
+        #expect(list.status == 0)
+        let rows = try JSONSerialization.jsonObject(with: Data(list.stdout)) as? [[String: Any]] ?? []
+        #expect(rows.count == 1)
+        let uuid = try #require(rows.first?["uuid"] as? String)
+
+        let dry = try CLI.run(["gc", "--store", store, "--older-than", "0", "--dry-run"])
+        #expect(dry.status == 0)
+        #expect(dry.stderr.contains("would remove 1 builds"))
+        #expect(try CLI.run(["list", "--store", store]).stdoutText.contains(uuid))
+
+        let removed = try CLI.run(["remove", "--store", store, uuid.lowercased()])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(try CLI.run(["list", "--store", store]).stdoutText.isEmpty)
+        #expect(try CLI.run(["remove", "--store", store, uuid]).status == 1)
+        #expect(try CLI.run(["list", "--store", store + "-absent"]).status == 1)
+    }
+}
+
+/// The first line where two outputs differ, for a readable failure message.
+func firstDifference(_ a: String, _ b: String) -> String {
+    let la = a.split(separator: "\n", omittingEmptySubsequences: false)
+    let lb = b.split(separator: "\n", omittingEmptySubsequences: false)
+    for i in 0..<max(la.count, lb.count) {
+        let x = i < la.count ? String(la[i]) : "<end>"
+        let y = i < lb.count ? String(lb[i]) : "<end>"
+        if x != y { return "line \(i + 1): \(x.prefix(300)) <> \(y.prefix(300))" }
+    }
+    return "none"
+}
