@@ -4,7 +4,7 @@
 
 import Foundation
 import Store
-import Symbolication
+import Reports
 import SymbolicateModel
 
 enum ImportCommand: Command {

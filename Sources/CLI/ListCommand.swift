@@ -2,7 +2,7 @@
 
 import Foundation
 import Store
-import Symbolication
+import Reports
 import SymbolicateModel
 
 enum ListCommand: Command {

@@ -32,7 +32,7 @@ enum IPSWriter {
         for node in body["asiBacktraces"]?.elements ?? [] {
             guard let text = node.string else { continue }
             if let rewritten = rewriteTextBacktrace(text, backtrace: b, results: results) {
-                edits.append(ByteEdit(range: node.range, bytes: Array(JSONText.quote(rewritten).utf8)))
+                edits.append(ByteEdit(range: node.range, bytes: Array(JSONWriter.quote(rewritten).utf8)))
             }
             b += 1
         }
@@ -72,15 +72,15 @@ enum IPSWriter {
         }
 
         func pair(_ key: String, _ value: String) -> [UInt8] {
-            Array(JSONText.quote(key).utf8) + keyValue + Array(value.utf8)
+            Array(JSONWriter.quote(key).utf8) + keyValue + Array(value.utf8)
         }
     }
 
     static func values(_ level: SymbolicatedFrame) -> [(String, String)] {
-        var pairs: [(String, String)] = [("symbol", JSONText.quote(level.symbol))]
+        var pairs: [(String, String)] = [("symbol", JSONWriter.quote(level.symbol))]
         if let offset = level.symbolOffset { pairs.append(("symbolLocation", String(offset))) }
         if let file = level.fileName {
-            pairs.append(("sourceFile", JSONText.quote(file)))
+            pairs.append(("sourceFile", JSONWriter.quote(file)))
             if let line = level.line, line > 0 { pairs.append(("sourceLine", String(line))) }
         }
         return pairs

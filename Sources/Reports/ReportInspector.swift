@@ -45,7 +45,7 @@ public enum ReportInspector {
     }
 
     public static func json(_ r: CrashReport) -> String {
-        func q(_ s: String?) -> String { s.map(JSONText.quote) ?? "null" }
+        func q(_ s: String?) -> String { s.map(JSONWriter.quote) ?? "null" }
         func n<T: BinaryInteger>(_ v: T?) -> String { v.map { String($0) } ?? "null" }
         var parts: [String] = []
         parts.append("\"format\":\(q(r.format.rawValue))")

@@ -1,6 +1,7 @@
 // `--format json` / `format=json`: every frame with its status and its symbols, and every
 // image with its status, for scripts. Addresses are hex strings, as people read them.
 
+import Reports
 import SymbolicateModel
 
 public enum OutcomeJSON {
