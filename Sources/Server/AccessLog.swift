@@ -17,7 +17,9 @@ struct AccessLog: Sendable {
         var line = "{\"time\":\"\(AccessLog.timestamp())\",\"method\":\(AccessLog.quote(method))"
         line += ",\"path\":\(AccessLog.quote(String(path.prefix(512)))),\"route\":\(AccessLog.quote(route))"
         line += ",\"status\":\(status),\"bytes_in\":\(bytesIn),\"bytes_out\":\(bytesOut)"
-        line += ",\"duration_ms\":\(String(format: "%.3f", seconds * 1000))"
+        let micros = Int((seconds * 1_000_000).rounded())
+        let fraction = String(micros % 1000)
+        line += ",\"duration_ms\":\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
         if clientGone { line += ",\"client_gone\":true" }
         line += "}\n"
         var bytes = Array(line.utf8)
@@ -48,15 +50,34 @@ struct AccessLog: Sendable {
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 
+    /// `2026-11-30T04:50:12.345Z`, built without `String(format:)` (it runs once per request).
     static func timestamp() -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var parts = tm()
         var seconds = now.tv_sec
         gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-            parts.tm_hour, parts.tm_min, parts.tm_sec, Int(now.tv_nsec / 1_000_000))
+        var out = ""
+        out.reserveCapacity(24)
+        func pad(_ value: Int, _ width: Int) {
+            let digits = String(value)
+            if digits.count < width { out += String(repeating: "0", count: width - digits.count) }
+            out += digits
+        }
+        pad(Int(parts.tm_year) + 1900, 4)
+        out += "-"
+        pad(Int(parts.tm_mon) + 1, 2)
+        out += "-"
+        pad(Int(parts.tm_mday), 2)
+        out += "T"
+        pad(Int(parts.tm_hour), 2)
+        out += ":"
+        pad(Int(parts.tm_min), 2)
+        out += ":"
+        pad(Int(parts.tm_sec), 2)
+        out += "."
+        pad(Int(now.tv_nsec / 1_000_000), 3)
+        return out + "Z"
     }
 
     /// A JSON string literal; control characters are escaped so a hostile path cannot forge lines.

@@ -127,17 +127,21 @@ final class HTTPDaemon: @unchecked Sendable {
         var connectionTimeoutSeconds: Int
         var connectionLimit: Int
         var uploadDirectory: String
+        /// Seconds a request (its body included) may take to arrive.
+        var requestTimeoutSeconds: Int
     }
 
     private var daemon: OpaquePointer?
     private let handler: any ExchangeHandler
     private let uploadDirectory: String
+    private let requestTimeout: Double
     private let workers = DispatchQueue(label: "symbolicate.server.workers", attributes: .concurrent)
     private var context: Unmanaged<HTTPDaemon>?
 
     init(_ configuration: Configuration, handler: any ExchangeHandler) throws {
         self.handler = handler
         self.uploadDirectory = configuration.uploadDirectory
+        self.requestTimeout = Double(configuration.requestTimeoutSeconds)
         let context = Unmanaged.passRetained(self)
         self.context = context
         let flags =
@@ -147,7 +151,7 @@ final class HTTPDaemon: @unchecked Sendable {
             Int32(MHD_OPTION.LISTEN_SOCKET.rawValue), configuration.listenFD,
             Int32(MHD_OPTION.CONNECTION_TIMEOUT.rawValue), UInt32(max(1, configuration.connectionTimeoutSeconds)),
             Int32(MHD_OPTION.CONNECTION_LIMIT.rawValue), UInt32(max(1, configuration.connectionLimit)),
-            Int32(MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue), Int(256 << 10),
+            Int32(MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue), Int(32 << 10),
             Int32(MHD_OPTION.NOTIFY_COMPLETED.rawValue), OpaquePointer(unsafeBitCast(completedCallback, to: UnsafeRawPointer.self)),
             OpaquePointer(context.toOpaque()),
         ]
@@ -208,6 +212,11 @@ final class HTTPDaemon: @unchecked Sendable {
         if size.pointee > 0 {
             if let data { exchange.append(UnsafeRawBufferPointer(start: data, count: size.pointee)) }
             size.pointee = 0
+            // A body still trickling in after the request time limit: drop the connection.
+            if exchange.elapsedSeconds > requestTimeout {
+                exchange.status = 408
+                return .NO
+            }
             return .YES
         }
         if let pending = exchange.pending {

@@ -50,7 +50,7 @@ final class Metrics: @unchecked Sendable {
         reportsSymbolicated += 1
     }
 
-    func recordImport(outcome: String, builds: Int = 0) {
+    func recordImport(outcome: String) {
         lock.lock()
         defer { lock.unlock() }
         imports[outcome, default: 0] += 1

@@ -96,7 +96,8 @@ enum OpenAPI {
           "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
           "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" } } } },
     "/v1/symbols/{uuid}": {
-      "parameters": [ { "name": "uuid", "in": "path", "required": true, "schema": { "type": "string" } } ],
+      "parameters": [ { "name": "uuid", "in": "path", "required": true,
+        "schema": { "type": "string", "pattern": "^[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}$" } } ],
       "get": { "summary": "The builds with this UUID", "responses": {
         "200": { "description": "Builds", "content": { "application/json": { "schema": { "type": "object" } } } },
         "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } },
@@ -115,7 +116,8 @@ enum OpenAPI {
         "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
         "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" } } } },
     "/v1/reports/{id}": { "get": { "summary": "A stored report",
-      "parameters": [ { "name": "id", "in": "path", "required": true, "schema": { "type": "string" } },
+      "parameters": [ { "name": "id", "in": "path", "required": true,
+          "schema": { "type": "string", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" } },
         { "name": "view", "in": "query", "schema": { "type": "string", "enum": ["raw"] } } ],
       "responses": {
         "200": { "description": "The report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } },

@@ -23,6 +23,8 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections: Int = 1024
     /// Seconds a connection may stay idle (slow clients are dropped).
     public var connectionTimeout: Int = 30
+    /// Seconds a whole request, body included, may take to arrive (slow uploads are cut off).
+    public var requestTimeout: Int = 600
     /// Seconds to wait for requests in flight when stopping.
     public var shutdownGracePeriod: Double = 30
     /// Limits for the child process that imports an upload.

@@ -17,7 +17,7 @@ enum StoredReports {
             id: UUID().uuidString.lowercased(), createdAt: now, format: format?.rawValue, original: bytes,
             processed: processed)
         try context.reports.save(stored, missingNames: names(processed.outcome))
-        return .json(json(stored, missingNames: names(processed.outcome)), status: 201, headers: [("Location", "/v1/reports/\(stored.id)")])
+        return .json(json(stored), status: 201, headers: [("Location", "/v1/reports/\(stored.id)")])
     }
 
     static func get(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
@@ -32,7 +32,7 @@ enum StoredReports {
             if !stored.missing.isEmpty { headers.append(("X-Symbolicate-Missing", stored.missing.joined(separator: ","))) }
             return HTTPResponse(contentType: stored.contentType, body: stored.output, headers: headers)
         }
-        return .json(json(stored, missingNames: [:]))
+        return .json(json(stored))
     }
 
     static func missing(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
@@ -84,7 +84,7 @@ enum StoredReports {
         return names
     }
 
-    private static func json(_ stored: ReportDatabase.StoredReport, missingNames: [String: String]) -> [String: Any] {
+    private static func json(_ stored: ReportDatabase.StoredReport) -> [String: Any] {
         [
             "id": stored.id, "url": "/v1/reports/\(stored.id)",
             "created_at": ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: stored.createdAt)),

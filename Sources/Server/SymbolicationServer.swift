@@ -42,7 +42,8 @@ public final class SymbolicationServer: @unchecked Sendable {
                 HTTPDaemon.Configuration(
                     listenFD: socket.fd, threads: configuration.threads,
                     connectionTimeoutSeconds: configuration.connectionTimeout,
-                    connectionLimit: configuration.maxConnections, uploadDirectory: configuration.uploadDirectory),
+                    connectionLimit: configuration.maxConnections, uploadDirectory: configuration.uploadDirectory,
+                    requestTimeoutSeconds: configuration.requestTimeout),
                 handler: handler)
         } catch {
             close(socket.fd)

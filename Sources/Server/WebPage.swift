@@ -1,6 +1,7 @@
 // The web page served at `/`: one HTML document with inline CSS and JavaScript, no external
 // assets. Paste or drop a report to see its symbolicated stack (crashed thread first, inline frames
-// marked, missing images listed) or its symbolicated text; upload dSYMs with a token. Everything
+// marked, missing images listed) or its symbolicated text; upload dSYMs with a token; a link
+// `/#report=BASE64URL` opens the report it carries. Everything
 // the server returns is inserted with textContent, never as HTML.
 
 enum WebPage {
@@ -176,12 +177,25 @@ area.addEventListener("dragover", (e) => { e.preventDefault(); area.classList.ad
 area.addEventListener("dragleave", () => area.classList.remove("drag"));
 area.addEventListener("drop", (e) => { e.preventDefault(); area.classList.remove("drag"); if (e.dataTransfer.files[0]) readFileInto(e.dataTransfer.files[0]); });
 
+// `/#report=BASE64URL` opens a report given in the link itself (the fragment never reaches the server).
+function loadFromHash() {
+  const m = location.hash.match(/^#report=(.+)$/);
+  if (!m) return;
+  try {
+    const bin = atob(decodeURIComponent(m[1]).replace(/-/g, "+").replace(/_/g, "/"));
+    $("report").value = new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+    symbolicate(false);
+  } catch (e) { setStatus("The report in this link could not be read.", true); }
+}
+window.addEventListener("hashchange", loadFromHash);
+loadFromHash();
+
 $("upload").addEventListener("click", async () => {
   const out = $("uploadResult"); const file = $("symbols").files[0];
   if (!file) { out.textContent = "Choose a file first."; return; }
   out.textContent = "Uploading " + file.name + "\u2026";
   try {
-    const response = await fetch("/v1/symbols", { method: "POST", body: file, headers: { "Authorization": "Bearer " + $("token").value, "Content-Type": "application/octet-stream" } });
+    const response = await fetch("/v1/symbols?filename=" + encodeURIComponent(file.name), { method: "POST", body: file, headers: { "Authorization": "Bearer " + $("token").value, "Content-Type": "application/octet-stream" } });
     const j = await response.json();
     if (!response.ok) { out.textContent = "Error " + response.status + ": " + (j.error ? j.error.message : ""); return; }
     const lines = [];

@@ -143,6 +143,21 @@ struct ServerBasicsTests {
         #expect(try server.get("/healthz").status == 200)
     }
 
+    @Test func tricklingBodiesAreCutOffAtTheRequestTimeLimit() throws {
+        let server = try TestServer { $0.requestTimeout = 1 }
+        let connection = try TestConnection(port: server.port, timeout: 5)
+        try connection.send(TestHTTP.head("POST", "/v1/symbolicate", headers: [], bodyLength: 1000))
+        let start = Date()
+        var cut = false
+        for _ in 0..<20 {
+            Thread.sleep(forTimeInterval: 0.25)
+            if (try? connection.send("x")) == nil { cut = true; break }
+        }
+        #expect(cut || connection.isClosedByPeer())
+        #expect(Date().timeIntervalSince(start) < 4)
+        #expect(try server.get("/healthz").status == 200)
+    }
+
     @Test func accessLogIsOneJSONLinePerRequestWithoutBodies() throws {
         let server = try TestServer()
         let secret = "Incident Identifier: SECRET-REPORT-CONTENT"
