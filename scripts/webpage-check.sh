@@ -1,8 +1,9 @@
 #!/bin/sh
 # Checks the web page in headless Chromium: starts `symbolicate serve` on a store holding the
-# Samples dSYMs of one variant except HoldKit's, opens `/#report=...` carrying a Samples report,
-# lets the page symbolicate it, then checks the rendered DOM (crashed thread first, symbolicated
-# functions, an inline frame marked, HoldKit listed as missing) and saves a screenshot.
+# Samples dSYMs of one variant (HoldApp and HoldKit; the system libraries stay missing), opens
+# `/#report=...` carrying a Samples report, lets the page symbolicate it, then checks the rendered
+# DOM (crashed thread first, symbolicated functions with source locations, inline frames marked,
+# missing images listed with their UUIDs) and saves a screenshot.
 # Installs Debian's chromium with apt when it is missing.
 #
 # Usage: scripts/webpage-check.sh [SYMBOLICATE_BINARY] [SCREENSHOT.png]
@@ -32,7 +33,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-"$binary" import --store "$work/store" "$repo/Samples/build/$variant/HoldApp.app.dSYM" >/dev/null 2>&1
+"$binary" import --store "$work/store" "$repo/Samples/build/$variant/HoldApp.app.dSYM" \
+    "$repo/Samples/build/$variant/HoldKit.framework.dSYM" >/dev/null 2>&1
 "$binary" serve --store "$work/store" --listen "127.0.0.1:$port" 2> "$work/access.log" &
 server=$!
 for _ in $(seq 50); do
@@ -48,7 +50,8 @@ flags="--headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=140
 # shellcheck disable=SC2086
 "$browser" $flags --user-data-dir="$work/profile2" --screenshot="$screenshot" "$url" >/dev/null 2>> "$work/chromium.log"
 
-holdkit=$(awk -F'\t' -v v="$variant" '$1 == v && $2 == "HoldKit" { print $4 }' "$repo/Samples/build/images.tsv")
+kernel=$(sed -n 's/.*libsystem_kernel.dylib arm64e*  *<\([0-9a-fA-F]*\)>.*/\1/p' "$report" | head -n 1 | tr a-f A-F |
+    sed 's/\(........\)\(....\)\(....\)\(....\)\(............\)/\1-\2-\3-\4-\5/')
 failures=0
 check() {
     if grep -q -- "$2" "$work/dom.html"; then
@@ -62,7 +65,9 @@ check "frames were symbolicated" "Frames symbolicated: [1-9]"
 check "the crashed thread comes first" '<div id="stack"><div class="thread crashed"><h3>Thread 0'
 check "a HoldApp frame has a source location" 'class="loc"> ([A-Za-z]*\.[a-z]*:[0-9]'
 check "inline frames are marked" '<tr class="inline">'
-check "HoldKit is listed as missing" "HoldKit $holdkit"
+check "HoldKit frames are symbolicated" '<td class="img">HoldKit</td><td class="addr">0x[0-9a-f]*</td><td class="sym">[A-Za-z_]'
+[ -n "$kernel" ] || { echo "FAILED: no libsystem_kernel UUID in $report"; failures=$((failures + 1)); }
+check "libsystem_kernel is listed as missing with its UUID" "libsystem_kernel.dylib $kernel"
 [ -s "$screenshot" ] && echo "screenshot: $screenshot" || { echo "FAILED: no screenshot"; failures=$((failures + 1)); }
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed; the page's DOM is in $work/dom.html" >&2
