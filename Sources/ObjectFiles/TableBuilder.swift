@@ -14,8 +14,7 @@ struct TableBuilder {
     private var nameIndex: [String: UInt32] = [:]
     private var functions: [SymbolTable.Function] = []
     private var functionIndex: [FunctionKey: UInt32] = [:]
-    private var locations: [SymbolTable.Location] = []
-    private var locationIndex: [SymbolTable.Location: UInt32] = [:]
+    private var locationTable = LocationTable()
 
     private struct FunctionKey: Hashable {
         var name: UInt32
@@ -52,12 +51,7 @@ struct TableBuilder {
     }
 
     private mutating func location(_ fn: UInt32, _ file: UInt32, _ line: UInt32, _ parent: UInt32) -> UInt32 {
-        let loc = SymbolTable.Location(function: fn, file: file, line: line, parent: parent)
-        if let i = locationIndex[loc] { return i }
-        let i = UInt32(locations.count)
-        locations.append(loc)
-        locationIndex[loc] = i
-        return i
+        locationTable.intern(SymbolTable.Location(function: fn, file: file, line: line, parent: parent))
     }
 
     /// llvm-symbolizer's symbol lookup as intervals: aliases collapse to the largest (then last)
@@ -266,7 +260,7 @@ struct TableBuilder {
         for s in syms { points.append(s.start); points.append(s.end) }
         points.sort()
 
-        locationIndex.reserveCapacity(lines.count + pieces.count + syms.count)
+        locationTable = LocationTable(capacity: lines.count + pieces.count + syms.count)
         functionIndex.reserveCapacity(info.nodes.count + syms.count)
         var ranges: [SymbolTable.Range] = []
         ranges.reserveCapacity(points.count)
@@ -305,39 +299,6 @@ struct TableBuilder {
         if let last = ranges.last, last.location != SymbolTable.none, last.start < .max {
             ranges.append(SymbolTable.Range(start: max(points.last ?? 0, last.start + 1), location: SymbolTable.none))
         }
-        return SymbolTable(build: build, files: files, functions: functions, locations: locations, ranges: ranges)
-    }
-}
-
-/// A binary max-heap of scope indices (a later DIE has a larger index and wins).
-private struct MaxHeap {
-    private var items: [Int] = []
-    var top: Int? { items.first }
-
-    mutating func push(_ v: Int) {
-        items.append(v)
-        var i = items.count - 1
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard items[parent] < items[i] else { break }
-            items.swapAt(parent, i)
-            i = parent
-        }
-    }
-
-    mutating func pop() {
-        guard !items.isEmpty else { return }
-        items.swapAt(0, items.count - 1)
-        items.removeLast()
-        var i = 0
-        while true {
-            let l = 2 * i + 1, r = l + 1
-            var m = i
-            if l < items.count, items[l] > items[m] { m = l }
-            if r < items.count, items[r] > items[m] { m = r }
-            if m == i { return }
-            items.swapAt(i, m)
-            i = m
-        }
+        return SymbolTable(build: build, files: files, functions: functions, locations: locationTable.locations, ranges: ranges)
     }
 }
