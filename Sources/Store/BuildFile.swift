@@ -115,20 +115,41 @@ enum BuildFile {
             try functions.bind(3, Int64(bitPattern: f.entry))
             try functions.run()
         }
-        let locations = try db.prepare(
-            "INSERT INTO locations(id, function, file, line, parent) VALUES (?1, ?2, ?3, ?4, ?5)")
-        for (i, l) in table.locations.enumerated() {
-            try locations.bind(1, Int64(i))
-            try locations.bind(2, Int64(l.function))
-            try locations.bind(3, Int64(l.file))
-            try locations.bind(4, Int64(l.line))
-            try locations.bind(5, Int64(l.parent))
-            try locations.run()
-        }
+        try writeLocations(table.locations, db)
         try writeRanges(table.ranges, db)
 
         try db.exec("PRAGMA user_version=\(schemaVersion); PRAGMA application_id=\(applicationID)")
         try db.exec("COMMIT")
+    }
+
+    /// Location rows per INSERT statement: one statement step per batch instead of per row
+    /// (5 parameters each, well under SQLite's limit of 32,766).
+    static let locationsPerInsert = 64
+
+    /// Locations go in `locationsPerInsert` rows per statement, the rest one row at a time.
+    private static func writeLocations(_ locations: [SymbolTable.Location], _ db: Database) throws {
+        let row = "(?, ?, ?, ?, ?)"
+        let prefix = "INSERT INTO locations(id, function, file, line, parent) VALUES "
+        let batch = try db.prepare(prefix + Array(repeating: row, count: locationsPerInsert).joined(separator: ", "))
+        let single = try db.prepare(prefix + row)
+        func bind(_ statement: Statement, _ slot: Int, _ id: Int) throws {
+            let l = locations[id]
+            let base = Int32(slot * 5)
+            try statement.bind(base + 1, Int64(id))
+            try statement.bind(base + 2, Int64(l.function))
+            try statement.bind(base + 3, Int64(l.file))
+            try statement.bind(base + 4, Int64(l.line))
+            try statement.bind(base + 5, Int64(l.parent))
+        }
+        let batched = locations.count - locations.count % locationsPerInsert
+        for first in stride(from: 0, to: batched, by: locationsPerInsert) {
+            for slot in 0..<locationsPerInsert { try bind(batch, slot, first + slot) }
+            try batch.run()
+        }
+        for id in batched..<locations.count {
+            try bind(single, 0, id)
+            try single.run()
+        }
     }
 
     private static func writeMeta(_ table: SymbolTable, _ db: Database) throws {
