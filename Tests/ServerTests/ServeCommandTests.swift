@@ -1,0 +1,61 @@
+// `symbolicate serve` as users start it: the built executable on an ephemeral port, found from its
+// `listening` log line; it answers, and SIGTERM stops it with exit status 0. Bad options are usage
+// errors (exit 64).
+
+import Foundation
+import Testing
+
+@Suite("symbolicate serve")
+struct ServeCommandTests {
+    @Test func startsAnswersAndStopsOnSIGTERM() throws {
+        guard let executable = Fixtures.executable else {
+            print("skipped: the symbolicate executable was not built beside the tests")
+            return
+        }
+        let directory = NSTemporaryDirectory() + "serve-command-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["serve", "--store", directory + "/store", "--listen", "127.0.0.1:0", "--threads", "1"]
+        let stderr = Pipe()
+        process.standardError = stderr
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // The first log line names the bound address.
+        var collected = ""
+        let reader = stderr.fileHandleForReading
+        let deadline = Date().addingTimeInterval(20)
+        while !collected.contains("\"listening\""), Date() < deadline {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            collected += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = try #require(collected.split(separator: "\n").first { $0.contains("\"listening\"") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let address = try #require(object["address"] as? String)
+        let port = try #require(address.split(separator: ":").last.flatMap { UInt16($0) })
+
+        #expect(try TestHTTP.request(port: port, "GET", "/healthz").status == 200)
+        // No token file: writes are refused.
+        #expect(try TestHTTP.request(port: port, "POST", "/v1/symbols", body: [1]).status == 403)
+
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test(arguments: [["--max-body", "lots"], ["--threads", "0"], ["--listen", "nowhere"], ["extra"]])
+    func badOptionsAreUsageErrors(arguments: [String]) throws {
+        guard let executable = Fixtures.executable else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["serve", "--store", NSTemporaryDirectory() + "unused-\(UUID().uuidString)"] + arguments
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 64 || process.terminationStatus == 65, "\(arguments)")
+    }
+}
