@@ -2,7 +2,9 @@
 // SymbolTable.Locations: every one of the (about a million, for a large app) range boundaries
 // looks its innermost location up, so it is an open-addressing table of UInt32 indices into the
 // location array with a multiply-xorshift hash of the four fields and linear probing, in place of
-// a Swift Dictionary (whose SipHash alone was 17% of an import's CPU). `MaxHeap` picks the
+// a Swift Dictionary (whose SipHash alone was 17% of an import's CPU). `Boundaries` yields the
+// distinct ends of the builder's three interval lists (scopes, lines, symbols) in ascending order
+// by merging them in place rather than sorting a copy of every endpoint. `MaxHeap` picks the
 // deepest, latest scope covering an address while the builder paints function scopes.
 
 import SymbolicateModel
@@ -15,10 +17,12 @@ struct LocationTable {
     private var slots: [UInt32] = Array(repeating: 0, count: 1024)
     private var shift: UInt64 = 64 - 10
 
-    init(capacity: Int = 0) {
-        locations.reserveCapacity(capacity)
+    /// `expected` bounds the number of locations from above; slots are sized for half of it (a
+    /// builder's locations are typically fewer than half its range boundaries) and grow if needed.
+    init(expected: Int = 0) {
+        locations.reserveCapacity(expected)
         var bits: UInt64 = 10
-        while (1 << bits) < capacity * 2 { bits += 1 }
+        while (1 << bits) < expected { bits += 1 }
         slots = Array(repeating: 0, count: 1 << bits)
         shift = 64 - bits
     }
@@ -57,6 +61,82 @@ struct LocationTable {
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = UInt32(i + 1)
         }
+    }
+}
+
+/// An interval of addresses, `start..<end`.
+protocol BoundedInterval {
+    var start: UInt64 { get }
+    var end: UInt64 { get }
+}
+
+extension DebugInfo.LineInterval: BoundedInterval {}
+
+/// The distinct starts and ends of three lists of intervals, ascending. Each list is normally
+/// sorted and disjoint, so its endpoints already ascend and the three are merged by cursor; when
+/// one is not (overlapping rows of a hostile line table), every endpoint goes through one sorted
+/// array instead.
+struct Boundaries<A: BoundedInterval, B: BoundedInterval, C: BoundedInterval> {
+    private let a: [A]
+    private let b: [B]
+    private let c: [C]
+    private var ia = 0, ib = 0, ic = 0
+    private var sorted: [UInt64] = []
+    private var isorted = 0
+    /// The last boundary returned.
+    private(set) var last: UInt64?
+
+    init(_ a: [A], _ b: [B], _ c: [C]) {
+        if Boundaries.ascends(a), Boundaries.ascends(b), Boundaries.ascends(c) {
+            (self.a, self.b, self.c) = (a, b, c)
+        } else {
+            (self.a, self.b, self.c) = ([], [], [])
+            sorted.reserveCapacity(2 * (a.count + b.count + c.count))
+            for x in a { sorted.append(x.start); sorted.append(x.end) }
+            for x in b { sorted.append(x.start); sorted.append(x.end) }
+            for x in c { sorted.append(x.start); sorted.append(x.end) }
+            sorted.sort()
+        }
+    }
+
+    private static func ascends<T: BoundedInterval>(_ list: [T]) -> Bool {
+        var previous: UInt64 = 0
+        for x in list {
+            guard previous <= x.start, x.start <= x.end else { return false }
+            previous = x.end
+        }
+        return true
+    }
+
+    /// Endpoint `k` of `list`: the start of interval k / 2 when k is even, else its end.
+    @inline(__always)
+    private static func point<T: BoundedInterval>(_ list: [T], _ k: Int) -> UInt64 {
+        k & 1 == 0 ? list[k >> 1].start : list[k >> 1].end
+    }
+
+    mutating func next() -> UInt64? {
+        if !sorted.isEmpty {
+            while isorted < sorted.count {
+                let p = sorted[isorted]
+                isorted += 1
+                if p != last {
+                    last = p
+                    return p
+                }
+            }
+            return nil
+        }
+        var p = UInt64.max
+        var found = false
+        if ia < 2 * a.count { p = Boundaries.point(a, ia); found = true }
+        if ib < 2 * b.count { p = min(p, Boundaries.point(b, ib)); found = true }
+        if ic < 2 * c.count { p = min(p, Boundaries.point(c, ic)); found = true }
+        guard found else { return nil }
+        while ia < 2 * a.count, Boundaries.point(a, ia) <= p { ia += 1 }
+        while ib < 2 * b.count, Boundaries.point(b, ib) <= p { ib += 1 }
+        while ic < 2 * c.count, Boundaries.point(c, ic) <= p { ic += 1 }
+        last = p
+        return p
     }
 }
 

@@ -21,7 +21,7 @@ struct TableBuilder {
         var entry: UInt64
     }
 
-    private struct SymbolInterval {
+    private struct SymbolInterval: BoundedInterval {
         var start: UInt64
         var end: UInt64
         var name: UInt32
@@ -97,7 +97,7 @@ struct TableBuilder {
         return out
     }
 
-    private struct ScopeInterval {
+    private struct ScopeInterval: BoundedInterval {
         var start: UInt64
         var end: UInt64
         var node: Int32
@@ -107,7 +107,9 @@ struct TableBuilder {
     private static func paint(_ scopes: ArraySlice<DebugInfo.Scope>) -> [ScopeInterval] {
         guard !scopes.isEmpty else { return [] }
         let byStart = scopes.indices.sorted { scopes[$0].start < scopes[$1].start }
-        var points = scopes.flatMap { [$0.start, $0.end] }
+        var points: [UInt64] = []
+        points.reserveCapacity(2 * scopes.count)
+        for s in scopes { points.append(s.start); points.append(s.end) }
         points.sort()
         var heap = MaxHeap()
         var cursor = 0
@@ -253,22 +255,15 @@ struct TableBuilder {
         pieces.sort { $0.start < $1.start }
         lines.sort { $0.start < $1.start }
 
-        var points: [UInt64] = []
-        points.reserveCapacity(pieces.count + lines.count * 2 + syms.count * 2)
-        for p in pieces { points.append(p.start); points.append(p.end) }
-        for l in lines { points.append(l.start); points.append(l.end) }
-        for s in syms { points.append(s.start); points.append(s.end) }
-        points.sort()
+        var points = Boundaries(pieces, lines, syms)
 
-        locationTable = LocationTable(capacity: lines.count + pieces.count + syms.count)
+        locationTable = LocationTable(expected: lines.count + pieces.count + syms.count)
         functionIndex.reserveCapacity(info.nodes.count + syms.count)
         var ranges: [SymbolTable.Range] = []
-        ranges.reserveCapacity(points.count)
+        ranges.reserveCapacity(2 * (pieces.count + lines.count + syms.count))
         var pi = 0, li = 0, si = 0
-        var previousPoint: UInt64?
         var unknown: UInt32?
-        for p in points where p != previousPoint {
-            previousPoint = p
+        while let p = points.next() {
             while pi < pieces.count, pieces[pi].end <= p { pi += 1 }
             while li < lines.count, lines[li].end <= p { li += 1 }
             while si < syms.count, syms[si].end <= p { si += 1 }
