@@ -18,8 +18,6 @@ final class ServiceContext: @unchecked Sendable {
     private let lock = NSLock()
     private var generation = 0
     private var cached: (generation: Int, service: SymbolicationService)?
-    /// Serializes uploads of the same content so two identical uploads cannot race to import it twice.
-    let importLock = NSLock()
 
     init(configuration: ServerConfiguration, metrics: Metrics, log: AccessLog) throws {
         self.configuration = configuration
