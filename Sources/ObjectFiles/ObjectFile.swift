@@ -21,18 +21,16 @@ public struct ObjectSlice: Sendable {
             switch format {
             case .machO(let m):
                 let symbols = try m.symbols()
-                var debug: DebugInfo?
-                if info.kind == .debugInfo {
-                    debug = try DebugInfoReader.read(sections: try m.debugSections(), pointerSize: m.is64 ? 8 : 4)
-                }
-                return TableBuilder.build(build: info, debugInfo: debug, symbols: symbols)
+                let debug: DebugInfo? =
+                    info.kind == .debugInfo
+                    ? try DebugInfoReader.read(sections: try m.debugSections(), pointerSize: m.is64 ? 8 : 4) : nil
+                return TableBuilder.build(build: info, debugInfo: consume debug, symbols: symbols)
             case .elf(let e):
                 let symbols = try e.symbols()
-                var debug: DebugInfo?
-                if info.kind == .debugInfo {
-                    debug = try DebugInfoReader.read(sections: try e.debugSections(), pointerSize: e.is64 ? 8 : 4)
-                }
-                return TableBuilder.build(build: info, debugInfo: debug, symbols: symbols)
+                let debug: DebugInfo? =
+                    info.kind == .debugInfo
+                    ? try DebugInfoReader.read(sections: try e.debugSections(), pointerSize: e.is64 ? 8 : 4) : nil
+                return TableBuilder.build(build: info, debugInfo: consume debug, symbols: symbols)
             }
         } catch let error as DecodeError {
             throw SymbolicateError(.badInput, "corrupt \(info.arch) slice: \(error.description)", path: info.path)

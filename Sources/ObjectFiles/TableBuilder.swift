@@ -28,9 +28,12 @@ struct TableBuilder {
         var file: UInt32
     }
 
-    static func build(build: BuildInfo, debugInfo: DebugInfo?, symbols: [RawSymbol]) -> SymbolTable {
+    /// Takes `debugInfo` over so that its line rows and scopes can be freed once the builder has
+    /// turned them into intervals, before the table itself grows.
+    static func build(build: BuildInfo, debugInfo: consuming DebugInfo?, symbols: [RawSymbol]) -> SymbolTable {
         var b = TableBuilder()
-        return b.run(build: build, debugInfo: debugInfo ?? DebugInfo(), symbols: symbols)
+        var info = (consume debugInfo) ?? DebugInfo()
+        return b.run(build: build, debugInfo: &info, symbols: symbols)
     }
 
     private mutating func intern(_ name: String) -> UInt32 {
@@ -159,7 +162,7 @@ struct TableBuilder {
             (info.sequences[$0].high, $0) < (info.sequences[$1].high, $1)
         }
         var out: [DebugInfo.LineInterval] = []
-        out.reserveCapacity(info.lines.count)
+        out.reserveCapacity(sequences.reduce(0) { $0 + info.sequences[$1].intervals.count })
         var previousHigh: UInt64 = 0
         for i in order {
             let s = info.sequences[i]
@@ -225,7 +228,7 @@ struct TableBuilder {
         return location(fn, file, line, parent)
     }
 
-    private mutating func run(build: BuildInfo, debugInfo info: DebugInfo, symbols rawSymbols: [RawSymbol]) -> SymbolTable {
+    private mutating func run(build: BuildInfo, debugInfo info: inout DebugInfo, symbols rawSymbols: [RawSymbol]) -> SymbolTable {
         files = info.files
         for (i, f) in files.enumerated() { fileIndex[f] = UInt32(i) }
         nodeFunction = Array(repeating: SymbolTable.none, count: info.nodes.count)
@@ -252,6 +255,9 @@ struct TableBuilder {
                 TableBuilder.lineIntervals(info, u.sequences), to: mine, bounds: { ($0.start, $0.end) },
                 make: { DebugInfo.LineInterval(start: $1, end: $2, file: $0.file, line: $0.line) })
         }
+        info.scopes = []
+        info.lines = []
+        info.sequences = []
         pieces.sort { $0.start < $1.start }
         lines.sort { $0.start < $1.start }
 
