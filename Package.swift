@@ -38,7 +38,9 @@ let package = Package(
             path: "Sources/Symbolication"),
         .target(
             name: "Server",
-            dependencies: ["Symbolication", "Store", "Reports", "CMicroHTTPD", "CZlib", "CArchive"],
+            dependencies: [
+                "Symbolication", "Store", "Reports", "SymbolicateModel", "CMicroHTTPD", "CSQLite", "CZlib", "CArchive",
+            ],
             path: "Sources/Server"),
         .target(
             name: "Batch", dependencies: ["Symbolication", "Store", "Reports", "SymbolicateModel", "CArchive"],
@@ -61,7 +63,8 @@ let package = Package(
         .testTarget(
             name: "SymbolicationTests",
             dependencies: ["Symbolication", "Reports", "ObjectFiles", "Store", "SymbolicateModel"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel"]),
+        .testTarget(
+            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "Reports", "SymbolicateModel", "CZlib"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Store", "Reports", "SymbolicateModel"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
     ],

@@ -4,6 +4,7 @@
 // cannot leak into logs.
 
 import Foundation
+import Reports
 
 struct AccessLog: Sendable {
     /// The file descriptor lines go to (stderr), or -1 to stay silent (tests that count nothing).
@@ -14,8 +15,8 @@ struct AccessLog: Sendable {
         clientGone: Bool
     ) {
         guard fd >= 0 else { return }
-        var line = "{\"time\":\"\(AccessLog.timestamp())\",\"method\":\(AccessLog.quote(method))"
-        line += ",\"path\":\(AccessLog.quote(String(path.prefix(512)))),\"route\":\(AccessLog.quote(route))"
+        var line = "{\"time\":\"\(AccessLog.timestamp())\",\"method\":\(JSONWriter.quote(method))"
+        line += ",\"path\":\(JSONWriter.quote(String(path.prefix(512)))),\"route\":\(JSONWriter.quote(route))"
         line += ",\"status\":\(status),\"bytes_in\":\(bytesIn),\"bytes_out\":\(bytesOut)"
         let micros = Int((seconds * 1_000_000).rounded())
         let fraction = String(micros % 1000)
@@ -41,9 +42,9 @@ struct AccessLog: Sendable {
     /// A message that is not about one request (start, stop), in the same JSON shape.
     func event(_ message: String, _ fields: [String: String] = [:]) {
         guard fd >= 0 else { return }
-        var line = "{\"time\":\"\(AccessLog.timestamp())\",\"event\":\(AccessLog.quote(message))"
+        var line = "{\"time\":\"\(AccessLog.timestamp())\",\"event\":\(JSONWriter.quote(message))"
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
-            line += ",\(AccessLog.quote(key)):\(AccessLog.quote(value))"
+            line += ",\(JSONWriter.quote(key)):\(JSONWriter.quote(value))"
         }
         line += "}\n"
         let bytes = Array(line.utf8)
@@ -78,26 +79,5 @@ struct AccessLog: Sendable {
         out += "."
         pad(Int(now.tv_nsec / 1_000_000), 3)
         return out + "Z"
-    }
-
-    /// A JSON string literal; control characters are escaped so a hostile path cannot forge lines.
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }
