@@ -82,6 +82,20 @@ final class ByteStorage: @unchecked Sendable {
         if mapped { munmap(base, count) } else { base.deallocate() }
     }
 
+    /// Drops the whole pages of `offset..<offset + length` from this process's resident memory
+    /// when the storage is a file mapping: nothing writes to it, so a later read faults the same
+    /// bytes back in from the file. Readers call it on sections they are done with, so that a
+    /// large dSYM does not stay resident while its symbol table is built. A no-op for copies.
+    func releaseResidentPages(_ offset: Int, _ length: Int) {
+        guard mapped, let base, offset >= 0, length > 0, offset <= count - length else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard page > 0 else { return }
+        let from = (offset + page - 1) / page * page
+        let to = (offset + length) / page * page
+        guard to > from else { return }
+        _ = madvise(base + from, to - from, MADV_DONTNEED)
+    }
+
     func reader(offset: Int = 0, count: Int? = nil) -> ByteReader {
         let o = max(0, min(offset, self.count))
         let c = max(0, min(count ?? (self.count - o), self.count - o))
@@ -111,6 +125,11 @@ struct ByteReader {
 
     var remaining: Int { count - offset }
     var isAtEnd: Bool { offset >= count }
+
+    /// See ByteStorage.releaseResidentPages: the window's pages leave resident memory.
+    func releaseResidentPages() {
+        storage.releaseResidentPages(start, count)
+    }
 
     /// Pointer to the first byte of the window (nil when empty).
     var pointer: UnsafeRawPointer? {

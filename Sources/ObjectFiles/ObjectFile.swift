@@ -23,18 +23,27 @@ public struct ObjectSlice: Sendable {
                 let symbols = try m.symbols()
                 let debug: DebugInfo? =
                     info.kind == .debugInfo
-                    ? try DebugInfoReader.read(sections: try m.debugSections(), pointerSize: m.is64 ? 8 : 4) : nil
+                    ? try ObjectSlice.readDebugInfo(try m.debugSections(), pointerSize: m.is64 ? 8 : 4) : nil
                 return TableBuilder.build(build: info, debugInfo: consume debug, symbols: symbols)
             case .elf(let e):
                 let symbols = try e.symbols()
                 let debug: DebugInfo? =
                     info.kind == .debugInfo
-                    ? try DebugInfoReader.read(sections: try e.debugSections(), pointerSize: e.is64 ? 8 : 4) : nil
+                    ? try ObjectSlice.readDebugInfo(try e.debugSections(), pointerSize: e.is64 ? 8 : 4) : nil
                 return TableBuilder.build(build: info, debugInfo: consume debug, symbols: symbols)
             }
         } catch let error as DecodeError {
             throw SymbolicateError(.badInput, "corrupt \(info.arch) slice: \(error.description)", path: info.path)
         }
+    }
+}
+
+extension ObjectSlice {
+    /// Reads the DWARF in `sections`, then lets their mapped pages go: the table builder that
+    /// runs next needs none of the bytes, only what the reader extracted.
+    fileprivate static func readDebugInfo(_ sections: [String: ByteReader], pointerSize: Int) throws -> DebugInfo {
+        defer { for s in sections.values { s.releaseResidentPages() } }
+        return try DebugInfoReader.read(sections: sections, pointerSize: pointerSize)
     }
 }
 
