@@ -27,8 +27,24 @@ final class Catalog {
         self.path = path
         database = try Database(path: path, mode: .readWrite)
         database.setBusyTimeout(milliseconds: Catalog.busyTimeoutMilliseconds)
-        try database.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF")
+        try Catalog.enableWriteAheadLog(database)
+        try database.exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF")
         try migrate()
+    }
+
+    /// Switches a new catalog to WAL. Two processes creating a store at the same moment can get
+    /// SQLITE_BUSY here without the busy handler being consulted (SQLite reports the lock
+    /// upgrade as a deadlock), so the switch is retried for as long as the busy timeout.
+    private static func enableWriteAheadLog(_ database: Database) throws {
+        let deadline = Date().addingTimeInterval(Double(busyTimeoutMilliseconds) / 1000)
+        while true {
+            do {
+                try database.exec("PRAGMA journal_mode=WAL")
+                return
+            } catch let error as SymbolicateError where error.code == .conflict && Date() < deadline {
+                usleep(useconds_t.random(in: 2_000...20_000))
+            }
+        }
     }
 
     private func migrate() throws {
