@@ -118,3 +118,59 @@ enum Samples {
         #expect(text.contains("holdkit::codec::Session<unsigned int>::run(unsigned int) + "))
     }
 }
+
+@Suite struct WrongSymbolsTests {
+    @Test func aDSYMWithoutTheNeededArchIsAMismatch() throws {
+        let bytes = try [UInt8](
+            Data(contentsOf: URL(fileURLWithPath: Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5.crash")))
+        let locator = try SymbolLocator(paths: [Paths.samples + "/build/sim-x86_64-dwarf4"], store: nil)
+        let processed = try SymbolicationService(locator: locator).process(bytes, format: nil)
+        let app = try #require(processed.outcome.images.first { $0.image.name == "HoldApp" })
+        guard case .uuidMismatch(_, let arch, _) = app.status else {
+            Issue.record("HoldApp status is \(app.status)")
+            return
+        }
+        #expect(arch == .x86_64)
+        #expect(processed.outcome.symbolicatedFrames == 0)
+        #expect(app.summary.contains("uuid-mismatch: found HoldApp with UUID"))
+    }
+
+    @Test func damagedDSYMsNeverFailTheReport() throws {
+        let source = Paths.samples + "/build/ios-arm64-dwarf5/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
+        let report = try [UInt8](
+            Data(contentsOf: URL(fileURLWithPath: Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5.crash")))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var seed: UInt64 = 7
+        var refused = 0
+        for round in 0..<24 {
+            var bytes = original
+            if round % 2 == 0 {
+                bytes = Array(bytes.prefix(bytes.count * (round + 1) / 26))
+            } else {
+                for _ in 0..<32 {
+                    seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                    let i = Int(seed >> 33) % bytes.count
+                    bytes[i] ^= UInt8(truncatingIfNeeded: seed >> 13) | 1
+                }
+            }
+            let file = dir.appendingPathComponent("HoldKit-\(round)")
+            try Data(bytes).write(to: file)
+            let locator = try SymbolLocator(paths: [file.path], store: nil)
+            let processed = try SymbolicationService(locator: locator).process(report, format: nil)
+            #expect(processed.outcome.totalFrames == 23)
+            let kit = processed.outcome.images.first { $0.image.name == "HoldKit" }
+            if case .failed(let message) = kit?.status {
+                #expect(message.contains(file.lastPathComponent), "the error does not name the file: \(message)")
+                refused += 1
+            }
+            for problem in locator.scanProblems {
+                #expect(problem.description.contains(file.lastPathComponent))
+                refused += 1
+            }
+        }
+        #expect(refused >= 12, "only \(refused) of 24 damaged copies were refused")
+    }
+}
