@@ -20,7 +20,8 @@ enum ServeCommand: Command {
         web page at /. Stops on SIGINT or SIGTERM after finishing the requests in flight.
 
         OPTIONS:
-          --store DIR          The symbol store (default: $SYMBOLICATE_STORE, else ~/.symbolicate/store)
+          --store DIR          The symbol store, created when missing (default: $SYMBOLICATE_STORE,
+                               else $XDG_DATA_HOME/symbolicate or ~/.local/share/symbolicate)
           --listen HOST:PORT   Address to listen on (default: 127.0.0.1:8080; port 0 picks a free port)
           --token-file FILE    Bearer tokens accepted on writes, one per line. Without it, writes are refused.
           --max-body SIZE      Largest upload accepted, e.g. 512M or 2G (default: 512M); reports are
