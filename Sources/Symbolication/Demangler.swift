@@ -5,14 +5,31 @@
 
 import CDemangle
 import Runtime
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 public enum Demangler {
+    /// Demangled names already computed: the same few hundred functions recur in every report
+    /// a server or a batch run sees. Bounded; emptied when full.
+    private static let cache = Mutex<[String: String]>([:])
+    static let cacheLimit = 50_000
+
     /// The name to show for a symbol as stored in a symbol file (leading `_` already removed).
     public static func displayName(_ raw: String) -> String {
+        guard isSwift(raw) || raw.hasPrefix("_Z") || raw.hasPrefix("___Z") else { return raw }
+        if let known = cache.withLock({ $0[raw] }) { return known }
+        let name = demangle(raw)
+        cache.withLock { names in
+            if names.count >= cacheLimit { names.removeAll(keepingCapacity: true) }
+            names[raw] = name
+        }
+        return name
+    }
+
+    private static func demangle(_ raw: String) -> String {
         if isSwift(raw) {
             let symbol = SymbolicatedBacktrace.Symbol(
                 imageIndex: 0, imageName: "", rawName: raw, offset: 0, sourceLocation: nil)

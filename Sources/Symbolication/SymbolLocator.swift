@@ -4,6 +4,7 @@
 // have nothing for a UUID, the store is asked. Only an exact UUID (and a compatible arch)
 // matches; an image of the same name with another UUID is reported as a mismatch, never used.
 
+import Dispatch
 import ObjectFiles
 import Store
 import Synchronization
@@ -22,6 +23,11 @@ public final class SymbolLocator: Sendable {
     private let slicesByName: [String: [BuildInfo]]
     private let store: SymbolStore?
     private let loaded = Mutex<[SliceKey: LoadResult]>([:])
+    /// What the store answered, per image: found builds are kept (build files are immutable);
+    /// misses are asked again after `missRetention`, so a build imported meanwhile is seen.
+    private let storeAnswers = Mutex<[StoreKey: StoreAnswer]>([:])
+    static let missRetention: UInt64 = 1_000_000_000
+    static let maxStoreAnswers = 10_000
     /// Files under the symbol paths that could not be opened, for the verbose summary.
     public let scanProblems: [SymbolicateError]
 
@@ -29,6 +35,18 @@ public final class SymbolLocator: Sendable {
         var uuid: BuildID
         var arch: Arch
         var path: String
+    }
+
+    private struct StoreKey: Hashable, Sendable {
+        var uuid: BuildID
+        var arch: Arch?
+        var name: String
+    }
+
+    private struct StoreAnswer: Sendable {
+        var resolution: Resolution
+        /// Uptime in nanoseconds after which the answer is asked again; nil for found builds.
+        var expires: UInt64?
     }
 
     private enum LoadResult: Sendable {
@@ -79,15 +97,45 @@ public final class SymbolLocator: Sendable {
             }
         }
         if let store {
-            do {
-                if let source = try store.source(for: uuid, arch: arch) { return .found(source) }
-            } catch let error as SymbolicateError {
-                firstError = firstError ?? error
-            } catch {
-                firstError = firstError ?? SymbolicateError(.internal, "\(error)")
-            }
+            let answer = storeResolution(uuid: uuid, arch: arch, name: name, store: store)
+            if case .found = answer { return answer }
+            if let firstError { return .failed(firstError) }
+            return answer
         }
         if let firstError { return .failed(firstError) }
+        return .notFound(mismatch: mismatch(uuid: uuid, arch: arch, name: name, store: nil))
+    }
+
+    /// The store's answer for an image the symbol paths do not have, from the cache when fresh.
+    private func storeResolution(uuid: BuildID, arch: Arch?, name: String, store: SymbolStore) -> Resolution {
+        let key = StoreKey(uuid: uuid, arch: arch, name: name)
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let cached = storeAnswers.withLock({ $0[key] }), cached.expires.map({ now < $0 }) ?? true {
+            return cached.resolution
+        }
+        let resolution: Resolution
+        do {
+            if let source = try store.source(for: uuid, arch: arch) {
+                resolution = .found(source)
+            } else {
+                resolution = .notFound(mismatch: mismatch(uuid: uuid, arch: arch, name: name, store: store))
+            }
+        } catch let error as SymbolicateError {
+            resolution = .failed(error)
+        } catch {
+            resolution = .failed(SymbolicateError(.internal, "\(error)"))
+        }
+        var expires: UInt64? = now + SymbolLocator.missRetention
+        if case .found = resolution { expires = nil }
+        storeAnswers.withLock { answers in
+            if answers.count >= SymbolLocator.maxStoreAnswers { answers.removeAll(keepingCapacity: true) }
+            answers[key] = StoreAnswer(resolution: resolution, expires: expires)
+        }
+        return resolution
+    }
+
+    /// A build of the same image name with another UUID, to name in a mismatch, or nil.
+    private func mismatch(uuid: BuildID, arch: Arch?, name: String, store: SymbolStore?) -> BuildInfo? {
         var sameName = slicesByName[name.lowercased()]?.filter { $0.uuid != uuid } ?? []
         if sameName.isEmpty, let store, let stored = try? store.builds(named: name, otherThan: uuid) {
             sameName = stored.map {
@@ -96,7 +144,7 @@ public final class SymbolLocator: Sendable {
                     textSize: $0.textSize, kind: $0.kind, path: $0.sourcePath)
             }
         }
-        return .notFound(mismatch: SymbolLocator.closest(sameName, arch: arch))
+        return SymbolLocator.closest(sameName, arch: arch)
     }
 
     /// The build to name in a UUID-mismatch message: one of a compatible arch first, then the
