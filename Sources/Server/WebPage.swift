@@ -121,7 +121,9 @@ function renderStack(result) {
         tr.appendChild(el("td", "num", String(f.number)));
         tr.appendChild(el("td", "img", f.image || "???"));
         tr.appendChild(el("td", "addr", f.address));
-        tr.appendChild(el("td", "sym", f.status === "symbolicated" ? "" : "(" + (f.status || "unknown") + ")"));
+        const td = el("td", "sym", f.report_symbol || "");
+        if (f.status !== "symbolicated") td.appendChild(el("span", "loc", (f.report_symbol ? " " : "") + "(" + (f.status || "unknown") + ")"));
+        tr.appendChild(td);
         table.appendChild(tr);
       }
       symbols.forEach((s) => {

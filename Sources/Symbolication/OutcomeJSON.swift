@@ -49,6 +49,10 @@ public enum OutcomeJSON {
                 w.string("address", hex(frame.address))
                 w.string("image", image?.name ?? frame.imageName)
                 w.string("status", result.status.rawValue)
+                if let symbol = frame.symbol {
+                    // What the report itself said (system frames arrive symbolicated by the device).
+                    w.string("report_symbol", frame.symbolOffset.map { "\(symbol) + \($0)" } ?? symbol)
+                }
                 w.beginArray("symbols")
                 for symbol in result.frames {
                     w.beginObject()
