@@ -21,9 +21,6 @@ public struct Arch: RawRepresentable, Hashable, Comparable, Sendable, CustomStri
 
     public var description: String { rawValue }
 
-    /// Pointer-authentication bits exist only on arm64e; addresses must lose them before lookup.
-    public var hasPointerAuthentication: Bool { self == .arm64e }
-
     /// True when a symbol file built for `other` can symbolicate an image of this arch
     /// (arm64e code is commonly shipped with arm64 dSYM slices of the same UUID).
     public func isCompatible(with other: Arch) -> Bool {

@@ -188,13 +188,4 @@ public struct CrashReport: Sendable {
         if let i = frame.imageIndex, images.indices.contains(i) { return images[i] }
         return images.first { $0.contains(frame.address) }
     }
-
-    /// Images with a UUID, in report order, each once.
-    public var neededImages: [BinaryImage] {
-        var seen = Set<BuildID>()
-        return images.filter { image in
-            guard let uuid = image.uuid else { return false }
-            return seen.insert(uuid).inserted
-        }
-    }
 }

@@ -1,6 +1,6 @@
 // Demangling for display: Swift names in the simplified form Apple's crash reports show
-// (`ViewController.viewDidLoad()`, `closure #1 in ...`), through the toolchain's Runtime module,
-// which is what `swift demangle --simplified` prints; C++ names as c++filt prints them, through
+// (`ViewController.viewDidLoad()`, `closure #1 in ...`), through the toolchain's Runtime module
+// (the runtime's demangler, as `swift demangle --simplified` prints them); C++ names as c++filt prints them, through
 // libstdc++'s __cxa_demangle; everything else (C, Objective-C) unchanged.
 
 import CDemangle
@@ -40,20 +40,6 @@ public enum Demangler {
             return demangleCxx(raw) ?? raw
         }
         return raw
-    }
-
-    /// The full Swift form (`Module.Type.method() -> ()`), as swift_demangle gives it.
-    public static func fullSwiftName(_ raw: String) -> String? {
-        let utf8 = Array(raw.utf8)
-        guard let result = utf8.withUnsafeBufferPointer({ buffer in
-            buffer.baseAddress.map { base in
-                base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
-                    symbolicate_demangle_swift($0, utf8.count)
-                }
-            } ?? nil
-        }) else { return nil }
-        defer { free(result) }
-        return String(cString: result)
     }
 
     static func isSwift(_ raw: String) -> Bool {
