@@ -18,13 +18,7 @@ if [ ! -x "$venv/bin/schemathesis" ]; then
     "$venv/bin/pip" install -q schemathesis
 fi
 
-work=$(mktemp -d)
-server=""
-cleanup() {
-    if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+. "$repo/scripts/lib/server.sh"
 
 if [ -z "${BASE_URL:-}" ]; then
     binary=${1:-$repo/.build/debug/symbolicate}
@@ -33,10 +27,7 @@ if [ -z "${BASE_URL:-}" ]; then
     "$binary" serve --store "$work/store" --listen "127.0.0.1:$port" --token-file "$work/tokens" 2> "$work/access.log" &
     server=$!
     BASE_URL="http://127.0.0.1:$port"
-    for _ in $(seq 50); do
-        curl -fs "$BASE_URL/healthz" >/dev/null 2>&1 && break
-        sleep 0.1
-    done
+    wait_for_server "$BASE_URL"
 fi
 
 # Checks: no 5xx, responses match the documented schemas, content types and status codes.

@@ -25,22 +25,13 @@ if [ -z "$browser" ]; then
     browser=$(command -v chromium)
 fi
 
-work=$(mktemp -d)
-server=""
-cleanup() {
-    if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+. "$repo/scripts/lib/server.sh"
 
 "$binary" import --store "$work/store" "$repo/Samples/build/$variant/HoldApp.app.dSYM" \
     "$repo/Samples/build/$variant/HoldKit.framework.dSYM" >/dev/null 2>&1
 "$binary" serve --store "$work/store" --listen "127.0.0.1:$port" 2> "$work/access.log" &
 server=$!
-for _ in $(seq 50); do
-    curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-    sleep 0.1
-done
+wait_for_server "http://127.0.0.1:$port"
 
 encoded=$(base64 -w0 "$report" | tr '+/' '-_' | tr -d '=')
 url="http://127.0.0.1:$port/#report=$encoded"

@@ -29,13 +29,7 @@ fi
 sample="$repo/Samples/reports/HoldApp-$variant.crash"
 [ -f "$sample" ] || { echo "no $sample: run Samples/generate.sh first" >&2; exit 1; }
 
-work=$(mktemp -d)
-server=""
-cleanup() {
-    if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+. "$repo/scripts/lib/server.sh"
 
 "$here/make-report.sh" "$sample" 60 > "$work/report.crash"
 "$binary" import --store "$work/store" "$repo/Samples/build/$variant/HoldApp.app.dSYM" \
@@ -43,10 +37,7 @@ trap cleanup EXIT INT TERM
 "$binary" serve --store "$work/store" --listen "127.0.0.1:$port" --threads "$server_threads" \
     --max-concurrent 1024 2> "$work/access.log" &
 server=$!
-for _ in $(seq 50); do
-    curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-    sleep 0.1
-done
+wait_for_server "http://127.0.0.1:$port"
 frames=$(curl -fs -D - -o /dev/null --data-binary @"$work/report.crash" "http://127.0.0.1:$port/v1/symbolicate" \
     | tr -d '\r' | sed -n 's/^[Xx]-[Ss]ymbolicate-[Ff]rames: //p')
 echo "report: 60 frames, symbolicated per request: $frames"
