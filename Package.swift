@@ -57,6 +57,7 @@ let package = Package(
             name: "symbolicate-bench", dependencies: ["Store", "ObjectFiles", "Symbolication", "SymbolicateModel"],
             path: "Benchmarks/LookupBench"),
 
+        .testTarget(name: "ModelTests", dependencies: ["SymbolicateModel"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel"]),
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"]),
