@@ -22,6 +22,8 @@ let package = Package(
         .target(
             name: "CDemangle", path: "Sources/C/CDemangle",
             linkerSettings: [.linkedLibrary("stdc++")]),
+        // libcurl is dlopen'd by this shim on first use, not linked (only bucket stores need it).
+        .target(name: "CCurl", path: "Sources/C/CCurl"),
 
         // The data flow: model -> reports -> object files / store -> symbolication.
         .target(name: "SymbolicateModel", path: "Sources/Model"),
@@ -51,6 +53,8 @@ let package = Package(
                 "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch", "CArchive",
             ],
             path: "Sources/CLI"),
+        // S3-compatible object storage over libcurl: Signature V4, retries, listings.
+        .target(name: "ObjectStorage", dependencies: ["SymbolicateModel", "CCurl"], path: "Sources/ObjectStorage"),
         .executableTarget(name: "symbolicate", dependencies: ["CLI"], path: "Sources/symbolicate"),
         // In-process lookup benchmark (Benchmarks/run.sh drives it next to the peer tools).
         .executableTarget(
@@ -68,6 +72,8 @@ let package = Package(
             name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "Reports", "SymbolicateModel", "CZlib"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Store", "Reports", "SymbolicateModel"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
+        .testTarget(
+            name: "ObjectStorageTests", dependencies: ["ObjectStorage", "SymbolicateModel"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
