@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""A tiny S3-shaped HTTP server for the client's retry, redirect and signature tests.
+
+Usage: flaky-s3.py PARENT_PID  (prints the port it listens on, on 127.0.0.1, then serves until
+PARENT_PID is gone). Every request must carry a Signature V4 that botocore computes the same way
+from what arrived on the wire (keys AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY,
+region us-east-1); otherwise it answers 403 SignatureDoesNotMatch. Paths:
+  /symbols/flaky-N/...  503 SlowDown for the first N requests to that path, then 200
+  /moved/REST           307 to /symbols/REST
+  /symbols?list-type=2  200, an empty listing
+  /symbols/...          200; the body is the request's path and query
+  anything else         404 NoSuchBucket
+"""
+import datetime
+import os
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from unittest import mock
+
+import botocore.auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+
+ACCESS_KEY = "AKIAIOSFODNN7EXAMPLE"
+SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+failures = {}
+lock = threading.Lock()
+
+
+def error(code, message):
+    return ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>%s</Code><Message>%s</Message>"
+            "<RequestId>flaky-1</RequestId></Error>" % (code, message)).encode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def signature_matches(self, body):
+        authorization = self.headers.get("Authorization", "")
+        try:
+            signed = authorization.split("SignedHeaders=")[1].split(",")[0].split(";")
+            when = datetime.datetime.strptime(self.headers["x-amz-date"], "%Y%m%dT%H%M%SZ")
+        except (IndexError, KeyError, ValueError):
+            return False
+        headers = {name: self.headers[name] for name in signed if name != "host" and name in self.headers}
+        headers["Host"] = self.headers["Host"]
+        request = AWSRequest(method=self.command, url="http://%s%s" % (self.headers["Host"], self.path),
+                             data=body, headers=headers)
+        signer = botocore.auth.S3SigV4Auth(Credentials(ACCESS_KEY, SECRET_KEY), "s3", "us-east-1")
+        with mock.patch("botocore.auth.get_current_datetime", return_value=when):
+            signer.add_auth(request)
+        return request.headers["Authorization"] == authorization
+
+    def answer(self, status, body=b"", headers=()):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def handle_any(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(length) if length else b""
+        if not self.signature_matches(body):
+            return self.answer(403, error("SignatureDoesNotMatch", "botocore computes another signature"))
+        path = self.path.split("?")[0]
+        if path.startswith("/moved/"):
+            return self.answer(307, headers=[("Location", "/symbols/" + self.path[len("/moved/"):])])
+        if path != "/symbols" and not path.startswith("/symbols/"):
+            return self.answer(404, error("NoSuchBucket", "The specified bucket does not exist"))
+        if "list-type=2" in self.path:
+            return self.answer(200, b"<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>")
+        parts = path.split("/")
+        if len(parts) > 2 and parts[2].startswith("flaky-"):
+            with lock:
+                seen = failures.get(path, 0)
+                failures[path] = seen + 1
+            if seen < int(parts[2][len("flaky-"):]):
+                return self.answer(503, error("SlowDown", "Please reduce your request rate."))
+        self.answer(200, self.path.encode(), headers=[("ETag", '"flaky-etag"')])
+
+    do_GET = do_PUT = do_HEAD = do_DELETE = handle_any
+
+
+def watch(parent):
+    while True:
+        try:
+            os.kill(parent, 0)
+        except OSError:
+            os._exit(0)
+        time.sleep(0.5)
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=watch, args=(int(sys.argv[1]),), daemon=True).start()
+print(server.server_address[1], flush=True)
+server.serve_forever()
