@@ -66,6 +66,20 @@ struct S3ClientFaultTests {
         #expect(String(decoding: got.body, as: UTF8.self) == "/symbols/x/y")
     }
 
+    @Test func aServerThatDoesNotAnswerTimesOut() throws {
+        let endpoint = try #require(StandInServers.flaky, "Fixtures/flaky-s3.py did not start")
+        var configuration = StandInServers.configuration(
+            endpoint: endpoint, retry: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.02))
+        configuration.timeouts = TransportTimeouts(connectSeconds: 1, totalSeconds: 0.3)
+        let client = try S3Client(configuration: configuration)
+        #expect {
+            _ = try client.getObject(bucket: "symbols", key: "hang/" + UUID().uuidString)
+        } throws: { error in
+            guard let error = error as? ObjectStorageError else { return false }
+            return error.code == .timeout && error.key?.hasPrefix("hang/") == true && error.message.contains("2 attempts")
+        }
+    }
+
     @Test func anUnreachableEndpointIsNamedAfterRetries() throws {
         let port = try #require(StandInServers.freePort())
         let configuration = StandInServers.configuration(

@@ -5,6 +5,7 @@
 
 import Foundation
 import ObjectStorage
+import Synchronization
 import Testing
 
 @Suite(.enabled(if: StandInServers.motoAvailable, "moto's server is not installed (pip install 'moto[server]')"))
@@ -139,6 +140,23 @@ struct S3ClientMotoTests {
             (error as? ObjectStorageError)?.code == .tooLarge
         }
         #expect(try client.getObject(bucket: bucket, key: "big", maxBytes: 10_000).body.count == 10_000)
+    }
+
+    @Test func oneClientServesManyThreads() throws {
+        let results = Mutex<[Int: [UInt8]]>([:])
+        let client = self.client
+        let bucket = self.bucket
+        DispatchQueue.concurrentPerform(iterations: 16) { index in
+            let body = Array("object \(index)".utf8)
+            let got = try? { () throws -> [UInt8] in
+                try client.putObject(bucket: bucket, key: "threads/\(index)", bytes: body)
+                return try client.getObject(bucket: bucket, key: "threads/\(index)").body
+            }()
+            results.withLock { $0[index] = got }
+        }
+        let all = results.withLock { $0 }
+        for index in 0..<16 { #expect(all[index] == Array("object \(index)".utf8)) }
+        #expect(try client.listAllObjects(bucket: bucket, prefix: "threads/").objects.count == 16)
     }
 
     @Test func metricsCountPerOperation() throws {

@@ -7,6 +7,7 @@ from what arrived on the wire (keys AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG
 region us-east-1); otherwise it answers 403 SignatureDoesNotMatch. Paths:
   /symbols/flaky-N/...  503 SlowDown for the first N requests to that path, then 200
   /moved/REST           307 to /symbols/REST
+  /symbols/hang/...     200 after 5 seconds (for timeouts)
   /symbols?list-type=2  200, an empty listing
   /symbols/...          200; the body is the request's path and query
   anything else         404 NoSuchBucket
@@ -75,6 +76,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(307, headers=[("Location", "/symbols/" + self.path[len("/moved/"):])])
         if path != "/symbols" and not path.startswith("/symbols/"):
             return self.answer(404, error("NoSuchBucket", "The specified bucket does not exist"))
+        if path.startswith("/symbols/hang/"):
+            time.sleep(5)
         if "list-type=2" in self.path:
             return self.answer(200, b"<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>")
         parts = path.split("/")
