@@ -9,7 +9,7 @@ internal import CCurl
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How long a request may take: to connect, in total, and how slow it may get before it is
@@ -183,7 +183,8 @@ final class CurlHandle: @unchecked Sendable {
         }
         guard rc == CURLE_OK else {
             throw TransportFailure(
-                kind: .other, message: "libcurl refused an option: " + String(cString: symbolicate_curl_easy_strerror(rc)),
+                kind: .other,
+                message: "libcurl refused an option: " + String(cString: symbolicate_curl_easy_strerror(rc)),
                 retryable: false)
         }
 
@@ -197,7 +198,8 @@ final class CurlHandle: @unchecked Sendable {
     }
 
     private func failure(_ code: CURLcode) -> TransportFailure {
-        let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: symbolicate_curl_easy_strerror(code))
+        let detail =
+            errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: symbolicate_curl_easy_strerror(code))
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT, CURLE_SSL_CONNECT_ERROR:
             return TransportFailure(kind: .unreachable, message: detail, retryable: true)
@@ -303,8 +305,10 @@ private final class Transfer {
                 let got = pread(descriptor, buffer.baseAddress, wanted, off_t(uploadOffset))
                 if got < 0 && errno == EINTR { continue }
                 guard got > 0 else {
-                    let reason = got < 0 ? String(cString: strerror(errno)) : "the file is shorter than when the upload began"
-                    failure = TransportFailure(kind: .io, message: "cannot read the upload: " + reason, retryable: false)
+                    let reason =
+                        got < 0 ? String(cString: strerror(errno)) : "the file is shorter than when the upload began"
+                    failure = TransportFailure(
+                        kind: .io, message: "cannot read the upload: " + reason, retryable: false)
                     return nil
                 }
                 uploadOffset += got
@@ -314,28 +318,32 @@ private final class Transfer {
     }
 }
 
-private let curlHeaderCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
-    data, size, count, context in
-    guard let data, let context else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    transfer.header(UnsafeRawBufferPointer(start: data, count: size * count))
-    return size * count
-}
+private let curlHeaderCallback:
+    @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        data, size, count, context in
+        guard let data, let context else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        transfer.header(UnsafeRawBufferPointer(start: data, count: size * count))
+        return size * count
+    }
 
-private let curlWriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
-    data, size, count, context in
-    guard let data, let context else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    // Returning fewer bytes than given makes libcurl stop with CURLE_WRITE_ERROR.
-    return transfer.write(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
-}
+private let curlWriteCallback:
+    @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        data, size, count, context in
+        guard let data, let context else { return 0 }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        // Returning fewer bytes than given makes libcurl stop with CURLE_WRITE_ERROR.
+        return transfer.write(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+    }
 
-private let curlReadCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
-    data, size, count, context in
-    guard let data, let context else { return Int(CURL_READFUNC_ABORT) }
-    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.read(into: UnsafeMutableRawBufferPointer(start: data, count: size * count)) ?? Int(CURL_READFUNC_ABORT)
-}
+private let curlReadCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int =
+    {
+        data, size, count, context in
+        guard let data, let context else { return Int(CURL_READFUNC_ABORT) }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        return transfer.read(into: UnsafeMutableRawBufferPointer(start: data, count: size * count))
+            ?? Int(CURL_READFUNC_ABORT)
+    }
 
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.

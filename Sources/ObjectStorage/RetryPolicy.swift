@@ -22,7 +22,9 @@ public struct RetryPolicy: Sendable, Equatable {
     public static let none = RetryPolicy(maxAttempts: 1)
 
     /// The delay before retry number `retry` (1 for the first retry), in seconds.
-    public func delay<Generator: RandomNumberGenerator>(beforeRetry retry: Int, using generator: inout Generator) -> Double {
+    public func delay<Generator: RandomNumberGenerator>(beforeRetry retry: Int, using generator: inout Generator)
+        -> Double
+    {
         let exponent = min(max(retry - 1, 0), 30)
         let step = min(maxDelay, baseDelay * Double(1 << exponent))
         guard step > 0 else { return 0 }

@@ -5,7 +5,7 @@
 import SymbolicateModel
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One S3 operation as the client builds it, before it has an address.
@@ -40,8 +40,9 @@ extension S3Client {
             if case .file(let descriptor) = request.destination {
                 // A retry starts the download again from the first byte.
                 guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
-                    throw ioError("cannot rewind the download file", bucket: request.bucket, key: request.key,
-                                  operation: request.operation)
+                    throw ioError(
+                        "cannot rewind the download file", bucket: request.bucket, key: request.key,
+                        operation: request.operation)
                 }
             }
             let signer = SignatureV4(credentials: configuration.credentials, region: configuration.region)
@@ -51,15 +52,19 @@ extension S3Client {
                     headers: request.headers, payloadHash: request.payloadHash),
                 at: SigningTime.now())
             let queryString = SignatureV4.canonicalQuery(query)
-            let url = address.scheme + "://" + address.host + address.encodedPath + (queryString.isEmpty ? "" : "?" + queryString)
+            let url =
+                address.scheme + "://" + address.host + address.encodedPath
+                + (queryString.isEmpty ? "" : "?" + queryString)
             let http = HTTPRequest(method: request.method, url: url, headers: signed.headers, body: request.body)
 
             let response: HTTPResponse
             do {
-                response = try transport.perform(http, destination: request.destination, timeouts: configuration.timeouts)
+                response = try transport.perform(
+                    http, destination: request.destination, timeouts: configuration.timeouts)
             } catch {
                 guard error.retryable, attempts < policy.maxAttempts else {
-                    throw transportError(error, request, endpoint: address.scheme + "://" + address.host, attempts: attempts)
+                    throw transportError(
+                        error, request, endpoint: address.scheme + "://" + address.host, attempts: attempts)
                 }
                 pause(policy.delay(beforeRetry: attempts, using: &random))
                 continue
@@ -91,7 +96,9 @@ extension S3Client {
         let key = request.key.isEmpty ? request.describedKey : request.key
         func error(_ kind: ObjectStorageError.Code, _ message: String) -> ObjectStorageError {
             var detail = message
-            if let serverMessage = document?.message, !serverMessage.isEmpty { detail += "; the server says: " + serverMessage }
+            if let serverMessage = document?.message, !serverMessage.isEmpty {
+                detail += "; the server says: " + serverMessage
+            }
             return ObjectStorageError(
                 kind, detail, operation: operation, bucket: request.bucket, key: key, httpStatus: response.status,
                 s3Code: code, requestID: document?.requestID ?? response.header("x-amz-request-id"))
@@ -101,40 +108,56 @@ extension S3Client {
         case (_, "InvalidAccessKeyId"):
             return error(
                 .invalidCredentials,
-                "\(endpoint) does not know the access key \(configuration.credentials.accessKeyID): check AWS_ACCESS_KEY_ID (and AWS_ENDPOINT_URL when the bucket is not on AWS)")
+                "\(endpoint) does not know the access key \(configuration.credentials.accessKeyID): check AWS_ACCESS_KEY_ID (and AWS_ENDPOINT_URL when the bucket is not on AWS)"
+            )
         case (_, "SignatureDoesNotMatch"):
             return error(
                 .invalidCredentials,
-                "the request's signature does not match: check AWS_SECRET_ACCESS_KEY for the access key \(configuration.credentials.accessKeyID)")
+                "the request's signature does not match: check AWS_SECRET_ACCESS_KEY for the access key \(configuration.credentials.accessKeyID)"
+            )
         case (_, "ExpiredToken"), (_, "InvalidToken"), (_, "TokenRefreshRequired"):
-            return error(.invalidCredentials, "the session token is expired or invalid: renew AWS_SESSION_TOKEN (and the keys issued with it)")
+            return error(
+                .invalidCredentials,
+                "the session token is expired or invalid: renew AWS_SESSION_TOKEN (and the keys issued with it)")
         case (_, "RequestTimeTooSkewed"):
-            return error(.invalidConfiguration, "this machine's clock is too far from the server's: synchronize it (NTP)")
+            return error(
+                .invalidConfiguration, "this machine's clock is too far from the server's: synchronize it (NTP)")
         case (_, "NoSuchBucket"),
             (404, nil) where request.key.isEmpty:
             return error(
                 .noSuchBucket,
-                "the bucket \(request.bucket) does not exist at \(endpoint): create it, or correct the store location and AWS_ENDPOINT_URL")
+                "the bucket \(request.bucket) does not exist at \(endpoint): create it, or correct the store location and AWS_ENDPOINT_URL"
+            )
         case (_, "NoSuchKey"), (404, nil):
             return error(.noSuchKey, "there is no object at this key")
         case (_, "PermanentRedirect"), (_, "AuthorizationHeaderMalformed"), (301, _):
             let region = document?.region ?? response.header("x-amz-bucket-region")
             if let region, region != configuration.region {
-                return error(.wrongRegion, "the bucket is in region \(region), not \(configuration.region): set AWS_REGION=\(region)")
+                return error(
+                    .wrongRegion,
+                    "the bucket is in region \(region), not \(configuration.region): set AWS_REGION=\(region)")
             }
-            return error(.wrongRegion, "the bucket is not at this address (region \(configuration.region)): set AWS_REGION to the bucket's region")
+            return error(
+                .wrongRegion,
+                "the bucket is not at this address (region \(configuration.region)): set AWS_REGION to the bucket's region"
+            )
         case (403, "AccessDenied"):
-            return error(.accessDenied, "the credentials are not allowed to do this: grant s3:\(operation) on the bucket to \(configuration.credentials.accessKeyID)")
+            return error(
+                .accessDenied,
+                "the credentials are not allowed to do this: grant s3:\(operation) on the bucket to \(configuration.credentials.accessKeyID)"
+            )
         case (403, _):
             return error(
                 .accessDenied,
-                "the server refused the request (no details in a \(request.method) answer): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and that they may use s3:\(operation) on the bucket")
+                "the server refused the request (no details in a \(request.method) answer): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and that they may use s3:\(operation) on the bucket"
+            )
         case (412, _):
             return error(.preconditionFailed, "an object already exists at this key (the upload is create-only)")
         case (let status, _) where RetryPolicy.isRetryable(status: status, s3Code: code):
             return error(
                 .serverError,
-                "the server answered \(status)\(code.map { " " + $0 } ?? "") to all \(attempts) attempts: try again later, and check the object store's health")
+                "the server answered \(status)\(code.map { " " + $0 } ?? "") to all \(attempts) attempts: try again later, and check the object store's health"
+            )
         default:
             return error(.requestRejected, "the server refused the request (HTTP \(response.status))")
         }
@@ -150,7 +173,8 @@ extension S3Client {
         switch error.kind {
         case .unreachable, .other:
             kind = .unreachable
-            message = "cannot reach \(endpoint)\(tries): check AWS_ENDPOINT_URL (or the network) and that the object store is running"
+            message =
+                "cannot reach \(endpoint)\(tries): check AWS_ENDPOINT_URL (or the network) and that the object store is running"
         case .timeout:
             kind = .timeout
             message = "\(endpoint) did not answer in time\(tries): check the object store's health and the network"

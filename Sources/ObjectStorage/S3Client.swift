@@ -7,7 +7,7 @@
 // Operations are synchronous and the client is safe to share between threads.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What HEAD (and a finished GET or PUT) tells about an object.
@@ -75,7 +75,8 @@ public final class S3Client: Sendable {
             let temporary = path + ".part-\(getpid())-\(String(suffix.next() & 0xffff_ffff, radix: 16))"
             let descriptor = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
-                throw ioError("cannot create \(temporary) for the download", bucket: bucket, key: key, operation: "GetObject")
+                throw ioError(
+                    "cannot create \(temporary) for the download", bucket: bucket, key: key, operation: "GetObject")
             }
             var complete = false
             defer {
@@ -87,7 +88,9 @@ public final class S3Client: Sendable {
                 destination: .file(descriptor: descriptor))
             let (response, attempts) = try send(request)
             guard (200..<300).contains(response.status) else { throw failure(response, request, attempts: attempts) }
-            if let expected = response.header("content-length").flatMap({ Int64($0) }), expected != response.bytesReceived {
+            if let expected = response.header("content-length").flatMap({ Int64($0) }),
+                expected != response.bytesReceived
+            {
                 throw ObjectStorageError(
                     .unreachable, "the download ended after \(response.bytesReceived) of \(expected) bytes: try again",
                     operation: "GetObject", bucket: bucket, key: key)
@@ -229,7 +232,8 @@ public final class S3Client: Sendable {
             if configuration.region != S3Configuration.defaultRegion {
                 body = Array(
                     ("<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
-                        + "<LocationConstraint>\(configuration.region)</LocationConstraint></CreateBucketConfiguration>").utf8)
+                        + "<LocationConstraint>\(configuration.region)</LocationConstraint></CreateBucketConfiguration>")
+                        .utf8)
             }
             let request = S3Request(
                 operation: "CreateBucket", method: "PUT", bucket: bucket, key: "", body: .bytes(body),

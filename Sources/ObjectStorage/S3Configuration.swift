@@ -6,7 +6,7 @@
 // on AWS itself they are virtual-hosted, `https://BUCKET.s3.REGION.amazonaws.com/KEY`.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where requests go: `http` or `https` and `host[:port]`.
@@ -25,7 +25,8 @@ public struct S3Endpoint: Sendable, Equatable, CustomStringConvertible {
         func refuse(_ why: String) -> ObjectStorageError {
             ObjectStorageError(
                 .invalidConfiguration,
-                "the endpoint URL \"\(url)\" \(why): set AWS_ENDPOINT_URL to http(s)://HOST[:PORT], e.g. http://127.0.0.1:9000")
+                "the endpoint URL \"\(url)\" \(why): set AWS_ENDPOINT_URL to http(s)://HOST[:PORT], e.g. http://127.0.0.1:9000"
+            )
         }
         let scheme: String
         if url.hasPrefix("https://") {
@@ -84,7 +85,8 @@ public struct S3Configuration: Sendable {
         guard let accessKey = value("AWS_ACCESS_KEY_ID"), let secretKey = value("AWS_SECRET_ACCESS_KEY") else {
             throw ObjectStorageError(
                 .invalidConfiguration,
-                "object storage needs credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones)")
+                "object storage needs credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones)"
+            )
         }
         let credentials = AWSCredentials(
             accessKeyID: accessKey, secretAccessKey: secretKey, sessionToken: value("AWS_SESSION_TOKEN"))

@@ -14,8 +14,10 @@ public struct ListPage: Sendable, Equatable {
     /// Pass to the next request to get the next page; nil on the last page.
     public var nextContinuationToken: String?
 
-    public init(objects: [ListedObject] = [], commonPrefixes: [String] = [], isTruncated: Bool = false,
-                nextContinuationToken: String? = nil) {
+    public init(
+        objects: [ListedObject] = [], commonPrefixes: [String] = [], isTruncated: Bool = false,
+        nextContinuationToken: String? = nil
+    ) {
         self.objects = objects
         self.commonPrefixes = commonPrefixes
         self.isTruncated = isTruncated
@@ -68,7 +70,9 @@ enum S3XML {
             switch event {
             case .start(let name):
                 if path.isEmpty {
-                    guard name == "ListBucketResult" else { throw Malformed(reason: "expected ListBucketResult, found \(name)") }
+                    guard name == "ListBucketResult" else {
+                        throw Malformed(reason: "expected ListBucketResult, found \(name)")
+                    }
                     sawRoot = true
                 }
                 path.append(name)
@@ -88,7 +92,9 @@ enum S3XML {
                     object?.size = size
                 case ["ListBucketResult", "Contents", "ETag"]:
                     var etag = text[...]
-                    if etag.hasPrefix("\""), etag.hasSuffix("\""), etag.count >= 2 { etag = etag.dropFirst().dropLast() }
+                    if etag.hasPrefix("\""), etag.hasSuffix("\""), etag.count >= 2 {
+                        etag = etag.dropFirst().dropLast()
+                    }
                     object?.etag = String(etag)
                 case ["ListBucketResult", "Contents", "LastModified"]: object?.lastModified = text
                 case ["ListBucketResult", "Contents"]:
@@ -174,7 +180,9 @@ enum S3XML {
             case UInt8(ascii: "+") where plusIsSpace:
                 out.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard let high = bytes.next().flatMap(hexValue), let low = bytes.next().flatMap(hexValue) else { return nil }
+                guard let high = bytes.next().flatMap(hexValue), let low = bytes.next().flatMap(hexValue) else {
+                    return nil
+                }
                 out.append(high << 4 | low)
             default:
                 out.append(byte)
@@ -258,13 +266,17 @@ struct XMLPullParser {
                     }
                     position += 1
                 }
-                guard position < bytes.count else { throw S3XML.Malformed(reason: "the document ends inside <\(name)>") }
+                guard position < bytes.count else {
+                    throw S3XML.Malformed(reason: "the document ends inside <\(name)>")
+                }
                 let selfClosing = bytes[position - 1] == UInt8(ascii: "/")
                 position += 1
                 if selfClosing {
                     pendingEnd = name
                 } else {
-                    guard open.count < XMLPullParser.maximumDepth else { throw S3XML.Malformed(reason: "nesting too deep") }
+                    guard open.count < XMLPullParser.maximumDepth else {
+                        throw S3XML.Malformed(reason: "nesting too deep")
+                    }
                     open.append(name)
                 }
                 return .start(name)
@@ -295,7 +307,8 @@ struct XMLPullParser {
         let start = position
         while position < bytes.count {
             let byte = bytes[position]
-            if byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+            if byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: " ")
+                || byte == UInt8(ascii: "\t")
                 || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
             {
                 break

@@ -9,7 +9,7 @@
 import SymbolicateModel
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The keys a request is signed with, as AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY /
@@ -145,16 +145,19 @@ public struct SignatureV4: Sendable {
         canonicalRequest += "\n" + signedHeaders + "\n" + request.payloadHash
 
         let scope = "\(time.dateStamp)/\(region)/\(service)/aws4_request"
-        let stringToSign = SignatureV4.algorithm + "\n" + time.amzDate + "\n" + scope + "\n"
+        let stringToSign =
+            SignatureV4.algorithm + "\n" + time.amzDate + "\n" + scope + "\n"
             + SHA256.hex(Array(canonicalRequest.utf8))
 
-        var key = hmacSHA256(key: Array(("AWS4" + credentials.secretAccessKey).utf8), message: Array(time.dateStamp.utf8))
+        var key = hmacSHA256(
+            key: Array(("AWS4" + credentials.secretAccessKey).utf8), message: Array(time.dateStamp.utf8))
         key = hmacSHA256(key: key, message: Array(region.utf8))
         key = hmacSHA256(key: key, message: Array(service.utf8))
         key = hmacSHA256(key: key, message: Array("aws4_request".utf8))
         let signature = hexString(hmacSHA256(key: key, message: Array(stringToSign.utf8)))
 
-        let authorization = SignatureV4.algorithm + " Credential=\(credentials.accessKeyID)/\(scope), "
+        let authorization =
+            SignatureV4.algorithm + " Credential=\(credentials.accessKeyID)/\(scope), "
             + "SignedHeaders=\(signedHeaders), Signature=\(signature)"
         headers.append(("Authorization", authorization))
         return Signed(

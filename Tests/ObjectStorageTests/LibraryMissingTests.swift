@@ -29,7 +29,8 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(TestSupport.which("unshare")))
         process.arguments = [
-            "-m", "sh", "-c", "mount --bind /dev/null \"$0\" && exec \"$1\" --testing-library swift-testing --filter probeWithoutLibcurl",
+            "-m", "sh", "-c",
+            "mount --bind /dev/null \"$0\" && exec \"$1\" --testing-library swift-testing --filter probeWithoutLibcurl",
             library, bundle,
         ]
         var environment = ProcessInfo.processInfo.environment
@@ -52,7 +53,8 @@ import Testing
             _ = try S3Client(configuration: configuration)
         } throws: { error in
             guard let error = error as? ObjectStorageError else { return false }
-            return error.code == .libraryMissing && error.message == "object storage needs libcurl4: apt-get install libcurl4"
+            return error.code == .libraryMissing
+                && error.message == "object storage needs libcurl4: apt-get install libcurl4"
                 && error.cause?.contains("libcurl.so.4") == true
         }
     }

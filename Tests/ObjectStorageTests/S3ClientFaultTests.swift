@@ -9,9 +9,13 @@ import Testing
 
 @Suite(.enabled(if: StandInServers.botocoreAvailable, "python3 with botocore is not installed (pip install botocore)"))
 struct S3ClientFaultTests {
-    func client(retry: RetryPolicy = RetryPolicy(maxAttempts: 4, baseDelay: 0.01, maxDelay: 0.05), secretKey: String = StandInServers.secretKey) throws -> S3Client {
+    func client(
+        retry: RetryPolicy = RetryPolicy(maxAttempts: 4, baseDelay: 0.01, maxDelay: 0.05),
+        secretKey: String = StandInServers.secretKey
+    ) throws -> S3Client {
         let endpoint = try #require(StandInServers.flaky, "Fixtures/flaky-s3.py did not start")
-        return try S3Client(configuration: StandInServers.configuration(endpoint: endpoint, retry: retry, secretKey: secretKey))
+        return try S3Client(
+            configuration: StandInServers.configuration(endpoint: endpoint, retry: retry, secretKey: secretKey))
     }
 
     @Test func signedRequestsPassBotocoresCheck() throws {
@@ -76,7 +80,8 @@ struct S3ClientFaultTests {
             _ = try client.getObject(bucket: "symbols", key: "hang/" + UUID().uuidString)
         } throws: { error in
             guard let error = error as? ObjectStorageError else { return false }
-            return error.code == .timeout && error.key?.hasPrefix("hang/") == true && error.message.contains("2 attempts")
+            return error.code == .timeout && error.key?.hasPrefix("hang/") == true
+                && error.message.contains("2 attempts")
         }
     }
 

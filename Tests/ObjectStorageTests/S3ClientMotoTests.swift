@@ -19,8 +19,10 @@ struct S3ClientMotoTests {
         try client.createBucket(bucket)
     }
 
-    @Test(arguments: ["builds/v3/0A1B-arm64.sqlite", "My App/Crash Report (1)+[x]&y=z;~!*'@$%.crash",
-                      "résumé/日本語/💥.txt", "a//b/./c/../d"])
+    @Test(arguments: [
+        "builds/v3/0A1B-arm64.sqlite", "My App/Crash Report (1)+[x]&y=z;~!*'@$%.crash",
+        "résumé/日本語/💥.txt", "a//b/./c/../d",
+    ])
     func putGetHeadDelete(_ key: String) throws {
         let bytes = (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let etag = try client.putObject(bucket: bucket, key: key, bytes: bytes, contentType: "application/x-sqlite3")
@@ -41,7 +43,8 @@ struct S3ClientMotoTests {
     }
 
     @Test func filesStreamBothWays() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("s3-files-" + UUID().uuidString).path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("s3-files-" + UUID().uuidString)
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let source = directory + "/source.bin"
@@ -96,7 +99,11 @@ struct S3ClientMotoTests {
             pages += 1
         } while token != nil && pages < 20
         #expect(pages == 5)
-        #expect(seen == keys.filter { $0.hasPrefix("reports/") }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        #expect(
+            seen
+                == keys.filter { $0.hasPrefix("reports/") }.sorted {
+                    Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8))
+                })
 
         let grouped = try client.listAllObjects(bucket: bucket, prefix: "reports/", delimiter: "/")
         #expect(grouped.commonPrefixes == ["reports/2026/"])

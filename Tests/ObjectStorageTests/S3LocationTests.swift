@@ -64,8 +64,10 @@ import Testing
         #expect(full.pathStyle)
 
         let fallback = try S3Configuration.fromEnvironment(
-            ["AWS_ACCESS_KEY_ID": "AK", "AWS_SECRET_ACCESS_KEY": "SK", "AWS_DEFAULT_REGION": "ap-south-1",
-             "AWS_ENDPOINT_URL": "https://r2.example"].lookup)
+            [
+                "AWS_ACCESS_KEY_ID": "AK", "AWS_SECRET_ACCESS_KEY": "SK", "AWS_DEFAULT_REGION": "ap-south-1",
+                "AWS_ENDPOINT_URL": "https://r2.example",
+            ].lookup)
         #expect(fallback.region == "ap-south-1")
         #expect(fallback.endpoint?.host == "r2.example")
     }
@@ -89,7 +91,9 @@ import Testing
         let error = ObjectStorageError(
             .noSuchKey, "there is no object at this key", operation: "GetObject", bucket: "b", key: "k/x",
             httpStatus: 404, s3Code: "NoSuchKey", requestID: "R1")
-        #expect(error.description == "s3://b/k/x: GetObject: there is no object at this key (HTTP 404, NoSuchKey, request id R1)")
+        #expect(
+            error.description
+                == "s3://b/k/x: GetObject: there is no object at this key (HTTP 404, NoSuchKey, request id R1)")
         #expect(error.code.description == "no_such_key")
     }
 }

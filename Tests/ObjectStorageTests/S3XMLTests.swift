@@ -2,8 +2,9 @@
 // AWS's documented shapes, URL-encoded keys, entities, and malformed answers that must become
 // errors rather than traps.
 
-@testable import ObjectStorage
 import Testing
+
+@testable import ObjectStorage
 
 @Suite struct S3XMLTests {
     @Test func readsAListBucketResult() throws {
@@ -20,18 +21,21 @@ import Testing
             </ListBucketResult>
             """
         let page = try S3XML.listPage(Array(xml.utf8))
-        #expect(page.objects == [
-            ListedObject(key: "p/a b+c.txt", size: 12, etag: "9b2cf535f27731c974343645a3985328",
-                         lastModified: "2026-12-01T01:02:03.000Z"),
-            ListedObject(key: "p/résumé", size: 0),
-        ])
+        #expect(
+            page.objects == [
+                ListedObject(
+                    key: "p/a b+c.txt", size: 12, etag: "9b2cf535f27731c974343645a3985328",
+                    lastModified: "2026-12-01T01:02:03.000Z"),
+                ListedObject(key: "p/résumé", size: 0),
+            ])
         #expect(page.commonPrefixes == ["p/sub dir/"])
         #expect(page.isTruncated)
         #expect(page.nextContinuationToken == "1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=")
     }
 
     @Test func keysAreLiteralWithoutEncodingType() throws {
-        let xml = "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>a+b &amp; &#233;&#x1F4A5;<![CDATA[<x>]]></Key><Size>1</Size></Contents><Empty/></ListBucketResult>"
+        let xml =
+            "<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>a+b &amp; &#233;&#x1F4A5;<![CDATA[<x>]]></Key><Size>1</Size></Contents><Empty/></ListBucketResult>"
         let page = try S3XML.listPage(Array(xml.utf8))
         #expect(page.objects.map(\.key) == ["a+b & é💥<x>"])
         #expect(!page.isTruncated && page.nextContinuationToken == nil)
@@ -39,7 +43,8 @@ import Testing
 
     @Test(arguments: [
         "", "<Error><Code>x</Code></Error>", "<ListBucketResult><Contents><Key>a</Key>",
-        "<ListBucketResult></Contents></ListBucketResult>", "<ListBucketResult><Contents><Size>-1</Size></Contents></ListBucketResult>",
+        "<ListBucketResult></Contents></ListBucketResult>",
+        "<ListBucketResult><Contents><Size>-1</Size></Contents></ListBucketResult>",
         "<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>",
         "<ListBucketResult><EncodingType>url</EncodingType><Contents><Key>%zz</Key><Size>1</Size></Contents></ListBucketResult>",
         "<ListBucketResult>&bogus;</ListBucketResult>", "<!DOCTYPE x [<!ENTITY a 'b'>]><ListBucketResult/>",

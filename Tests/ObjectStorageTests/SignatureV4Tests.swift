@@ -94,7 +94,9 @@ struct SigningVector: Decodable, CustomTestStringConvertible, Sendable {
             method: "GET", host: "examplebucket.s3.amazonaws.com", encodedPath: "/test.txt",
             headers: [("Range", "bytes=0-9")])
         let signed = signer.sign(request, at: SigningTime(secondsSince1970: 1_369_353_600))
-        #expect(signed.authorization.hasSuffix("Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"))
+        #expect(
+            signed.authorization.hasSuffix("Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
+        )
     }
 
     @Test func queryIsSortedAndEncodedOnce() {
