@@ -65,7 +65,7 @@ struct HTTPResponse {
 
 /// A request that got no HTTP answer.
 struct TransportFailure: Error {
-    enum Kind { case unreachable, timeout, tooLarge, io, other }
+    enum Kind { case unreachable, timeout, tls, tooLarge, io, other }
     var kind: Kind
     var message: String
     /// Whether trying again may help (a refused connection may; a bad certificate will not).
@@ -92,7 +92,7 @@ final class CurlTransport: Sendable {
     var libraryVersion: String { String(cString: symbolicate_curl_version()) }
 
     func perform(
-        _ request: HTTPRequest, destination: ResponseDestination, timeouts: TransportTimeouts
+        _ request: HTTPRequest, destination: ResponseDestination, timeouts: TransportTimeouts, caBundle: String? = nil
     ) throws(TransportFailure) -> HTTPResponse {
         let handle: CurlHandle
         do {
@@ -102,7 +102,7 @@ final class CurlTransport: Sendable {
             }
         }
         defer { idle.withLock { $0.append(handle) } }
-        return try handle.perform(request, destination: destination, timeouts: timeouts)
+        return try handle.perform(request, destination: destination, timeouts: timeouts, caBundle: caBundle)
     }
 }
 
@@ -127,7 +127,7 @@ final class CurlHandle: @unchecked Sendable {
     }
 
     func perform(
-        _ request: HTTPRequest, destination: ResponseDestination, timeouts: TransportTimeouts
+        _ request: HTTPRequest, destination: ResponseDestination, timeouts: TransportTimeouts, caBundle: String?
     ) throws(TransportFailure) -> HTTPResponse {
         // reset clears the options of the previous request but keeps its connections.
         symbolicate_curl_easy_reset(easy)
@@ -157,6 +157,9 @@ final class CurlHandle: @unchecked Sendable {
         set(symbolicate_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeouts.totalSeconds * 1000)))
         set(symbolicate_curl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, timeouts.lowSpeedBytesPerSecond))
         set(symbolicate_curl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, timeouts.lowSpeedSeconds))
+        // TLS peers are always verified; a private CA (MinIO, Ceph behind an internal CA) is trusted
+        // through a bundle file, never by turning verification off.
+        if let caBundle { set(symbolicate_curl_setopt_string(easy, CURLOPT_CAINFO, caBundle)) }
         set(symbolicate_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
         set(symbolicate_curl_setopt_data_function(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback))
         set(symbolicate_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, context.toOpaque()))
@@ -203,6 +206,8 @@ final class CurlHandle: @unchecked Sendable {
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT, CURLE_SSL_CONNECT_ERROR:
             return TransportFailure(kind: .unreachable, message: detail, retryable: true)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
+            return TransportFailure(kind: .tls, message: detail, retryable: false)
         case CURLE_OPERATION_TIMEDOUT:
             return TransportFailure(kind: .timeout, message: detail, retryable: true)
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2,

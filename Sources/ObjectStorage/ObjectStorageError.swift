@@ -17,6 +17,7 @@ public struct ObjectStorageError: Error, Sendable, CustomStringConvertible {
             case wrongRegion = "wrong_region"
             case unreachable
             case timeout
+            case untrustedServer = "untrusted_server"
             case serverError = "server_error"
             case requestRejected = "request_rejected"
             case badResponse = "bad_response"
@@ -47,6 +48,8 @@ public struct ObjectStorageError: Error, Sendable, CustomStringConvertible {
         public static let unreachable = Code(.unreachable)
         /// The connect, total or low-speed timeout ran out, after retries.
         public static let timeout = Code(.timeout)
+        /// The endpoint's TLS certificate does not verify against the trusted authorities.
+        public static let untrustedServer = Code(.untrustedServer)
         /// The server kept answering 5xx (or 503 SlowDown) until the retries ran out.
         public static let serverError = Code(.serverError)
         /// Any other refusal (a 4xx that is none of the above).

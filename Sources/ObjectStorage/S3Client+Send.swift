@@ -60,7 +60,8 @@ extension S3Client {
             let response: HTTPResponse
             do {
                 response = try transport.perform(
-                    http, destination: request.destination, timeouts: configuration.timeouts)
+                    http, destination: request.destination, timeouts: configuration.timeouts,
+                    caBundle: configuration.caBundle)
             } catch {
                 guard error.retryable, attempts < policy.maxAttempts else {
                     throw transportError(
@@ -178,6 +179,10 @@ extension S3Client {
         case .timeout:
             kind = .timeout
             message = "\(endpoint) did not answer in time\(tries): check the object store's health and the network"
+        case .tls:
+            kind = .untrustedServer
+            message =
+                "the TLS certificate of \(endpoint) does not verify: if it comes from a private authority, set AWS_CA_BUNDLE to that authority's PEM file; otherwise check AWS_ENDPOINT_URL's host name"
         case .tooLarge:
             kind = .tooLarge
             message = error.message + ": read it into a file instead"

@@ -1,6 +1,7 @@
 // S3Configuration: credentials, region, endpoint, timeouts and retries of an S3 client, read from
 // the variables every AWS SDK and the AWS CLI read (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
-// AWS_SESSION_TOKEN, AWS_REGION / AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL), so a
+// AWS_SESSION_TOKEN, AWS_REGION / AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL,
+// AWS_CA_BUNDLE), so a
 // deployment configures symbolicate like its other tools. With an endpoint (MinIO, Ceph, R2, a
 // local stand-in) requests are path-style, `ENDPOINT/BUCKET/KEY`, which those services expect;
 // on AWS itself they are virtual-hosted, `https://BUCKET.s3.REGION.amazonaws.com/KEY`.
@@ -60,10 +61,13 @@ public struct S3Configuration: Sendable {
     public var pathStyle: Bool
     public var timeouts: TransportTimeouts
     public var retry: RetryPolicy
+    /// A PEM file of certificate authorities to trust instead of the system's (AWS_CA_BUNDLE).
+    public var caBundle: String?
 
     public init(
         credentials: AWSCredentials, region: String = S3Configuration.defaultRegion, endpoint: S3Endpoint? = nil,
-        pathStyle: Bool? = nil, timeouts: TransportTimeouts = TransportTimeouts(), retry: RetryPolicy = RetryPolicy()
+        pathStyle: Bool? = nil, timeouts: TransportTimeouts = TransportTimeouts(), retry: RetryPolicy = RetryPolicy(),
+        caBundle: String? = nil
     ) {
         self.credentials = credentials
         self.region = region
@@ -71,6 +75,7 @@ public struct S3Configuration: Sendable {
         self.pathStyle = pathStyle ?? (endpoint != nil)
         self.timeouts = timeouts
         self.retry = retry
+        self.caBundle = caBundle
     }
 
     /// The configuration the standard AWS variables describe. `environment` looks a variable up
@@ -94,7 +99,14 @@ public struct S3Configuration: Sendable {
         let endpoint = try (value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL")).map {
             (url: String) throws(ObjectStorageError) -> S3Endpoint in try S3Endpoint(parsing: url)
         }
-        return S3Configuration(credentials: credentials, region: region, endpoint: endpoint)
+        let caBundle = value("AWS_CA_BUNDLE")
+        if let caBundle, access(caBundle, R_OK) != 0 {
+            throw ObjectStorageError(
+                .invalidConfiguration,
+                "AWS_CA_BUNDLE names \(caBundle), which cannot be read: point it at a PEM file of certificate authorities",
+                cause: String(cString: strerror(errno)))
+        }
+        return S3Configuration(credentials: credentials, region: region, endpoint: endpoint, caBundle: caBundle)
     }
 
     /// Scheme, host and encoded path of an object (or, with an empty key, of the bucket).

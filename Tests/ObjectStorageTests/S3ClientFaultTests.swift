@@ -85,6 +85,26 @@ struct S3ClientFaultTests {
         }
     }
 
+    @Test(.enabled(if: TLSStandIn.openSSLAvailable, "openssl is not installed"))
+    func tlsIsVerifiedAndAPrivateAuthorityCanBeTrusted() throws {
+        let server = try #require(TLSStandIn.server, "the TLS stand-in did not start")
+        let untrusting = try S3Client(configuration: StandInServers.configuration(endpoint: server.endpoint))
+        #expect {
+            _ = try untrusting.getObject(bucket: "symbols", key: "tls")
+        } throws: { error in
+            guard let error = error as? ObjectStorageError else { return false }
+            return error.code == .untrustedServer && error.message.contains("AWS_CA_BUNDLE") && error.key == "tls"
+        }
+        // A certificate that does not verify is not retried.
+        #expect(untrusting.metrics.snapshot()["GetObject"]?.attempts == 1)
+
+        var configuration = StandInServers.configuration(endpoint: server.endpoint)
+        configuration.caBundle = server.certificate
+        let trusting = try S3Client(configuration: configuration)
+        let got = try trusting.getObject(bucket: "symbols", key: "over tls")
+        #expect(String(decoding: got.body, as: UTF8.self) == "/symbols/over%20tls")
+    }
+
     @Test func anUnreachableEndpointIsNamedAfterRetries() throws {
         let port = try #require(StandInServers.freePort())
         let configuration = StandInServers.configuration(

@@ -81,6 +81,13 @@ import Testing
         }
         #expect {
             _ = try S3Configuration.fromEnvironment(
+                ["AWS_ACCESS_KEY_ID": "AK", "AWS_SECRET_ACCESS_KEY": "SK", "AWS_CA_BUNDLE": "/nonexistent/ca.pem"]
+                    .lookup)
+        } throws: { error in
+            (error as? ObjectStorageError)?.message.contains("AWS_CA_BUNDLE names /nonexistent/ca.pem") == true
+        }
+        #expect {
+            _ = try S3Configuration.fromEnvironment(
                 ["AWS_ACCESS_KEY_ID": "AK", "AWS_SECRET_ACCESS_KEY": "SK", "AWS_ENDPOINT_URL": "localhost:9000"].lookup)
         } throws: { error in
             (error as? ObjectStorageError)?.message.contains("AWS_ENDPOINT_URL") == true

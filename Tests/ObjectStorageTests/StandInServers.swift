@@ -109,3 +109,46 @@ enum StandInServers {
         return process.terminationStatus
     }
 }
+
+/// Fixtures/flaky-s3.py over TLS with a certificate for 127.0.0.1 made at test time by openssl,
+/// and the certificate's file (its own authority).
+enum TLSStandIn {
+    static let openSSLAvailable = TestSupport.which("openssl") != nil
+
+    static let server: (endpoint: S3Endpoint, certificate: String)? = {
+        guard let openssl = TestSupport.which("openssl"), let python = TestSupport.which("python3") else { return nil }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("s3-tls-" + UUID().uuidString)
+            .path
+        guard (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil
+        else { return nil }
+        let certificate = directory + "/cert.pem"
+        let key = directory + "/key.pem"
+        let made = Process()
+        made.executableURL = URL(fileURLWithPath: openssl)
+        made.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ]
+        made.standardOutput = FileHandle.nullDevice
+        made.standardError = FileHandle.nullDevice
+        guard (try? made.run()) != nil else { return nil }
+        made.waitUntilExit()
+        guard made.terminationStatus == 0 else { return nil }
+
+        let output = Pipe()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: python)
+        server.arguments = [TestSupport.fixtures + "/flaky-s3.py", String(getpid()), certificate, key]
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        guard (try? server.run()) != nil else { return nil }
+        var line = Data()
+        while let byte = try? output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0a]) {
+            line.append(byte)
+        }
+        // The server has loaded its key by the time it prints its port; the certificate stays for clients.
+        try? FileManager.default.removeItem(atPath: key)
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else { return nil }
+        return (S3Endpoint(scheme: "https", host: "127.0.0.1:\(port)"), certificate)
+    }()
+}

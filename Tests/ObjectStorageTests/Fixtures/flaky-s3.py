@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A tiny S3-shaped HTTP server for the client's retry, redirect and signature tests.
 
-Usage: flaky-s3.py PARENT_PID  (prints the port it listens on, on 127.0.0.1, then serves until
-PARENT_PID is gone). Every request must carry a Signature V4 that botocore computes the same way
+Usage: flaky-s3.py PARENT_PID [CERT KEY]  (prints the port it listens on, on 127.0.0.1, then
+serves until PARENT_PID is gone; with a certificate and key, over TLS). Every request must carry a Signature V4 that botocore computes the same way
 from what arrived on the wire (keys AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY,
 region us-east-1); otherwise it answers 403 SignatureDoesNotMatch. Paths:
   /symbols/flaky-N/...  503 SlowDown for the first N requests to that path, then 200
@@ -14,6 +14,7 @@ region us-east-1); otherwise it answers 403 SignatureDoesNotMatch. Paths:
 """
 import datetime
 import os
+import ssl
 import sys
 import threading
 import time
@@ -102,6 +103,10 @@ def watch(parent):
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+if len(sys.argv) > 3:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[2], sys.argv[3])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 threading.Thread(target=watch, args=(int(sys.argv[1]),), daemon=True).start()
 print(server.server_address[1], flush=True)
 server.serve_forever()
