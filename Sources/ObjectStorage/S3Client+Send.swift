@@ -72,7 +72,8 @@ extension S3Client {
             }
 
             if [301, 302, 307, 308].contains(response.status), let location = response.header("location"),
-                redirects < S3Client.maxRedirects, let target = RedirectTarget(location, from: address)
+                redirects < S3Client.maxRedirects, let target = RedirectTarget(location, from: address),
+                target.scheme == "https" || address.scheme == "http"  // never from TLS down to plain HTTP
             {
                 redirects += 1
                 attempts -= 1  // a redirect is not a failed attempt
@@ -141,6 +142,11 @@ extension S3Client {
             return error(
                 .wrongRegion,
                 "the bucket is not at this address (region \(configuration.region)): set AWS_REGION to the bucket's region"
+            )
+        case (let status, _) where [302, 307, 308].contains(status) && response.header("location") != nil:
+            return error(
+                .requestRejected,
+                "the server redirected to \(response.header("location") ?? ""), which is not followed (from https to http, or more than \(S3Client.maxRedirects) redirects): point AWS_ENDPOINT_URL at the final address"
             )
         case (403, "AccessDenied"):
             return error(

@@ -103,6 +103,17 @@ struct S3ClientFaultTests {
         let trusting = try S3Client(configuration: configuration)
         let got = try trusting.getObject(bucket: "symbols", key: "over tls")
         #expect(String(decoding: got.body, as: UTF8.self) == "/symbols/over%20tls")
+        let moved = try trusting.getObject(bucket: "moved", key: "k")
+        #expect(String(decoding: moved.body, as: UTF8.self) == "/symbols/k")
+
+        // A redirect from TLS down to plain HTTP is not followed.
+        #expect {
+            _ = try trusting.getObject(bucket: "downgrade", key: "k")
+        } throws: { error in
+            guard let error = error as? ObjectStorageError else { return false }
+            return error.code == .requestRejected && error.httpStatus == 307
+                && error.message.contains("http://127.0.0.1")
+        }
     }
 
     @Test func anUnreachableEndpointIsNamedAfterRetries() throws {

@@ -7,6 +7,7 @@ from what arrived on the wire (keys AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG
 region us-east-1); otherwise it answers 403 SignatureDoesNotMatch. Paths:
   /symbols/flaky-N/...  503 SlowDown for the first N requests to that path, then 200
   /moved/REST           307 to /symbols/REST
+  /downgrade/REST       307 to http://HOST/symbols/REST (plain HTTP)
   /symbols/hang/...     200 after 5 seconds (for timeouts)
   /symbols?list-type=2  200, an empty listing
   /symbols/...          200; the body is the request's path and query
@@ -73,6 +74,9 @@ class Handler(BaseHTTPRequestHandler):
         if not self.signature_matches(body):
             return self.answer(403, error("SignatureDoesNotMatch", "botocore computes another signature"))
         path = self.path.split("?")[0]
+        if path.startswith("/downgrade/"):
+            target = "http://%s/symbols/%s" % (self.headers["Host"], self.path[len("/downgrade/"):])
+            return self.answer(307, headers=[("Location", target)])
         if path.startswith("/moved/"):
             return self.answer(307, headers=[("Location", "/symbols/" + self.path[len("/moved/"):])])
         if path != "/symbols" and not path.startswith("/symbols/"):
