@@ -1,8 +1,9 @@
-// Reading inputs and writing outputs for commands: `-` means stdin / stdout, files are written
-// to a temporary name and renamed so a failed run never leaves half an output, and messages go
-// to stderr.
+// Reading inputs and writing outputs for commands: `-` means stdin / stdout, named outputs go
+// through OutputFile (renamed into place over regular files, written in place into devices and
+// pipes), and messages go to stderr.
 
 import Foundation
+import Store
 import SymbolicateModel
 
 enum Console {
@@ -36,16 +37,12 @@ enum IO {
         return [UInt8](data)
     }
 
-    /// Writes atomically to `path`, or to stdout for nil / `-`.
+    /// Writes `bytes` to `path` as OutputFile does, or to stdout for nil / `-`.
     static func write(_ bytes: [UInt8], to path: String?) throws {
         guard let path, path != "-" else {
             FileHandle.standardOutput.write(Data(bytes))
             return
         }
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw SymbolicateError(.io, "cannot write the output: \(error.localizedDescription)", path: path)
-        }
+        try OutputFile.write(bytes, to: path)
     }
 }
