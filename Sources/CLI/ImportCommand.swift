@@ -43,7 +43,7 @@ enum ImportCommand: Command {
         }
         bar.finish()
         if args.has("--json") {
-            Console.out(json(summary))
+            try Console.out(json(summary))
         } else {
             Console.error(text(summary))
         }

@@ -1,6 +1,7 @@
 // Where outputs go when the path is not an ordinary file: `-o`, `batch --summary` and `batch
 // --output-archive` onto a device, a FIFO or a symbolic link are written in place (the node
-// stays what it was), over a regular file by rename.
+// stays what it was), over a regular file by rename; and stdout that cannot be written (a full
+// disk, a reader that went away) ends with a message and exit 1, or quietly by SIGPIPE.
 
 import Foundation
 import Testing
@@ -150,5 +151,63 @@ import Testing
         let bytes = reader.drain()
         // A tar whose first member is the report's output (ustar magic at offset 257).
         #expect(bytes.count >= 512 && Array(bytes[257..<262]) == Array("ustar".utf8))
+    }
+
+    // MARK: stdout
+
+    /// Runs the CLI with stdout on `path`.
+    static func run(_ args: [String], stdoutPath path: String) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.executable)
+        process.arguments = args
+        guard let out = FileHandle(forWritingAtPath: path) else { throw CocoaError(.fileNoSuchFile) }
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus,
+            String(decoding: errData, as: UTF8.self)
+        )
+    }
+
+    @Test(arguments: [["--help"], ["list", "--help"], ["--version"]])
+    func helpOntoAFullDiskFailsWithAMessage(_ args: [String]) throws {
+        let r = try Self.run(args, stdoutPath: "/dev/full")
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("cannot write to standard output: No space left on device"))
+    }
+
+    @Test(.enabled(if: reportAvailable, "needs Samples/reports"))
+    func reportOntoAFullDiskFailsWithAMessage() throws {
+        let r = try Self.run(["--no-store", Self.report], stdoutPath: "/dev/full")
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("cannot write to standard output: No space left on device"))
+    }
+
+    /// A closed pipe with SIGPIPE inherited as ignored: no message, and the exit a shell shows
+    /// for death by SIGPIPE (141), as with SIGPIPE at its default.
+    @Test(arguments: [true, false])
+    func closedPipeEndsQuietly(ignoringSIGPIPE: Bool) throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let errPath = dir + "/stderr"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        let trap = ignoringSIGPIPE ? "trap '' PIPE; " : "trap - PIPE; "
+        // The reader (`true`) is gone before the writer starts.
+        process.arguments = [
+            "-c", trap + "(sleep 0.2; exec \"$0\" --help) 2>\"$1\" | true; echo \"${PIPESTATUS[0]}\"",
+            CLI.executable, errPath,
+        ]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text == "141\n", "not the status of death by SIGPIPE (132 is a trap)")
+        #expect(try String(contentsOfFile: errPath, encoding: .utf8) == "")
     }
 }
