@@ -40,6 +40,7 @@ extension SymbolStore {
     func importBuild(
         _ info: BuildInfo, source: String, force: Bool, load: () throws -> SymbolTable
     ) throws -> ImportOutcome {
+        try requireWritable("import")
         if !force, let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
             isCurrent(existing, comparedWith: info.kind)
         {
@@ -130,6 +131,12 @@ extension SymbolStore {
     /// in the summary's failures with the reason, and the store is left as it was for it.
     public func importPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)?) -> ImportSummary {
         var run = ImportRun(summary: ImportSummary(), progress: progress, inputsTotal: paths.count)
+        do {
+            try requireWritable("import")
+        } catch {
+            for input in paths { run.fail(input, error) }
+            return run.summary
+        }
         _ = TemporaryFile.removeStale(in: buildsDirectory)
         _ = TemporaryFile.removeStale(in: temporaryDirectory)
         for (index, input) in paths.enumerated() {
