@@ -42,12 +42,27 @@ extension SymbolStore {
     ) throws -> ImportOutcome {
         try requireWritable("import")
         if !force, let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
-            isCurrent(existing, comparedWith: info.kind)
+            isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
         {
             return .alreadyPresent
         }
         let pending = try prepare(try load(), source: source)
         return try commit(pending, force: force)
+    }
+
+    /// Says "already present" only under the catalog's write lock, and marks the build used now:
+    /// a `gc` either deleted it before (and the import then writes it again) or runs after and
+    /// finds it in use, so no import can report a build present that a gc then deletes.
+    func confirmPresent(_ info: BuildInfo) throws -> Bool {
+        try catalog.withLock { catalog in
+            try catalog.database.writeTransaction {
+                guard let row = try catalog.build(uuid: info.uuid, arch: info.arch),
+                    isCurrent(row, comparedWith: info.kind)
+                else { return false }
+                try catalog.touch(uuid: info.uuid, arch: info.arch, at: Date())
+                return true
+            }
+        }
     }
 
     /// True when `existing` is a usable entry with symbols at least as good as `kind`.
@@ -100,6 +115,7 @@ extension SymbolStore {
                     let existing = try catalog.build(uuid: b.uuid, arch: b.arch)
                     if let existing, !force, isCurrent(existing, comparedWith: b.kind) {
                         pending.temporary.discard()
+                        try catalog.touch(uuid: b.uuid, arch: b.arch, at: Date())
                         return .alreadyPresent
                     }
                     try catalog.put(
