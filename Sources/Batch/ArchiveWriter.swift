@@ -1,11 +1,13 @@
 // ArchiveWriter: writes `--output-archive FILE.zip | FILE.tar | FILE.tar.gz | FILE.tgz` through
 // libarchive's write API. Members are appended one at a time as workers finish them, so the
-// archive never has to be held in memory. The archive is written under a temporary name beside
-// the destination and renamed only by `finish()`, so a failed run leaves no half archive.
+// archive never has to be held in memory. The destination is opened through OutputFile: a
+// regular file (or a new path) is written under a temporary name beside it and renamed only by
+// `finish()`, so a failed run leaves no half archive; a device or pipe is written in place.
 // The only Batch file that touches libarchive's write API.
 
 internal import CArchive
 import Foundation
+import Store
 import SymbolicateModel
 
 struct ArchiveWriter: ~Copyable {
@@ -28,7 +30,7 @@ struct ArchiveWriter: ~Copyable {
     }
 
     private let handle: OpaquePointer
-    private let temporaryPath: String
+    private let output: OutputFile
     let destination: String
     private var finished = false
 
@@ -52,21 +54,28 @@ struct ArchiveWriter: ~Copyable {
             archive_write_set_format_pax_restricted(handle)
             archive_write_add_filter_gzip(handle)
         }
-        let temporaryPath = destination + ".partial-\(getpid())"
-        guard archive_write_open_filename(handle, temporaryPath) == Self.statusOK else {
+        let output: OutputFile
+        do {
+            output = try OutputFile(path: destination)
+        } catch {
+            archive_write_free(handle)
+            throw error
+        }
+        guard archive_write_open_fd(handle, output.fileDescriptor) == Self.statusOK else {
             let message = Self.message(handle)
             archive_write_free(handle)
+            output.discard()
             throw SymbolicateError(.io, "cannot create the output archive: \(message)", path: destination)
         }
         self.handle = handle
         self.destination = destination
-        self.temporaryPath = temporaryPath
+        self.output = output
     }
 
     deinit {
         if !finished {
             archive_write_free(handle)
-            unlink(temporaryPath)
+            output.discard()
         }
     }
 
@@ -104,14 +113,10 @@ struct ArchiveWriter: ~Copyable {
         let message = Self.message(handle)
         archive_write_free(handle)
         guard closeStatus == Self.statusOK else {
-            unlink(temporaryPath)
+            output.discard()
             throw SymbolicateError(.io, "cannot complete the output archive: \(message)", path: destination)
         }
-        guard rename(temporaryPath, destination) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw SymbolicateError(.io, "cannot move the output archive into place: \(reason)", path: destination)
-        }
+        try output.commit()
     }
 
     private static func message(_ handle: OpaquePointer) -> String {
