@@ -7,6 +7,7 @@
 // archives too; their members go under the archive's name without its extension. The output
 // folder is skipped when it lies inside an input folder.
 
+import Archives
 import Foundation
 import SymbolicateModel
 
@@ -132,10 +133,10 @@ final class InputReader {
         while !stopped {
             let damaged: Bool
             do {
-                var reader = try Self.open(path, skipping: position)
+                let reader = try Self.open(path, skipping: position)
                 damaged = readMembers(
-                    &reader, path: path, prefix: prefix, inputBase: inputBase, position: &position, startBytes: startBytes)
-                progress.setBytesDone(startBytes + reader.bytesConsumed)
+                    reader, path: path, prefix: prefix, inputBase: inputBase, position: &position, startBytes: startBytes)
+                progress.setBytesDone(startBytes + reader.compressedBytesRead)
             } catch {
                 collector.recordInputError("\(path): \(error.message)")
                 return
@@ -150,8 +151,8 @@ final class InputReader {
     }
 
     /// Opens an archive and moves past its first `count` members without reading their data.
-    private static func open(_ path: String, skipping count: Int) throws(ArchiveReadError) -> ArchiveReader {
-        var reader = try ArchiveReader(path: path)
+    private static func open(_ path: String, skipping count: Int) throws(ArchiveError) -> ArchiveReader {
+        let reader = try ArchiveReader(path: path, policy: policy)
         var skipped = 0
         while skipped < count {
             skipped += 1
@@ -164,16 +165,21 @@ final class InputReader {
         return reader
     }
 
+    /// Reports are read whatever their names (sanitized into output names), a damaged member is
+    /// counted and the archive goes on, and each member is bounded by `maxReportSize` instead
+    /// of limits on the whole archive.
+    static let policy = ArchiveReader.Policy(names: .sanitize, memberErrors: .recoverable, limits: .none)
+
     static let maxReopenings = 1_000
 
     /// Reads members from the reader's current position; returns true when a member's data
     /// was damaged beyond what this reader can go on from (the caller reopens past it).
     private func readMembers(
-        _ reader: inout ArchiveReader, path: String, prefix: String, inputBase: String, position: inout Int,
+        _ reader: ArchiveReader, path: String, prefix: String, inputBase: String, position: inout Int,
         startBytes: Int64
     ) -> Bool {
         while !stopped {
-            let member: ArchiveMember
+            let member: ArchiveReader.Entry
             do {
                 guard let next = try reader.next() else { return false }
                 member = next
@@ -187,8 +193,9 @@ final class InputReader {
                 collector.recordUnreadable(reason: Self.generic(error.message), path: path)
                 continue
             }
-            progress.setBytesDone(startBytes + reader.bytesConsumed)
-            guard member.isRegularFile, let memberPath = OutputPaths.sanitize(member.path) else { continue }
+            progress.setBytesDone(startBytes + reader.compressedBytesRead)
+            let memberPath = member.name
+            guard member.type == .file, !memberPath.isEmpty else { continue }
             let rel = prefix.isEmpty ? memberPath : prefix + "/" + memberPath
             let source = path + "/" + memberPath
             guard let name = admit(rel: rel, inputBase: inputBase) else { continue }
@@ -196,15 +203,15 @@ final class InputReader {
                 collector.recordUnreadable(reason: "encrypted archive member", path: source)
                 continue
             }
-            if let size = member.declaredSize, size > configuration.maxReportSize {
+            if let size = member.size, size > configuration.maxReportSize {
                 collector.recordUnreadable(reason: "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report", path: source)
                 continue
             }
             do {
-                let bytes = try reader.readData(limit: configuration.maxReportSize)
+                let bytes = try reader.readAll(limit: configuration.maxReportSize)
                 send(WorkItem(source: source, outputName: name, bytes: bytes))
             } catch {
-                collector.recordUnreadable(reason: Self.generic(error.message), path: source)
+                collector.recordUnreadable(reason: reason(error), path: source)
                 if error.fatal { return true }
             }
         }
@@ -228,6 +235,14 @@ final class InputReader {
 
     private func send(_ item: WorkItem) {
         if !channel.send(item) { stopped = true }
+    }
+
+    /// Why a member could not be read, as the summary groups it.
+    private func reason(_ error: ArchiveError) -> String {
+        if error.code == .memberTooLarge {
+            return "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report"
+        }
+        return Self.generic(error.message)
     }
 
     /// libarchive messages that name a member number are grouped under one reason.

@@ -14,16 +14,14 @@
 // The shard of a report is a stable 64-bit hash (FNV-1a, then a SplitMix64 finalizer for an
 // even spread) of its sanitized path inside its input, modulo N.
 
+import Archives
 import SymbolicateModel
 import Symbolication
 
 enum OutputPaths {
     /// The path with every unsafe component removed; nil when nothing is left.
     static func sanitize(_ path: String) -> String? {
-        let parts = path.split(whereSeparator: { $0 == "/" || $0 == "\\" })
-            .filter { $0 != "." && $0 != ".." && !$0.isEmpty }
-        guard !parts.isEmpty else { return nil }
-        return parts.joined(separator: "/")
+        ArchiveNames.sanitize(path)
     }
 
     static let reportExtensions: Set<String> = ["crash", "ips", "json", "txt"]

@@ -58,7 +58,7 @@ struct ArchiveImportTests {
     @Test func largeMembersAreSpooledToDisk() throws {
         let folder = try StoreFixtures.scratchFolder()
         let path = try archive("bundles.tar.gz", in: folder)
-        var limits = ArchiveReader.Limits()
+        var limits = ArchiveImportLimits()
         limits.memberMemoryLimit = 1024
         let store = try SymbolStore(directory: folder + "/store", archiveLimits: limits)
         try expectLikeTheFolder(store, store.importPaths([path], progress: nil), archive: path)
@@ -76,7 +76,7 @@ struct ArchiveImportTests {
     }
 
     /// A store holding one build, and a snapshot of it, to check that refusals change nothing.
-    private func populatedStore(_ folder: String, limits: ArchiveReader.Limits = .init()) throws -> (SymbolStore, [String]) {
+    private func populatedStore(_ folder: String, limits: ArchiveImportLimits = .init()) throws -> (SymbolStore, [String]) {
         let store = try SymbolStore(directory: folder + "/store", archiveLimits: limits)
         try store.importTable(StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(50)), functionCount: 3, seed: 5), source: "t")
         return (store, try StoreFixtures.snapshot(store))
@@ -158,7 +158,7 @@ struct ArchiveImportTests {
 
     @Test func expansionBombsAreRefused() throws {
         let folder = try StoreFixtures.scratchFolder()
-        var limits = ArchiveReader.Limits()
+        var limits = ArchiveImportLimits()
         limits.expansionFloor = 1 << 20
         limits.maxEntries = 10
         let (store, snapshot) = try populatedStore(folder, limits: limits)

@@ -2,18 +2,18 @@
 // libarchive's write API. Members are appended one at a time as workers finish them, so the
 // archive never has to be held in memory. The archive is written under a temporary name beside
 // the destination and renamed only by `finish()`, so a failed run leaves no half archive.
-// The only Batch file that touches libarchive's write API.
+// Lives beside ArchiveReader so that one target alone talks to libarchive.
 
 internal import CArchive
 import Foundation
 import SymbolicateModel
 
-struct ArchiveWriter: ~Copyable {
-    enum Kind: Sendable {
+public struct ArchiveWriter: ~Copyable {
+    public enum Kind: Sendable {
         case zip, tar, tarGzip
 
         /// The kind named by a file name's extension, or nil.
-        init?(fileName: String) {
+        public init?(fileName: String) {
             let lower = fileName.lowercased()
             if lower.hasSuffix(".zip") {
                 self = .zip
@@ -29,14 +29,14 @@ struct ArchiveWriter: ~Copyable {
 
     private let handle: OpaquePointer
     private let temporaryPath: String
-    let destination: String
+    public let destination: String
     private var finished = false
 
     private static let statusOK: Int32 = 0
     private static let statusWarn: Int32 = -20
     private static let regularFileType: UInt32 = 0o100000
 
-    init(destination: String) throws(SymbolicateError) {
+    public init(destination: String) throws(SymbolicateError) {
         guard let kind = Kind(fileName: destination) else {
             throw SymbolicateError(.badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: destination)
         }
@@ -71,7 +71,7 @@ struct ArchiveWriter: ~Copyable {
     }
 
     /// Appends one regular file member.
-    mutating func add(path: String, bytes: [UInt8]) throws(SymbolicateError) {
+    public mutating func add(path: String, bytes: [UInt8]) throws(SymbolicateError) {
         guard let entry = archive_entry_new() else {
             throw SymbolicateError(.internal, "cannot allocate an archive entry", path: destination)
         }
@@ -98,7 +98,7 @@ struct ArchiveWriter: ~Copyable {
     }
 
     /// Completes the archive and moves it to its destination.
-    mutating func finish() throws(SymbolicateError) {
+    public mutating func finish() throws(SymbolicateError) {
         finished = true
         let closeStatus = archive_write_close(handle)
         let message = Self.message(handle)
