@@ -44,6 +44,10 @@ public struct ArchiveError: Error, Sendable, CustomStringConvertible {
     public var member: String?
     /// True when nothing more can be read from this archive.
     public var fatal: Bool
+    /// The member's number in the archive (from 1), when the error concerns one.
+    public var memberIndex: Int?
+    /// The name of the member before it, which places a member whose own name is lost.
+    public var previousMember: String?
 
     public init(_ code: Code, _ message: String, detail: String = "", path: String, member: String? = nil, fatal: Bool) {
         self.code = code

@@ -4,9 +4,11 @@
 // to disk. C types stay inside this target.
 //
 // Zips are read through their central directory (libarchive's seekable zip reader, which the
-// file's seek callback enables): every member is found from the directory, so a member whose
-// local header is damaged fails alone and the next member is still found. A zip whose central
+// file's seek callback enables), in the order of their local headers. A zip whose central
 // directory is missing (a truncated download) is read from its local headers, as a stream.
+// libarchive cannot go on after a damaged local header or a broken compressed stream; under the
+// `.recoverable` policy the reader then resumes at the next local header (ArchiveReader+Resume),
+// so a damaged member fails alone, by name, and every member after it is still read.
 //
 // Archives come from strangers, so what to do with what is odd in them is the caller's explicit
 // `Policy`: member names that climb out of a folder (`..`, absolute paths) are refused (the whole
@@ -77,8 +79,19 @@ public final class ArchiveReader {
 
     public let path: String
     public let policy: Policy
-    private let handle: OpaquePointer
-    private let archiveSize: Int64
+    var handle: OpaquePointer
+    let archiveSize: Int64
+    /// A resumed reader's file descriptor (libarchive does not close it), else -1.
+    var resumedDescriptor: Int32 = -1
+    /// Where in the file the current libarchive reader started (0, or a resumption point).
+    var base: Int64 = 0
+    /// Where the data of the last member whose header was read starts, in the file.
+    var lastDataStart: Int64 = 0
+    /// Set after a failure libarchive cannot go on from; `next` resumes from it.
+    var pendingResume: Resumption?
+    var resumptions = 0
+    /// The last member whose header was read, to place a member whose name is lost.
+    public private(set) var previousName: String?
     /// Headers read so far (the current member's number, from 1).
     public private(set) var memberIndex = 0
     private var entries = 0
@@ -117,7 +130,10 @@ public final class ArchiveReader {
         handle = a
     }
 
-    deinit { archive_read_free(handle) }
+    deinit {
+        archive_read_free(handle)
+        if resumedDescriptor >= 0 { close(resumedDescriptor) }
+    }
 
     /// True for the first bytes of a zip, a tar, or a gzip / bzip2 / xz / zstd stream.
     public static func looksLikeArchive(prefix p: [UInt8]) -> Bool {
@@ -136,7 +152,7 @@ public final class ArchiveReader {
     }
 
     /// Compressed bytes consumed so far (for progress).
-    public var compressedBytesRead: Int64 { archive_filter_bytes(handle, -1) }
+    public var compressedBytesRead: Int64 { base + archive_filter_bytes(handle, -1) }
     /// The archive file's size.
     public var compressedBytesTotal: Int64 { archiveSize }
 
@@ -144,6 +160,10 @@ public final class ArchiveReader {
     /// A damaged header throws; the error says whether `next` may be called again.
     public func next() throws(ArchiveError) -> Entry? {
         if current != nil { try skipRest() }
+        if let resumption = pendingResume {
+            pendingResume = nil
+            guard try resume(resumption) else { return nil }
+        }
         var entryPointer: OpaquePointer?
         var status = archive_read_next_header(handle, &entryPointer)
         var retries = 0
@@ -155,13 +175,14 @@ public final class ArchiveReader {
         if status == ARCHIVE_EOF { return nil }
         guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let e = entryPointer else {
             let detail = Self.errorString(handle)
-            if status == ARCHIVE_FAILED {
+            if status == ARCHIVE_FAILED || scheduleResume(after: .header(from: lastDataStart)) {
                 try fail(
                     .damagedHeader, "damaged header of member \(memberIndex): \(detail)", detail: detail, recoverable: true)
             }
             let what = memberIndex == 1 ? "not a readable archive" : "cannot read past member \(memberIndex - 1)"
             try fail(.damagedHeader, "\(what): \(detail)", detail: detail, recoverable: false)
         }
+        lastDataStart = base + archive_filter_bytes(handle, 0)
         entries += 1
         guard entries <= policy.limits.maxEntries else {
             throw ArchiveError(
@@ -190,6 +211,7 @@ public final class ArchiveReader {
         case Self.AE_IFLNK: type = .symlink
         default: type = .other
         }
+        previousName = stored
         if let size, size > 0 { try account(size, member: stored) }
         let entry = Entry(
             name: name, storedName: stored, size: size, type: type, isEncrypted: archive_entry_is_encrypted(e) > 0)
@@ -207,7 +229,7 @@ public final class ArchiveReader {
             let detail = Self.errorString(handle)
             try fail(
                 .damagedData, "damaged data: \(detail)", detail: detail, member: entry.storedName,
-                recoverable: Int32(truncatingIfNeeded: n) != ARCHIVE_FATAL)
+                recoverable: Int32(truncatingIfNeeded: n) != ARCHIVE_FATAL || scheduleResume(after: .data(from: lastDataStart)))
         }
         currentRead += Int64(n)
         // Data beyond what the header declared counts now; declared bytes were counted already.
@@ -246,7 +268,7 @@ public final class ArchiveReader {
                 let detail = Self.errorString(handle)
                 try fail(
                     .damagedData, "damaged data: \(detail)", detail: detail, member: entry.storedName,
-                    recoverable: status != ARCHIVE_FATAL)
+                    recoverable: status != ARCHIVE_FATAL || scheduleResume(after: .data(from: lastDataStart)))
             }
             return
         }
@@ -272,7 +294,11 @@ public final class ArchiveReader {
         _ code: ArchiveError.Code, _ message: String, detail: String, member: String? = nil, recoverable: Bool
     ) throws(ArchiveError) -> Never {
         let fatal = !(recoverable && policy.memberErrors == .recoverable)
-        throw ArchiveError(code, message, detail: detail, path: path, member: member, fatal: fatal)
+        if fatal { pendingResume = nil }
+        var error = ArchiveError(code, message, detail: detail, path: path, member: member, fatal: fatal)
+        error.memberIndex = memberIndex
+        error.previousMember = previousName
+        throw error
     }
 
     /// The member's name as UTF-8 (libarchive converts through the thread's locale), else as
@@ -283,7 +309,7 @@ public final class ArchiveReader {
         return nil
     }
 
-    private static func errorString(_ handle: OpaquePointer) -> String {
+    static func errorString(_ handle: OpaquePointer) -> String {
         archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
     }
 }

@@ -120,77 +120,33 @@ final class InputReader {
         send(WorkItem(source: path, outputName: name, bytes: [UInt8](data)))
     }
 
-    /// Streams an archive's members to the workers. When a member's data is damaged so badly
-    /// that libarchive cannot go on (a broken deflate stream in a zip), the member is counted
-    /// as unreadable and the archive is opened again and skipped past it without decompressing
-    /// (zip members state their compressed size), so one damaged member does not end the run.
-    /// A damaged header, or a compressed stream broken for the whole archive (.tar.gz), ends
-    /// the archive with an input error.
+    /// Streams an archive's members to the workers. A member that cannot be read (a damaged
+    /// header or damaged data, encrypted, too large) is counted as unreadable under its name and
+    /// the archive goes on: the reader resumes a zip at the next member even where libarchive
+    /// itself cannot (ArchiveReader+Resume). A member whose header is too damaged to give its
+    /// name is named by its number and the member before it. Only an archive that cannot be
+    /// read on at all (a .tar.gz whose compressed stream breaks) ends with an input error.
     private func readArchive(_ path: String, prefix: String, inputBase: String) {
         let startBytes = Int64(progress.bytesDone)
-        var position = 0
-        var reopenings = 0
-        while !stopped {
-            let damaged: Bool
-            do {
-                let reader = try Self.open(path, skipping: position)
-                damaged = readMembers(
-                    reader, path: path, prefix: prefix, inputBase: inputBase, position: &position, startBytes: startBytes)
-                progress.setBytesDone(startBytes + reader.compressedBytesRead)
-            } catch {
-                collector.recordInputError("\(path): \(error.message)")
-                return
-            }
-            guard damaged else { return }
-            reopenings += 1
-            guard reopenings <= Self.maxReopenings else {
-                collector.recordInputError("\(path): more than \(Self.maxReopenings) damaged members; reading stopped")
-                return
-            }
+        let reader: ArchiveReader
+        do {
+            reader = try ArchiveReader(path: path, policy: Self.policy)
+        } catch {
+            collector.recordInputError("\(path): \(error.message)")
+            return
         }
-    }
-
-    /// Opens an archive and moves past its first `count` members without reading their data.
-    private static func open(_ path: String, skipping count: Int) throws(ArchiveError) -> ArchiveReader {
-        let reader = try ArchiveReader(path: path, policy: policy)
-        var skipped = 0
-        while skipped < count {
-            skipped += 1
-            do {
-                guard try reader.next() != nil else { break }
-            } catch where !error.fatal {
-                continue
-            }
-        }
-        return reader
-    }
-
-    /// Reports are read whatever their names (sanitized into output names), a damaged member is
-    /// counted and the archive goes on, and each member is bounded by `maxReportSize` instead
-    /// of limits on the whole archive.
-    static let policy = ArchiveReader.Policy(names: .sanitize, memberErrors: .recoverable, limits: .none)
-
-    static let maxReopenings = 1_000
-
-    /// Reads members from the reader's current position; returns true when a member's data
-    /// was damaged beyond what this reader can go on from (the caller reopens past it).
-    private func readMembers(
-        _ reader: ArchiveReader, path: String, prefix: String, inputBase: String, position: inout Int,
-        startBytes: Int64
-    ) -> Bool {
+        defer { progress.setBytesDone(startBytes + reader.compressedBytesRead) }
         while !stopped {
             let member: ArchiveReader.Entry
             do {
-                guard let next = try reader.next() else { return false }
+                guard let next = try reader.next() else { return }
                 member = next
-                position += 1
             } catch {
                 if error.fatal {
                     collector.recordInputError("\(path): \(error.message)")
-                    return false
+                    return
                 }
-                position += 1
-                collector.recordUnreadable(reason: Self.generic(error.message), path: path)
+                collector.recordUnreadable(reason: Self.generic(error.message), path: Self.place(of: error, in: path))
                 continue
             }
             progress.setBytesDone(startBytes + reader.compressedBytesRead)
@@ -212,10 +168,23 @@ final class InputReader {
                 send(WorkItem(source: source, outputName: name, bytes: bytes))
             } catch {
                 collector.recordUnreadable(reason: reason(error), path: source)
-                if error.fatal { return true }
             }
         }
-        return false
+    }
+
+    /// Reports are read whatever their names (sanitized into output names), a damaged member is
+    /// counted and the archive goes on, and each member is bounded by `maxReportSize` instead
+    /// of limits on the whole archive.
+    static let policy = ArchiveReader.Policy(names: .sanitize, memberErrors: .recoverable, limits: .none)
+
+    /// Names a member whose header failed: by its name when known, else by its number and the
+    /// member before it (`r.zip: member 6, after set/r084.crash`). Such a member's shard cannot
+    /// be known, so every shard names it.
+    static func place(of error: ArchiveError, in path: String) -> String {
+        if let member = error.member { return path + "/" + member }
+        var place = path + ": member \(error.memberIndex ?? 0)"
+        if let previous = error.previousMember { place += ", after " + previous }
+        return place
     }
 
     /// The output name of a file at `rel`, or nil when the file is not for this run (another
