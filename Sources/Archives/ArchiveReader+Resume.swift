@@ -65,7 +65,7 @@ extension ArchiveReader {
         }
         // A stream from `start`: no seeking, so libarchive reads local headers one after another.
         archive_read_support_format_zip_streamable(a)
-        guard archive_read_open_fd(a, descriptor, 64 * 1024) == ARCHIVE_OK else {
+        guard UTF8Locale.run({ archive_read_open_fd(a, descriptor, 64 * 1024) }) == ARCHIVE_OK else {
             let detail = Self.errorString(a)
             archive_read_free(a)
             close(descriptor)

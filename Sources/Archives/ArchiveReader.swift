@@ -121,7 +121,7 @@ public final class ArchiveReader {
         archive_read_support_format_tar(a)
         archive_read_support_format_gnutar(a)
         archive_read_support_format_cpio(a)
-        let status = archive_read_open_filename(a, path, Self.blockSize)
+        let status = UTF8Locale.run { archive_read_open_filename(a, path, Self.blockSize) }
         guard status == ARCHIVE_OK else {
             let detail = Self.errorString(a)
             archive_read_free(a)
@@ -165,10 +165,10 @@ public final class ArchiveReader {
             guard try resume(resumption) else { return nil }
         }
         var entryPointer: OpaquePointer?
-        var status = archive_read_next_header(handle, &entryPointer)
+        var status = UTF8Locale.run { archive_read_next_header(handle, &entryPointer) }
         var retries = 0
         while status == ARCHIVE_RETRY && retries < 3 {
-            status = archive_read_next_header(handle, &entryPointer)
+            status = UTF8Locale.run { archive_read_next_header(handle, &entryPointer) }
             retries += 1
         }
         memberIndex += 1
@@ -190,7 +190,7 @@ public final class ArchiveReader {
                 "the archive has more than \(policy.limits.maxEntries) entries; refusing it as an expansion bomb",
                 path: path, fatal: true)
         }
-        let stored = Self.name(e) ?? "member-\(memberIndex)"
+        let stored = UTF8Locale.run { Self.name(e) } ?? "member-\(memberIndex)"
         let name: String
         switch policy.names {
         case .refuseUnsafe:
@@ -301,8 +301,8 @@ public final class ArchiveReader {
         throw error
     }
 
-    /// The member's name as UTF-8 (libarchive converts through the thread's locale), else as
-    /// stored (invalid UTF-8 is repaired, never trapped on).
+    /// The member's name as UTF-8 (libarchive converts through the thread's locale, hence
+    /// UTF8Locale), else as stored (invalid UTF-8 is repaired, never trapped on).
     private static func name(_ entry: OpaquePointer) -> String? {
         if let utf8 = archive_entry_pathname_utf8(entry) { return String(cString: utf8) }
         if let raw = archive_entry_pathname(entry) { return String(cString: raw) }

@@ -81,7 +81,8 @@ public struct ArchiveWriter: ~Copyable {
         archive_entry_set_perm(entry, 0o644)
         archive_entry_set_size(entry, Int64(bytes.count))
         archive_entry_set_mtime(entry, time(nil), 0)
-        let status = archive_write_header(handle, entry)
+        // Names are UTF-8; libarchive converts them through the thread's locale (UTF8Locale).
+        let status = UTF8Locale.run { archive_write_header(handle, entry) }
         guard status == Self.statusOK || status == Self.statusWarn else {
             throw SymbolicateError(.io, "cannot add \(path) to the output archive: \(Self.message(handle))", path: destination)
         }

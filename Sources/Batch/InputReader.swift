@@ -108,7 +108,7 @@ final class InputReader {
     }
 
     private func readFile(_ path: String, rel: String, inputBase: String) {
-        guard let name = admit(rel: rel, inputBase: inputBase) else { return }
+        guard let name = admit(rel: rel, inputBase: inputBase, source: path) else { return }
         if let size = FileKind.size(path), size > configuration.maxReportSize {
             collector.recordUnreadable(reason: "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report", path: path)
             return
@@ -154,7 +154,7 @@ final class InputReader {
             guard member.type == .file, !memberPath.isEmpty else { continue }
             let rel = prefix.isEmpty ? memberPath : prefix + "/" + memberPath
             let source = path + "/" + memberPath
-            guard let name = admit(rel: rel, inputBase: inputBase) else { continue }
+            guard let name = admit(rel: rel, inputBase: inputBase, source: source) else { continue }
             if member.isEncrypted {
                 collector.recordUnreadable(reason: "encrypted archive member", path: source)
                 continue
@@ -188,15 +188,20 @@ final class InputReader {
     }
 
     /// The output name of a file at `rel`, or nil when the file is not for this run (another
-    /// shard, or done by an earlier run with `--resume`). Names are handed out for every file,
+    /// shard, or done by an earlier run with `--resume`) or its name cannot be written (counted
+    /// as unreadable, with the reason, under `source`). Names are handed out for every file,
     /// whatever its shard, so that all shards agree on them.
-    private func admit(rel: String, inputBase: String) -> String? {
+    private func admit(rel: String, inputBase: String, source: String) -> String? {
         let name = allocator.allocate(OutputPaths.outputName(rel, format: configuration.format), inputBase: inputBase)
         if let shard = configuration.shard, !shard.contains(rel) { return nil }
         if configuration.resume, case .directory(let root) = configuration.destination,
             FileKind(root + "/" + name) == .file
         {
             collector.recordAlreadyDone()
+            return nil
+        }
+        if case .directory = configuration.destination, let reason = OutputPaths.unwritableReason(name) {
+            collector.recordUnreadable(reason: reason, path: source)
             return nil
         }
         return name

@@ -147,6 +147,34 @@ struct BatchRunTests {
         }
     }
 
+    /// Members with UTF-8 names (general-purpose bit 11, as Python's zipfile writes them) keep
+    /// their names, and a member whose name is too long for a file is skipped with the reason
+    /// while the rest of the run goes on.
+    @Test(.enabled(if: BatchFixture.toolExists("python3"), "python3 (which writes the zip) is not installed"))
+    func utf8AndOverlongMemberNames() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let sample = try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") })
+        let long = String(repeating: "x", count: 294) + ".crash"
+        let zip = fixture.root + "/names.zip"
+        let script = """
+            import sys, zipfile
+            data = open(sys.argv[1], 'rb').read()
+            with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
+                for name in ['café.crash', '日本/レポート.crash', '\(long)', 'plain.crash']:
+                    z.writestr(name, data)
+            """
+        try BatchFixture.shell(["python3", "-c", script, BatchFixture.reportsFolder + "/" + sample, zip], in: fixture.root)
+
+        let output = fixture.root + "/out"
+        let summary = try BatchRunner(configuration: BatchFixture.configuration([zip], into: output), service: try BatchFixture.service()).run()
+        #expect(Set(BatchFixture.files(in: output).keys) == ["café.crash", "日本/レポート.crash", "plain.crash"])
+        #expect(summary.counts.written == 3)
+        #expect(summary.inputErrors.isEmpty, "\(summary.inputErrors)")
+        #expect(summary.skippedFiles.map(\.path) == [zip + "/" + long])
+        #expect(summary.skippedFiles.first?.reason.contains("name too long") == true)
+    }
+
     func expectCountsIgnoringUnreadable(_ summary: BatchSummary, _ tree: BatchFixture.Tree) {
         #expect(summary.counts.files == tree.files.count + summary.counts.unreadable)
         #expect(summary.counts.written == tree.reports.count)

@@ -177,4 +177,26 @@ struct ArchiveImportTests {
         #expect(try StoreFixtures.run(try tool("tar"), ["-cf", many] + (0..<12).map { "f\($0)" }, in: folder + "/bomb").status == 0)
         try expectRefused(store, snapshot, many, saying: "more than 10 entries")
     }
+
+    /// A member named in UTF-8 (general-purpose bit 11, as Python's zipfile writes it) gives the
+    /// build its name; it is not lost to the C locale as `member-1`.
+    @Test(.enabled(if: StoreFixtures.tool("python3") != nil, "python3 (which writes the zip) is not installed"))
+    func utf8MemberNamesNameTheBuild() throws {
+        let folder = try StoreFixtures.scratchFolder()
+        let zip = folder + "/utf8.zip"
+        let dwarf = variant + "/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"
+        let script = """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
+                z.write(sys.argv[1], 'Café.framework.dSYM/Contents/Resources/DWARF/Café')
+            """
+        let result = try StoreFixtures.run(try tool("python3"), ["-c", script, dwarf, zip])
+        #expect(result.status == 0, "\(result.stderr)")
+        let store = try SymbolStore(directory: folder + "/store")
+        let summary = store.importPaths([zip], progress: nil)
+        #expect(summary.failures.isEmpty, "\(summary.failures)")
+        #expect(!summary.imported.isEmpty)
+        #expect(try store.list().map(\.name) == summary.imported.map { _ in "Café" })
+        #expect(try store.list().allSatisfy { $0.sourcePath == zip + ":Café.framework.dSYM/Contents/Resources/DWARF/Café" })
+    }
 }
