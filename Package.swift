@@ -29,8 +29,10 @@ let package = Package(
         .target(
             name: "ObjectFiles", dependencies: ["SymbolicateModel", "CDwarf", "CElf", "CZlib"],
             path: "Sources/ObjectFiles"),
+        // .zip / .tar / cpio, read and written: the one target that talks to libarchive.
+        .target(name: "Archives", dependencies: ["SymbolicateModel", "CArchive"], path: "Sources/Archives"),
         .target(
-            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "CSQLite", "CArchive"],
+            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite"],
             path: "Sources/Store"),
         .target(
             name: "Symbolication",
@@ -39,22 +41,22 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Symbolication", "Store", "Reports", "SymbolicateModel", "CMicroHTTPD", "CSQLite", "CZlib", "CArchive",
+                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "CMicroHTTPD", "CSQLite",
             ],
             path: "Sources/Server"),
         .target(
-            name: "Batch", dependencies: ["Symbolication", "Store", "Reports", "SymbolicateModel", "CArchive"],
+            name: "Batch", dependencies: ["Symbolication", "Store", "SymbolicateModel", "Archives"],
             path: "Sources/Batch"),
         .target(
             name: "CLI",
             dependencies: [
-                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch", "CArchive",
+                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch",
             ],
             path: "Sources/CLI"),
         .executableTarget(name: "symbolicate", dependencies: ["CLI"], path: "Sources/symbolicate"),
         // In-process lookup benchmark (Benchmarks/run.sh drives it next to the peer tools).
         .executableTarget(
-            name: "symbolicate-bench", dependencies: ["Store", "ObjectFiles", "Symbolication", "SymbolicateModel"],
+            name: "symbolicate-bench", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"],
             path: "Benchmarks/LookupBench"),
 
         .testTarget(name: "ModelTests", dependencies: ["SymbolicateModel"]),
@@ -63,10 +65,10 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"]),
         .testTarget(
             name: "SymbolicationTests",
-            dependencies: ["Symbolication", "Reports", "ObjectFiles", "Store", "SymbolicateModel"]),
+            dependencies: ["Symbolication", "Reports", "SymbolicateModel"]),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "Reports", "SymbolicateModel", "CZlib"]),
-        .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Store", "Reports", "SymbolicateModel"]),
+            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
     ],
     swiftLanguageModes: [.v6]

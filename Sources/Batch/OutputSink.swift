@@ -14,7 +14,14 @@ import SymbolicateModel
 final class OutputSink: @unchecked Sendable {
     private final class ArchiveBox {
         var writer: ArchiveWriter
-        init(_ writer: consuming ArchiveWriter) { self.writer = writer }
+        let file: OutputFile
+        var finished = false
+        init(_ writer: consuming ArchiveWriter, _ file: OutputFile) {
+            self.writer = writer
+            self.file = file
+        }
+        /// A run that stops before `finish()` leaves no half archive behind.
+        deinit { if !finished { file.discard() } }
     }
 
     private let root: String?
@@ -32,7 +39,16 @@ final class OutputSink: @unchecked Sendable {
             try Self.makeFolder(path)
         case .archive(let path):
             root = nil
-            archive = ArchiveBox(try ArchiveWriter(destination: path))
+            guard ArchiveWriter.Kind(fileName: path) != nil else {
+                throw SymbolicateError(.badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: path)
+            }
+            let file = try OutputFile(path: path)
+            do {
+                archive = ArchiveBox(try ArchiveWriter(destination: path, fileDescriptor: file.fileDescriptor), file)
+            } catch {
+                file.discard()
+                throw error
+            }
         }
     }
 
@@ -77,7 +93,14 @@ final class OutputSink: @unchecked Sendable {
         guard let archive else { return }
         lock.lock()
         defer { lock.unlock() }
-        try archive.writer.finish()
+        archive.finished = true
+        do {
+            try archive.writer.finish()
+        } catch {
+            archive.file.discard()
+            throw error
+        }
+        try archive.file.commit()
     }
 
     private static func makeFolder(_ path: String) throws(SymbolicateError) {

@@ -10,6 +10,7 @@
 // importing the same build therefore end with one file and one row, and a process killed at
 // any point leaves either nothing or a temporary file that the next import removes.
 
+import Archives
 import Foundation
 import ObjectFiles
 import SymbolicateModel

@@ -21,7 +21,7 @@ public final class SymbolStore: Sendable {
     /// A second connection for reads, which WAL never blocks: lookups in this process do not
     /// queue behind a write that waits for another process's lock.
     let catalogReader: Locked<Catalog>
-    let archiveLimits: ArchiveReader.Limits
+    let archiveLimits: ArchiveImportLimits
     private let openSources: Locked<SourceCache>
     /// True when this process cannot write the store (a read-only mount, another user's
     /// folder): reading works, and every writer refuses with `requireWritable`.
@@ -29,10 +29,10 @@ public final class SymbolStore: Sendable {
 
     /// Opens the store in `directory`, creating the folder and an empty catalog when missing.
     public convenience init(directory: String) throws {
-        try self.init(directory: directory, archiveLimits: ArchiveReader.Limits())
+        try self.init(directory: directory, archiveLimits: ArchiveImportLimits())
     }
 
-    init(directory: String, archiveLimits: ArchiveReader.Limits) throws {
+    init(directory: String, archiveLimits: ArchiveImportLimits) throws {
         let directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         self.directory = directory
         buildsDirectory = directory + "/builds"
