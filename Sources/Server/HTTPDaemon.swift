@@ -2,7 +2,8 @@
 // turns its callbacks into `Exchange` objects, reads bodies into memory or a file within a limit,
 // suspends connections whose handler runs on a worker queue, and sends `HTTPResponse`s. C types
 // stay in this file; the context object crosses C as an `Unmanaged` pointer retained from start
-// to stop, and each exchange is retained from its first callback to its completion callback.
+// to stop, and each exchange is retained from the URI callback (the request line, before headers)
+// to the completion callback.
 
 import Dispatch
 import Foundation
@@ -30,8 +31,10 @@ protocol ExchangeHandler: AnyObject, Sendable {
 
 /// One request in flight. Touched by one network thread at a time (and by a worker while suspended).
 final class Exchange: @unchecked Sendable {
-    let method: String
-    let path: String
+    /// The request target exactly as sent (before percent-decoding), query included.
+    let target: String
+    var method = ""
+    var path = ""
     var headers: [String: String] = [:]
     var query: [String: String] = [:]
     let started = DispatchTime.now()
@@ -39,11 +42,14 @@ final class Exchange: @unchecked Sendable {
     var body: [UInt8] = []
     var bodyFile: String?
     private var fileDescriptor: Int32 = -1
+    /// Bytes read from the connection (the limit applies to these) and bytes kept as the body
+    /// (fewer for a multipart form: only its file part).
     var bytesReceived = 0
+    var bodyLength = 0
     var overLimit = false
     var writeError: String?
     /// Filled by the server: route name for metrics and logs, whether it counted against the cap.
-    var routeName = "unmatched"
+    var routeName = Metrics.unmatchedRoute
     var route: Route?
     var parameters: [String: String] = [:]
     var counted = false
@@ -53,9 +59,24 @@ final class Exchange: @unchecked Sendable {
     var bytesSent = 0
     var begun = false
 
-    init(method: String, path: String) {
-        self.method = method
-        self.path = path
+    init(target: String) {
+        self.target = target
+    }
+
+    /// Why the request's framing is unsafe to serve, or nil: Content-Length headers that disagree
+    /// (a proxy in front may have used the other one: request smuggling) or a NUL escaped into the
+    /// target (C strings end there, so `/healthz%00x` would be served as `/healthz`).
+    var framingProblem: String? {
+        if let lengths = headers["content-length"], lengths.contains(",") {
+            let values = Set(lengths.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            if values.count > 1 {
+                return "the request has Content-Length headers that disagree (\(values.sorted().joined(separator: ", ")))"
+            }
+        }
+        if target.range(of: "%00") != nil {
+            return "the request target holds an encoded NUL (%00)"
+        }
+        return nil
     }
 
     func startBody(_ policy: BodyPolicy, directory: String) {
@@ -74,7 +95,8 @@ final class Exchange: @unchecked Sendable {
         }
     }
 
-    func append(_ bytes: UnsafeRawBufferPointer) {
+    /// Bytes from the connection: counted against the limit, then kept.
+    func receive(_ bytes: UnsafeRawBufferPointer) {
         bytesReceived += bytes.count
         guard !overLimit else { return }
         if bytesReceived > policy.limit {
@@ -82,6 +104,11 @@ final class Exchange: @unchecked Sendable {
             body = []
             return
         }
+        keep(bytes)
+    }
+
+    private func keep(_ bytes: UnsafeRawBufferPointer) {
+        bodyLength += bytes.count
         switch policy {
         case .none:
             break
@@ -152,6 +179,8 @@ final class HTTPDaemon: @unchecked Sendable {
             Int32(MHD_OPTION.CONNECTION_TIMEOUT.rawValue), UInt32(max(1, configuration.connectionTimeoutSeconds)),
             Int32(MHD_OPTION.CONNECTION_LIMIT.rawValue), UInt32(max(1, configuration.connectionLimit)),
             Int32(MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue), Int(32 << 10),
+            Int32(MHD_OPTION.URI_LOG_CALLBACK.rawValue), OpaquePointer(unsafeBitCast(uriCallback, to: UnsafeRawPointer.self)),
+            OpaquePointer(context.toOpaque()),
             Int32(MHD_OPTION.NOTIFY_COMPLETED.rawValue), OpaquePointer(unsafeBitCast(completedCallback, to: UnsafeRawPointer.self)),
             OpaquePointer(context.toOpaque()),
         ]
@@ -187,17 +216,24 @@ final class HTTPDaemon: @unchecked Sendable {
 
     // MARK: - Callbacks (network threads)
 
+    /// The request line has arrived (headers not yet): the exchange starts here, with the target as sent.
+    fileprivate func requestLine(_ target: String) -> UnsafeMutableRawPointer {
+        Unmanaged.passRetained(Exchange(target: target)).toOpaque()
+    }
+
     fileprivate func access(
         _ connection: OpaquePointer, url: String, method: String, data: UnsafePointer<CChar>?,
         size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        guard let raw = slot.pointee else {
-            let exchange = Exchange(method: method, path: url)
-            let unmanaged = Unmanaged.passRetained(exchange)
-            slot.pointee = unmanaged.toOpaque()
-            MHD_get_connection_values(connection, .HEADER_KIND, headerCallback, unmanaged.toOpaque())
-            MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, argumentCallback, unmanaged.toOpaque())
+        let raw = slot.pointee ?? requestLine(url)
+        slot.pointee = raw
+        let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
+        if !exchange.begun {
             exchange.begun = true
+            exchange.method = method
+            exchange.path = url
+            MHD_get_connection_values(connection, .HEADER_KIND, headerCallback, raw)
+            MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, argumentCallback, raw)
             switch handler.begin(exchange) {
             case .respond(let response):
                 return send(response, exchange, connection)
@@ -208,9 +244,8 @@ final class HTTPDaemon: @unchecked Sendable {
                 return offload(work, exchange, connection)
             }
         }
-        let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
         if size.pointee > 0 {
-            if let data { exchange.append(UnsafeRawBufferPointer(start: data, count: size.pointee)) }
+            if let data { exchange.receive(UnsafeRawBufferPointer(start: data, count: size.pointee)) }
             size.pointee = 0
             // A body still trickling in after the request time limit: drop the connection.
             if exchange.elapsedSeconds > requestTimeout {
@@ -263,7 +298,10 @@ final class HTTPDaemon: @unchecked Sendable {
         return result
     }
 
-    fileprivate func completed(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_RequestTerminationCode) {
+    fileprivate func completed(
+        _ connection: OpaquePointer?, _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+        code: MHD_RequestTerminationCode
+    ) {
         guard let slot, let raw = slot.pointee else { return }
         slot.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
@@ -280,9 +318,18 @@ private let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, 
     return daemon.access(connection, url: path, method: verb, data: data, size: size, slot: slot)
 }
 
-private let completedCallback: MHD_RequestCompletedCallback = { cls, _, slot, code in
+/// `MHD_OPTION_URI_LOG_CALLBACK`: `void *(*)(void *cls, const char *uri, struct MHD_Connection *)`;
+/// what it returns is the request's slot pointer in every later callback.
+private let uriCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
+    -> UnsafeMutableRawPointer? = { cls, uri, _ in
+        guard let cls else { return nil }
+        let target = uri.map { String(cString: $0) } ?? ""
+        return Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().requestLine(target)
+    }
+
+private let completedCallback: MHD_RequestCompletedCallback = { cls, connection, slot, code in
     guard let cls else { return }
-    Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().completed(slot, code: code)
+    Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().completed(connection, slot, code: code)
 }
 
 private let headerCallback: MHD_KeyValueIterator = { cls, _, key, value in

@@ -1,5 +1,5 @@
 // The server: owns the libmicrohttpd daemon, the routing table, the metrics and the access log,
-// and applies, in order, the checks every request passes before its handler runs: route (404/405),
+// and applies, in order, the checks every request passes before its handler runs: framing (400), route (404/405),
 // the concurrency cap (503 + Retry-After), the token (401/403), the body limit (413). Stopping is
 // graceful: stop accepting, answer new requests on open connections with 503, wait for the
 // requests in flight, then close everything.
@@ -100,6 +100,11 @@ public final class SymbolicationServer: @unchecked Sendable {
     // MARK: - The checks before a handler
 
     fileprivate func begin(_ exchange: Exchange) -> ExchangeDecision {
+        if let problem = exchange.framingProblem {
+            return .respond(
+                HTTPError(400, "bad_request", problem + "; the request was refused", headers: [("Connection", "close")])
+                    .response)
+        }
         let route: Route
         switch router.resolve(method: exchange.method, path: exchange.path) {
         case .notFound:
@@ -149,7 +154,7 @@ public final class SymbolicationServer: @unchecked Sendable {
         if let problem = exchange.writeError { return .respond(HTTPError(500, "io", problem).response) }
         let request = HTTPRequest(
             method: exchange.method, path: exchange.path, query: exchange.query, headers: exchange.headers,
-            body: exchange.body, bodyFile: exchange.bodyFile, bodyLength: exchange.bytesReceived,
+            body: exchange.body, bodyFile: exchange.bodyFile, bodyLength: exchange.bodyLength,
             parameters: exchange.parameters)
         exchange.body = []
         let handler = route.handler
