@@ -27,6 +27,8 @@ protocol ExchangeHandler: AnyObject, Sendable {
     func finish(_ exchange: Exchange) -> ExchangeDecision
     /// The response was sent or the connection ended.
     func completed(_ exchange: Exchange, clientGone: Bool)
+    /// The header watchdog closed a connection.
+    func headerTimedOut()
 }
 
 /// One request in flight. Touched by one network thread at a time (and by a worker while suspended).
@@ -153,6 +155,10 @@ final class HTTPDaemon: @unchecked Sendable {
         var threads: Int
         var connectionTimeoutSeconds: Int
         var connectionLimit: Int
+        /// Connections one client address may hold open at once; 0 for no limit.
+        var connectionsPerAddress: Int
+        /// Seconds a connection may take to send a request's headers (the watchdog); 0 for no limit.
+        var headerTimeoutSeconds: Int
         var uploadDirectory: String
         /// Seconds a request (its body included) may take to arrive.
         var requestTimeoutSeconds: Int
@@ -162,6 +168,7 @@ final class HTTPDaemon: @unchecked Sendable {
     private let handler: any ExchangeHandler
     private let uploadDirectory: String
     private let requestTimeout: Double
+    private let watchdog: HeaderWatchdog?
     private let workers = DispatchQueue(label: "symbolicate.server.workers", attributes: .concurrent)
     private var context: Unmanaged<HTTPDaemon>?
 
@@ -169,6 +176,13 @@ final class HTTPDaemon: @unchecked Sendable {
         self.handler = handler
         self.uploadDirectory = configuration.uploadDirectory
         self.requestTimeout = Double(configuration.requestTimeoutSeconds)
+        if configuration.headerTimeoutSeconds > 0 {
+            watchdog = HeaderWatchdog(seconds: configuration.headerTimeoutSeconds) { [weak handler] in
+                handler?.headerTimedOut()
+            }
+        } else {
+            watchdog = nil
+        }
         let context = Unmanaged.passRetained(self)
         self.context = context
         let flags =
@@ -184,6 +198,15 @@ final class HTTPDaemon: @unchecked Sendable {
             Int32(MHD_OPTION.NOTIFY_COMPLETED.rawValue), OpaquePointer(unsafeBitCast(completedCallback, to: UnsafeRawPointer.self)),
             OpaquePointer(context.toOpaque()),
         ]
+        if configuration.connectionsPerAddress > 0 {
+            options += [Int32(MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue), UInt32(configuration.connectionsPerAddress)]
+        }
+        if watchdog != nil {
+            options += [
+                Int32(MHD_OPTION.NOTIFY_CONNECTION.rawValue),
+                OpaquePointer(unsafeBitCast(connectionCallback, to: UnsafeRawPointer.self)), OpaquePointer(context.toOpaque()),
+            ]
+        }
         if configuration.threads > 1 {
             options += [Int32(MHD_OPTION.THREAD_POOL_SIZE.rawValue), UInt32(configuration.threads)]
         }
@@ -192,6 +215,7 @@ final class HTTPDaemon: @unchecked Sendable {
             MHD_start_daemon_va(flags, 0, nil, nil, accessCallback, context.toOpaque(), list)
         }
         guard let started else {
+            watchdog?.stop()
             context.release()
             self.context = nil
             throw HTTPError(500, "internal", "libmicrohttpd refused to start (socket, threads or options)")
@@ -208,6 +232,7 @@ final class HTTPDaemon: @unchecked Sendable {
     /// Stops the daemon: closes every connection and joins the threads.
     func stop() {
         guard let daemon else { return }
+        watchdog?.stop()
         MHD_stop_daemon(daemon)
         self.daemon = nil
         context?.release()
@@ -221,6 +246,16 @@ final class HTTPDaemon: @unchecked Sendable {
         Unmanaged.passRetained(Exchange(target: target)).toOpaque()
     }
 
+    fileprivate func connection(_ connection: OpaquePointer, opened: Bool) {
+        guard let watchdog else { return }
+        let key = UInt(bitPattern: connection)
+        if opened {
+            watchdog.opened(key, fd: cmhd_connection_fd(connection))
+        } else {
+            watchdog.closed(key)
+        }
+    }
+
     fileprivate func access(
         _ connection: OpaquePointer, url: String, method: String, data: UnsafePointer<CChar>?,
         size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -232,6 +267,7 @@ final class HTTPDaemon: @unchecked Sendable {
             exchange.begun = true
             exchange.method = method
             exchange.path = url
+            watchdog?.requestStarted(UInt(bitPattern: connection))
             MHD_get_connection_values(connection, .HEADER_KIND, headerCallback, raw)
             MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, argumentCallback, raw)
             switch handler.begin(exchange) {
@@ -302,6 +338,7 @@ final class HTTPDaemon: @unchecked Sendable {
         _ connection: OpaquePointer?, _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
         code: MHD_RequestTerminationCode
     ) {
+        if let connection { watchdog?.requestEnded(UInt(bitPattern: connection)) }
         guard let slot, let raw = slot.pointee else { return }
         slot.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
@@ -330,6 +367,12 @@ private let uriCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer
 private let completedCallback: MHD_RequestCompletedCallback = { cls, connection, slot, code in
     guard let cls else { return }
     Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().completed(connection, slot, code: code)
+}
+
+private let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let cls, let connection else { return }
+    Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+        .connection(connection, opened: code == .CONNECTION_NOTIFY_STARTED)
 }
 
 private let headerCallback: MHD_KeyValueIterator = { cls, _, key, value in

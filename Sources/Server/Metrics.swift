@@ -33,6 +33,7 @@ final class Metrics: @unchecked Sendable {
     private var resymbolicated: UInt64 = 0
     private var inFlight = 0
     private var rejectedBusy: UInt64 = 0
+    private var headerTimeouts: UInt64 = 0
 
     /// The methods that keep their own label value; any other is `other`.
     static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
@@ -64,6 +65,12 @@ final class Metrics: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         imports[outcome, default: 0] += 1
+    }
+
+    func recordHeaderTimeout() {
+        lock.lock()
+        defer { lock.unlock() }
+        headerTimeouts += 1
     }
 
     func recordResymbolicated(_ count: Int) {
@@ -128,6 +135,9 @@ final class Metrics: @unchecked Sendable {
         }
         counter(&out, "symbolicate_reports_resymbolicated_total", "Stored reports re-symbolicated after an upload.", resymbolicated)
         counter(&out, "symbolicate_http_rejected_busy_total", "Requests refused with 503 at the concurrency cap.", rejectedBusy)
+        counter(
+            &out, "symbolicate_http_header_timeouts_total", "Connections closed for taking too long to send headers.",
+            headerTimeouts)
         out += "# HELP symbolicate_http_requests_in_flight Requests being served.\n"
         out += "# TYPE symbolicate_http_requests_in_flight gauge\n"
         out += "symbolicate_http_requests_in_flight \(inFlight)\n"

@@ -1,6 +1,6 @@
 // The routing table and the small endpoints: `POST /v1/symbolicate` (the hot path: parse,
-// symbolicate, render, on the network thread), `GET /healthz`, `GET /metrics`, `GET /openapi.json`
-// and the web page at `/`. Uploads, stored reports and the compatibility endpoints live in their
+// symbolicate, render, on the network thread), `GET /healthz`, `GET /readyz` (the store answers),
+// `GET /metrics`, `GET /openapi.json` and the web page at `/`. Uploads, stored reports and the compatibility endpoints live in their
 // own files.
 
 import Foundation
@@ -10,7 +10,6 @@ import SymbolicateModel
 extension SymbolicationServer {
     func makeRoutes() -> [Route] {
         let context = self.context
-        let metrics = self.metrics
         let reportLimit = min(configuration.maxReportBody, configuration.maxBody)
         let uploadLimit = configuration.maxBody
         return [
@@ -19,12 +18,7 @@ extension SymbolicationServer {
                     contentType: "text/html; charset=utf-8", body: Array(WebPage.html.utf8),
                     headers: [("Content-Security-Policy", WebPage.contentSecurityPolicy)])
             },
-            Route("GET", "/healthz") { _ in .json(["status": "ok"]) },
-            Route("GET", "/metrics") { _ in
-                HTTPResponse(
-                    contentType: "text/plain; version=0.0.4; charset=utf-8",
-                    body: Array(metrics.render(gauges: context.gauges()).utf8))
-            },
+        ] + adminRoutes() + [
             Route("GET", "/openapi.json") { _ in
                 HTTPResponse(contentType: "application/json", body: Array(OpenAPI.document.utf8))
             },
@@ -49,6 +43,34 @@ extension SymbolicationServer {
             },
             Route("POST", "/symbolicate/v5", body: .memory(limit: reportLimit)) { request in
                 try MozillaCompatibility.symbolicate(request, context: context, limit: reportLimit)
+            },
+        ]
+    }
+
+    /// What the admin listener serves (and the main port too): liveness, readiness, metrics.
+    func adminRoutes() -> [Route] {
+        let context = self.context
+        let metrics = self.metrics
+        return [
+            Route("GET", "/healthz") { _ in .json(["status": "ok"]) },
+            Route("GET", "/readyz") { [weak self] _ in
+                if self?.isStopping ?? true {
+                    throw HTTPError(503, "not_ready", "the server is stopping", headers: [("Retry-After", "1")])
+                }
+                do {
+                    _ = try context.store.statistics
+                    _ = try context.reports.count()
+                } catch {
+                    throw HTTPError(
+                        503, "not_ready", "the store does not answer: \(HTTPError.from(error).message)",
+                        headers: [("Retry-After", "5")])
+                }
+                return .json(["status": "ready"])
+            },
+            Route("GET", "/metrics") { _ in
+                HTTPResponse(
+                    contentType: "text/plain; version=0.0.4; charset=utf-8",
+                    body: Array(metrics.render(gauges: context.gauges()).utf8))
             },
         ]
     }
