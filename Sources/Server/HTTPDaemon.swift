@@ -1,5 +1,6 @@
 // The libmicrohttpd wrapper: starts a daemon (epoll, internal thread pool) on a socket we opened,
-// turns its callbacks into `Exchange` objects, reads bodies into memory or a file within a limit,
+// turns its callbacks into `Exchange` objects, reads bodies into memory or a file within a limit
+// (a multipart/form-data body through libmicrohttpd's post processor, keeping the one file part),
 // suspends connections whose handler runs on a worker queue, and sends `HTTPResponse`s. C types
 // stay in this file; the context object crosses C as an `Unmanaged` pointer retained from start
 // to stop, and each exchange is retained from the URI callback (the request line, before headers)
@@ -50,6 +51,13 @@ final class Exchange: @unchecked Sendable {
     var bodyLength = 0
     var overLimit = false
     var writeError: String?
+    /// A multipart/form-data body: libmicrohttpd's parser, the part being kept, what went wrong.
+    fileprivate var postProcessor: OpaquePointer?
+    private var formPart: (key: String, received: UInt64)?
+    private var formDone = false
+    var isForm = false
+    var formFileName: String?
+    var formError: String?
     /// Filled by the server: route name for metrics and logs, whether it counted against the cap.
     var routeName = Metrics.unmatchedRoute
     var route: Route?
@@ -97,7 +105,7 @@ final class Exchange: @unchecked Sendable {
         }
     }
 
-    /// Bytes from the connection: counted against the limit, then kept.
+    /// Bytes from the connection: counted against the limit, then kept (or parsed as a form).
     func receive(_ bytes: UnsafeRawBufferPointer) {
         bytesReceived += bytes.count
         guard !overLimit else { return }
@@ -106,7 +114,42 @@ final class Exchange: @unchecked Sendable {
             body = []
             return
         }
+        if let postProcessor {
+            guard formError == nil, let base = bytes.baseAddress else { return }
+            if MHD_post_process(postProcessor, base.assumingMemoryBound(to: CChar.self), bytes.count) == .NO {
+                formError = "the multipart/form-data body could not be parsed"
+            }
+        } else {
+            keep(bytes)
+        }
+    }
+
+    /// One piece of a form field from the post processor: the first field named `file`, or else the
+    /// first one that carries a file name, becomes the body; other fields are ignored.
+    fileprivate func formData(key: String, fileName: String?, offset: UInt64, _ bytes: UnsafeRawBufferPointer) {
+        guard !formDone else { return }
+        if let part = formPart {
+            guard key == part.key, offset == part.received else {
+                formDone = true
+                return
+            }
+            formPart = (key, part.received + UInt64(bytes.count))
+        } else {
+            guard key == "file" || fileName != nil, offset == 0 else { return }
+            formPart = (key, UInt64(bytes.count))
+            formFileName = fileName
+        }
         keep(bytes)
+    }
+
+    /// The form is complete: frees the parser; a form without a file part is an error.
+    fileprivate func finishForm() {
+        guard let postProcessor else { return }
+        self.postProcessor = nil
+        MHD_destroy_post_processor(postProcessor)
+        if formError == nil, !overLimit, formPart == nil {
+            formError = "the multipart/form-data body has no file field; send the file as -F file=@PATH"
+        }
     }
 
     private func keep(_ bytes: UnsafeRawBufferPointer) {
@@ -171,6 +214,9 @@ final class HTTPDaemon: @unchecked Sendable {
     private let watchdog: HeaderWatchdog?
     private let workers = DispatchQueue(label: "symbolicate.server.workers", attributes: .concurrent)
     private var context: Unmanaged<HTTPDaemon>?
+
+    /// Buffer for the multipart parser's keys and headers; file data streams through it.
+    private static let formBufferSize = 64 << 10
 
     init(_ configuration: Configuration, handler: any ExchangeHandler) throws {
         self.handler = handler
@@ -275,6 +321,16 @@ final class HTTPDaemon: @unchecked Sendable {
                 return send(response, exchange, connection)
             case .readBody(let policy):
                 exchange.startBody(policy, directory: uploadDirectory)
+                if policy != .none, let type = exchange.headers["content-type"],
+                    type.lowercased().hasPrefix("multipart/form-data")
+                {
+                    exchange.isForm = true
+                    exchange.postProcessor = MHD_create_post_processor(
+                        connection, HTTPDaemon.formBufferSize, formCallback, raw)
+                    if exchange.postProcessor == nil {
+                        exchange.formError = "the multipart/form-data body has no usable boundary"
+                    }
+                }
                 return .YES
             case .offload(let work):
                 return offload(work, exchange, connection)
@@ -295,6 +351,7 @@ final class HTTPDaemon: @unchecked Sendable {
             return send(pending, exchange, connection)
         }
         guard exchange.status == 0 else { return .YES }
+        exchange.finishForm()
         exchange.closeBodyFile()
         switch handler.finish(exchange) {
         case .respond(let response):
@@ -342,6 +399,7 @@ final class HTTPDaemon: @unchecked Sendable {
         guard let slot, let raw = slot.pointee else { return }
         slot.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
+        exchange.finishForm()
         exchange.discardBodyFile()
         handler.completed(exchange, clientGone: code != .REQUEST_TERMINATED_COMPLETED_OK)
     }
@@ -373,6 +431,15 @@ private let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection
     guard let cls, let connection else { return }
     Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
         .connection(connection, opened: code == .CONNECTION_NOTIFY_STARTED)
+}
+
+private let formCallback: MHD_PostDataIterator = { cls, _, key, fileName, _, _, data, offset, size in
+    guard let cls else { return .NO }
+    let exchange = Unmanaged<Exchange>.fromOpaque(cls).takeUnretainedValue()
+    exchange.formData(
+        key: key.map { String(cString: $0) } ?? "", fileName: fileName.map { String(cString: $0) },
+        offset: offset, UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
+    return .YES
 }
 
 private let headerCallback: MHD_KeyValueIterator = { cls, _, key, value in

@@ -29,6 +29,11 @@ enum OpenAPI {
           "bytes": { "type": "integer" }, "status": { "type": "string" }, "source": { "type": "string" }
         }
       },
+      "FileForm": {
+        "type": "object", "required": ["file"],
+        "description": "A form as `curl -F file=@PATH` sends it: the field `file` (or else the first field with a file name) is the body; other fields are ignored.",
+        "properties": { "file": { "type": "string", "format": "binary" } }
+      },
       "StoredReport": {
         "type": "object", "required": ["id", "complete", "missing", "report"],
         "properties": {
@@ -63,11 +68,12 @@ enum OpenAPI {
       "content": { "application/json": { "schema": { "type": "object" } } } } } } },
     "/v1/symbolicate": { "post": {
       "summary": "Symbolicate one crash report",
-      "description": "Body: a .crash text report or an .ips report, optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
+      "description": "Body: a .crash text report or an .ips report (as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
       "parameters": [ { "$ref": "#/components/parameters/format" } ],
       "requestBody": { "required": true, "content": {
         "text/plain": { "schema": { "type": "string" } },
-        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
+        "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
       "responses": {
         "200": { "description": "The symbolicated report", "headers": {
             "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "Comma-separated UUIDs with no symbols" } },
@@ -88,7 +94,9 @@ enum OpenAPI {
           "400": { "$ref": "#/components/responses/Error" } } },
       "post": { "summary": "Upload symbols: a .zip or .tar.gz of dSYMs/.apps/.xcarchives, or one Mach-O or ELF file",
         "security": [ { "bearer": [] } ],
-        "requestBody": { "required": true, "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+        "requestBody": { "required": true, "content": {
+          "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
+          "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
         "responses": {
           "200": { "description": "Every build was already present", "content": { "application/json": { "schema": { "type": "object" } } } },
           "201": { "description": "Builds imported", "content": { "application/json": { "schema": { "type": "object",
@@ -113,7 +121,8 @@ enum OpenAPI {
       "security": [ { "bearer": [] } ],
       "parameters": [ { "$ref": "#/components/parameters/format" } ],
       "requestBody": { "required": true, "content": { "text/plain": { "schema": { "type": "string" } },
-        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
+        "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
       "responses": {
         "201": { "description": "Stored", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
         "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
@@ -122,7 +131,8 @@ enum OpenAPI {
     "/v1/reports/{id}": { "get": { "summary": "A stored report",
       "parameters": [ { "name": "id", "in": "path", "required": true,
           "schema": { "type": "string", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" } },
-        { "name": "view", "in": "query", "schema": { "type": "string", "enum": ["raw"] } } ],
+        { "name": "view", "in": "query", "schema": { "type": "string", "enum": ["json", "raw"] },
+          "description": "json (default): the stored record; raw: the symbolicated report alone"  } ],
       "responses": {
         "200": { "description": "The report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } },
           "text/plain": { "schema": { "type": "string" } } } },

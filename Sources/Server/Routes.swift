@@ -101,13 +101,33 @@ extension SymbolicationServer {
         return nil
     }
 
-    /// The request body decoded (gzip) and checked not to be empty.
+    /// The request body decoded (gzip) and checked not to be empty nor a report whose line breaks
+    /// were stripped on the way.
     static func reportBody(_ request: HTTPRequest, limit: Int) throws -> [UInt8] {
-        let bytes = try ContentDecoding.decode(request.body, encoding: request.header("content-encoding"), limit: limit)
+        let encoding = request.isForm ? nil : request.header("content-encoding")
+        let bytes = try ContentDecoding.decode(request.body, encoding: encoding, limit: limit)
         guard !bytes.isEmpty else {
-            throw HTTPError.badRequest("the body is empty; send a crash report (.crash text or .ips)")
+            throw HTTPError.badRequest(
+                "the body is empty; send a crash report (.crash text or .ips): curl --data-binary @FILE or -F file=@FILE")
+        }
+        if lostItsLineBreaks(bytes) {
+            throw HTTPError.badRequest(
+                "the report has no line breaks: `curl -d @FILE` removes them; send the file with "
+                    + "`curl --data-binary @FILE` (or `curl -F file=@FILE`)")
         }
         return bytes
+    }
+
+    /// True for a report sent with `curl -d @FILE`, which drops every CR and LF (and labels the body
+    /// form-urlencoded like --data-binary does, so the header cannot tell): a text report's fields
+    /// run into one line, and an .ips's two JSON documents run into one another. Real reports
+    /// always have line breaks.
+    static func lostItsLineBreaks(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 64, !bytes.contains(0x0A), !bytes.contains(0x0D) else { return false }
+        let head = String(decoding: bytes.prefix(256 << 10), as: UTF8.self)
+        let textFields = ["Incident Identifier:", "Exception Type:", "Binary Images:", "Hardware Model:", "Crashed Thread:"]
+        if textFields.contains(where: { head.contains($0) }) { return true }
+        return head.contains("\"bug_type\"") && head.contains("}{")
     }
 
     /// UUIDs of images with no symbols, uppercase with dashes, in report order.

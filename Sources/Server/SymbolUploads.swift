@@ -140,10 +140,10 @@ enum SymbolUploads {
         return n
     }
 
-    /// The upload's file name: `?filename=` or Content-Disposition's `filename`, reduced to a safe
-    /// single path component; `upload` when none is given.
+    /// The upload's file name: `?filename=`, the form's file name (`-F file=@NAME`) or
+    /// Content-Disposition's `filename`, reduced to a safe single path component; `upload` when none is given.
     static func fileName(_ request: HTTPRequest) -> String {
-        var candidate = request.query["filename"] ?? ""
+        var candidate = request.query["filename"] ?? request.formFileName ?? ""
         if candidate.isEmpty, let disposition = request.header("content-disposition"),
             let range = disposition.range(of: "filename=")
         {

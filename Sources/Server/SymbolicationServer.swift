@@ -189,15 +189,19 @@ public final class SymbolicationServer: @unchecked Sendable {
         }
         if exchange.overLimit { return .respond(tooLarge(route.body.limit).response) }
         if let problem = exchange.writeError { return .respond(HTTPError(500, "io", problem).response) }
-        let request = HTTPRequest(
+        if let problem = exchange.formError { return .respond(HTTPError.badRequest(problem).response) }
+        var request = HTTPRequest(
             method: exchange.method, path: exchange.path, query: exchange.query, headers: exchange.headers,
             body: exchange.body, bodyFile: exchange.bodyFile, bodyLength: exchange.bodyLength,
             parameters: exchange.parameters)
+        request.isForm = exchange.isForm
+        request.formFileName = exchange.formFileName
+        let prepared = request
         exchange.body = []
         let handler = route.handler
         let run: @Sendable () -> HTTPResponse = {
             do {
-                return try handler(request)
+                return try handler(prepared)
             } catch {
                 return HTTPError.from(error).response
             }
