@@ -63,6 +63,8 @@ final class Exchange: @unchecked Sendable {
     var route: Route?
     var parameters: [String: String] = [:]
     var counted = false
+    /// The name (never the value) of the token the request was authorized with.
+    var tokenName: String?
     /// The response waiting to be sent after a resume, and what was sent (for the log).
     var pending: HTTPResponse?
     var status = 0

@@ -26,6 +26,8 @@ public struct HTTPRequest: Sendable {
     public var isForm = false
     /// The file name of the form's file part (`curl -F file=@NAME`).
     public var formFileName: String?
+    /// The name (or fingerprint) of the token the request was authorized with; never the token.
+    public var tokenName: String?
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],

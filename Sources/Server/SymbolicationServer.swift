@@ -173,8 +173,9 @@ public final class SymbolicationServer: @unchecked Sendable {
                 return .respond(
                     HTTPError(403, "writes_disabled", "writes are disabled: start the server with --token-file").response)
             }
-            if let error = tokens.check(authorization: exchange.headers["authorization"]) {
-                return .respond(error.response)
+            switch tokens.check(authorization: exchange.headers["authorization"]) {
+            case .success(let name): exchange.tokenName = name
+            case .failure(let error): return .respond(error.response)
             }
         }
         if let length = exchange.headers["content-length"].flatMap(Int.init), length > route.body.limit {
@@ -196,6 +197,7 @@ public final class SymbolicationServer: @unchecked Sendable {
             parameters: exchange.parameters)
         request.isForm = exchange.isForm
         request.formFileName = exchange.formFileName
+        request.tokenName = exchange.tokenName
         let prepared = request
         exchange.body = []
         let handler = route.handler
@@ -215,7 +217,8 @@ public final class SymbolicationServer: @unchecked Sendable {
         metrics.recordRequest(route: exchange.routeName, method: exchange.method, status: exchange.status, seconds: seconds)
         log.record(
             method: exchange.method, path: exchange.path, route: exchange.routeName, status: exchange.status,
-            bytesIn: exchange.bytesReceived, bytesOut: exchange.bytesSent, seconds: seconds, clientGone: clientGone)
+            bytesIn: exchange.bytesReceived, bytesOut: exchange.bytesSent, seconds: seconds, clientGone: clientGone,
+            token: exchange.tokenName)
     }
 
     fileprivate func headerTimedOut() {
