@@ -12,7 +12,7 @@ enum ServeCommand: Command {
     static let summary = "Run the HTTP server (symbolicate, upload symbols, stored reports, web page)"
     static let help = """
         USAGE: symbolicate serve [--store DIR] [--listen HOST:PORT] [--admin-listen HOST:PORT]
-                                 [--token-file FILE] [--max-body SIZE]
+                                 [--token-file FILE] [--read-token-file FILE] [--max-body SIZE]
                                  [--threads N] [--max-concurrent N] [--max-per-address N]
                                  [--timeout SECONDS] [--header-timeout SECONDS]
 
@@ -28,7 +28,13 @@ enum ServeCommand: Command {
           --admin-listen HOST:PORT
                                Also serve /healthz, /readyz and /metrics on this address, on connections
                                of their own, so probes get through while the main port is full
-          --token-file FILE    Bearer tokens accepted on writes, one per line. Without it, writes are refused.
+          --token-file FILE    Bearer tokens accepted on writes (and reads), one `NAME:TOKEN` or `TOKEN`
+                               per line; a bare token is named in logs by the first 8 hex digits of
+                               its SHA-256. Without this option, writes are refused.
+          --read-token-file FILE
+                               Tokens (same format) that reads then need: /v1/symbolicate, /v1/symbols,
+                               /v1/reports/ID, /v1/missing and the compatibility endpoints. Without it,
+                               reads need no token. /, /healthz, /readyz, /metrics stay open.
           --max-body SIZE      Largest upload accepted, e.g. 512M or 2G (default: 512M); reports are
                                limited to 16M or SIZE, whichever is smaller
           --threads N          Network threads (default: the number of cores)
@@ -46,7 +52,7 @@ enum ServeCommand: Command {
         let args = try Arguments(
             arguments,
             valued: [
-                "--store", "--listen", "--admin-listen", "--token-file", "--max-body", "--threads",
+                "--store", "--listen", "--admin-listen", "--token-file", "--read-token-file", "--max-body", "--threads",
                 "--max-concurrent", "--max-per-address", "--timeout", "--header-timeout",
             ],
             flags: [])
@@ -59,6 +65,7 @@ enum ServeCommand: Command {
         if let listen = args.value("--listen") { configuration.listen = listen }
         if let listen = args.value("--admin-listen") { configuration.adminListen = listen }
         if let file = args.value("--token-file") { configuration.tokens = try TokenSet(file: file) }
+        if let file = args.value("--read-token-file") { configuration.readTokens = try TokenSet(file: file) }
         if let size = args.value("--max-body") {
             guard let bytes = parseByteSize(size), bytes > 0 else {
                 throw UsageError("--max-body expects a size such as 512M or 2G, got '\(size)'")

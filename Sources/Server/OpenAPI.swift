@@ -9,7 +9,7 @@ enum OpenAPI {
   "info": {
     "title": "symbolicate",
     "version": "0.1.0",
-    "description": "Symbolication of Apple crash reports (.crash text and .ips) against a store of dSYMs and binaries."
+    "description": "Symbolication of Apple crash reports (.crash text and .ips) against a store of dSYMs and binaries. Writes need a bearer token; reads need one too when the server was started with --read-token-file (a write token also reads)."
   },
   "components": {
     "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },

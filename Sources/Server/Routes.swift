@@ -13,27 +13,27 @@ extension SymbolicationServer {
         let reportLimit = min(configuration.maxReportBody, configuration.maxBody)
         let uploadLimit = configuration.maxBody
         return [
-            Route("GET", "/") { _ in
+            Route("GET", "/", access: .open) { _ in
                 HTTPResponse(
                     contentType: "text/html; charset=utf-8", body: Array(WebPage.html.utf8),
                     headers: [("Content-Security-Policy", WebPage.contentSecurityPolicy)])
             },
         ] + adminRoutes() + [
-            Route("GET", "/openapi.json") { _ in
+            Route("GET", "/openapi.json", access: .open) { _ in
                 HTTPResponse(contentType: "application/json", body: Array(OpenAPI.document.utf8))
             },
             Route("POST", "/v1/symbolicate", body: .memory(limit: reportLimit)) { request in
                 try SymbolicationServer.symbolicate(request, context: context, limit: reportLimit)
             },
-            Route("POST", "/v1/symbols", requiresToken: true, body: .file(limit: uploadLimit), offloaded: true) {
+            Route("POST", "/v1/symbols", access: .write, body: .file(limit: uploadLimit), offloaded: true) {
                 request in try SymbolUploads.upload(request, context: context)
             },
             Route("GET", "/v1/symbols") { request in try SymbolUploads.list(request, context: context) },
             Route("GET", "/v1/symbols/{uuid}") { request in try SymbolUploads.show(request, context: context) },
-            Route("DELETE", "/v1/symbols/{uuid}", requiresToken: true, offloaded: true) { request in
+            Route("DELETE", "/v1/symbols/{uuid}", access: .write, offloaded: true) { request in
                 try SymbolUploads.delete(request, context: context)
             },
-            Route("POST", "/v1/reports", requiresToken: true, body: .memory(limit: reportLimit), offloaded: true) {
+            Route("POST", "/v1/reports", access: .write, body: .memory(limit: reportLimit), offloaded: true) {
                 request in try StoredReports.post(request, context: context, limit: reportLimit)
             },
             Route("GET", "/v1/reports/{id}") { request in try StoredReports.get(request, context: context) },
@@ -52,8 +52,8 @@ extension SymbolicationServer {
         let context = self.context
         let metrics = self.metrics
         return [
-            Route("GET", "/healthz") { _ in .json(["status": "ok"]) },
-            Route("GET", "/readyz") { [weak self] _ in
+            Route("GET", "/healthz", access: .open) { _ in .json(["status": "ok"]) },
+            Route("GET", "/readyz", access: .open) { [weak self] _ in
                 if self?.isStopping ?? true {
                     throw HTTPError(503, "not_ready", "the server is stopping", headers: [("Retry-After", "1")])
                 }
@@ -67,7 +67,7 @@ extension SymbolicationServer {
                 }
                 return .json(["status": "ready"])
             },
-            Route("GET", "/metrics") { _ in
+            Route("GET", "/metrics", access: .open) { _ in
                 HTTPResponse(
                     contentType: "text/plain; version=0.0.4; charset=utf-8",
                     body: Array(metrics.render(gauges: context.gauges()).utf8))

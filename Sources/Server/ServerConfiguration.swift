@@ -9,8 +9,10 @@ public struct ServerConfiguration: Sendable {
     public var storeDirectory: String
     /// `HOST:PORT`; port 0 picks a free port (see `SymbolicationServer.port`).
     public var listen: String = "127.0.0.1:8080"
-    /// Tokens accepted on writes; nil means every write is refused (403) until a token file is given.
+    /// Tokens accepted on writes (and reads); nil means every write is refused (403) until a token file is given.
     public var tokens: TokenSet?
+    /// Tokens accepted on reads; nil means reads need no token.
+    public var readTokens: TokenSet?
     /// A second `HOST:PORT` serving only /healthz, /readyz and /metrics, on its own connections, so
     /// probes and scrapes get through while the main port's connection table is full.
     public var adminListen: String?

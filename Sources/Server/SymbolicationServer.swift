@@ -1,9 +1,10 @@
 // The server: owns the libmicrohttpd daemons (the main port, and an optional admin port serving
 // only health, readiness and metrics), the routing table, the metrics and the access log, and
 // applies, in order, the checks every request passes before its handler runs: framing (400), route
-// (404/405), the concurrency cap (503 + Retry-After; not on the admin port), the token (401/403),
-// the body limit (413). Stopping is graceful: stop accepting, answer new requests on open
-// connections with 503, wait for the requests in flight, then close everything.
+// (404/405), the concurrency cap (503 + Retry-After; not on the admin port), the token for writes
+// and, when read tokens are configured, for reads (401/403), the body limit (413). Stopping is
+// graceful: stop accepting, answer new requests on open connections with 503, wait for the
+// requests in flight, then close everything.
 
 import Dispatch
 import Foundation
@@ -54,7 +55,6 @@ public final class SymbolicationServer: @unchecked Sendable {
                     throw error
                 }
                 adminPort = adminSocket.port
-                log.event("listening", ["address": ListenAddress(host: adminAddress.host, port: adminPort).description, "admin": "true"])
             }
         } catch {
             daemon?.stop()
@@ -63,7 +63,12 @@ public final class SymbolicationServer: @unchecked Sendable {
             listenFD = -1
             throw error
         }
+        // The main port's line comes first: scripts read the first `listening` line for the address.
         log.event("listening", ["address": ListenAddress(host: address.host, port: port).description])
+        if let adminAddress {
+            log.event(
+                "listening", ["address": ListenAddress(host: adminAddress.host, port: adminPort).description, "admin": "true"])
+        }
     }
 
     private func startDaemon(_ fd: Int32, admin: Bool) throws -> HTTPDaemon {
@@ -168,20 +173,45 @@ public final class SymbolicationServer: @unchecked Sendable {
             }
             exchange.counted = true
         }
-        if route.requiresToken {
-            guard let tokens = configuration.tokens else {
-                return .respond(
-                    HTTPError(403, "writes_disabled", "writes are disabled: start the server with --token-file").response)
-            }
-            switch tokens.check(authorization: exchange.headers["authorization"]) {
-            case .success(let name): exchange.tokenName = name
-            case .failure(let error): return .respond(error.response)
-            }
+        if let error = authorize(route.access, exchange) {
+            return .respond(error.response)
         }
         if let length = exchange.headers["content-length"].flatMap(Int.init), length > route.body.limit {
             return .respond(tooLarge(route.body.limit).response)
         }
         return .readBody(route.body)
+    }
+
+    /// nil when the request may call a route with this access (and then `exchange.tokenName` names
+    /// its token, if it sent one), else the error to answer. Write tokens also read.
+    private func authorize(_ access: RouteAccess, _ exchange: Exchange) -> HTTPError? {
+        let authorization = exchange.headers["authorization"]
+        switch access {
+        case .open:
+            return nil
+        case .read:
+            guard let readTokens = configuration.readTokens else { return nil }
+            guard let given = TokenSet.bearer(authorization) else { return TokenSet.missing(authorization) }
+            guard let name = readTokens.match(given) ?? configuration.tokens?.match(given) else {
+                return HTTPError(403, "forbidden", "the token is not accepted")
+            }
+            exchange.tokenName = name
+            return nil
+        case .write:
+            guard let tokens = configuration.tokens else {
+                return HTTPError(403, "writes_disabled", "writes are disabled: start the server with --token-file")
+            }
+            switch tokens.check(authorization: authorization) {
+            case .success(let name):
+                exchange.tokenName = name
+                return nil
+            case .failure(let error):
+                if case .success = configuration.readTokens?.check(authorization: authorization) {
+                    return HTTPError(403, "forbidden", "this token may only read; writes need a token from --token-file")
+                }
+                return error
+            }
+        }
     }
 
     fileprivate func finish(_ exchange: Exchange) -> ExchangeDecision {
