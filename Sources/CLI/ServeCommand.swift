@@ -44,7 +44,8 @@ enum ServeCommand: Command {
           --timeout SECONDS    Idle connection timeout (default: 30)
           --header-timeout SECONDS
                                Time a connection may take to send a request's headers, however slowly
-                               the bytes trickle in (default: 10; 0: no limit)
+                               the bytes trickle in, and the longest an idle keep-alive connection
+                               waits for its next request (default: 10; 0: no limit)
           -h, --help           Show this help
         """
 

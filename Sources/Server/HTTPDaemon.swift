@@ -401,6 +401,10 @@ final class HTTPDaemon: @unchecked Sendable {
         guard let slot, let raw = slot.pointee else { return }
         slot.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
+        // A request libmicrohttpd ended before its headers were complete: log the target it sent.
+        if !exchange.begun {
+            exchange.path = String(exchange.target.prefix(while: { $0 != "?" }).prefix(512))
+        }
         exchange.finishForm()
         exchange.discardBodyFile()
         handler.completed(exchange, clientGone: code != .REQUEST_TERMINATED_COMPLETED_OK)
