@@ -148,9 +148,12 @@ final class Exchange: @unchecked Sendable {
     fileprivate func finishForm() {
         guard let postProcessor else { return }
         self.postProcessor = nil
-        MHD_destroy_post_processor(postProcessor)
-        if formError == nil, !overLimit, formPart == nil {
+        let complete = MHD_destroy_post_processor(postProcessor) == .YES
+        guard formError == nil, !overLimit else { return }
+        if formPart == nil {
             formError = "the multipart/form-data body has no file field; send the file as -F file=@PATH"
+        } else if !complete {
+            formError = "the multipart/form-data body ends before its closing boundary"
         }
     }
 

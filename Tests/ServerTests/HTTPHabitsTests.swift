@@ -97,6 +97,19 @@ struct HTTPHabitsTests {
         #expect(response.text.contains("-F file=@"))
     }
 
+    @Test func aFormCutShortIsA400() throws {
+        let server = try TestServer()
+        let body = "--XX\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.crash\"\r\n\r\nIncident Identifier: 1\r\nabc"
+        let response = try TestHTTP.request(
+            port: server.port, "POST", "/v1/symbolicate", headers: [("Content-Type", "multipart/form-data; boundary=XX")],
+            text: body)
+        #expect(response.status == 400)
+        #expect(response.text.contains("closing boundary"))
+        let noBoundary = try TestHTTP.request(
+            port: server.port, "POST", "/v1/symbolicate", headers: [("Content-Type", "multipart/form-data")], text: "hello")
+        #expect(noBoundary.status == 400)
+    }
+
     @Test(
         .enabled(if: Fixtures.report("HoldApp-\(variant).crash") != nil, "Samples/reports is absent"),
         arguments: ["crash", "ips"])
