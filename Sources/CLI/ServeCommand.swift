@@ -82,7 +82,9 @@ enum ServeCommand: Command {
             configuration.maxConcurrentRequests = cap
         }
         if let limit = try args.integer("--max-per-address") {
-            guard (0...1_000_000).contains(limit) else { throw UsageError("--max-per-address must be 0 (no limit) or more") }
+            guard (0...1_000_000).contains(limit) else {
+                throw UsageError("--max-per-address must be 0 (no limit) or more")
+            }
             configuration.connectionsPerAddress = limit
         }
         if let timeout = try args.integer("--header-timeout") {

@@ -82,7 +82,8 @@ final class Exchange: @unchecked Sendable {
         if let lengths = headers["content-length"], lengths.contains(",") {
             let values = Set(lengths.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             if values.count > 1 {
-                return "the request has Content-Length headers that disagree (\(values.sorted().joined(separator: ", ")))"
+                let listed = values.sorted().joined(separator: ", ")
+                return "the request has Content-Length headers that disagree (\(listed))"
             }
         }
         if target.range(of: "%00") != nil {
@@ -244,18 +245,20 @@ final class HTTPDaemon: @unchecked Sendable {
             Int32(MHD_OPTION.CONNECTION_TIMEOUT.rawValue), UInt32(max(1, configuration.connectionTimeoutSeconds)),
             Int32(MHD_OPTION.CONNECTION_LIMIT.rawValue), UInt32(max(1, configuration.connectionLimit)),
             Int32(MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue), Int(32 << 10),
-            Int32(MHD_OPTION.URI_LOG_CALLBACK.rawValue), OpaquePointer(unsafeBitCast(uriCallback, to: UnsafeRawPointer.self)),
-            OpaquePointer(context.toOpaque()),
+            Int32(MHD_OPTION.URI_LOG_CALLBACK.rawValue),
+            OpaquePointer(unsafeBitCast(uriCallback, to: UnsafeRawPointer.self)), OpaquePointer(context.toOpaque()),
             Int32(MHD_OPTION.NOTIFY_COMPLETED.rawValue), OpaquePointer(unsafeBitCast(completedCallback, to: UnsafeRawPointer.self)),
             OpaquePointer(context.toOpaque()),
         ]
         if configuration.connectionsPerAddress > 0 {
-            options += [Int32(MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue), UInt32(configuration.connectionsPerAddress)]
+            let limit = UInt32(configuration.connectionsPerAddress)
+            options += [Int32(MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue), limit]
         }
         if watchdog != nil {
             options += [
                 Int32(MHD_OPTION.NOTIFY_CONNECTION.rawValue),
-                OpaquePointer(unsafeBitCast(connectionCallback, to: UnsafeRawPointer.self)), OpaquePointer(context.toOpaque()),
+                OpaquePointer(unsafeBitCast(connectionCallback, to: UnsafeRawPointer.self)),
+                OpaquePointer(context.toOpaque()),
             ]
         }
         if configuration.threads > 1 {
@@ -424,12 +427,14 @@ private let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, 
 
 /// `MHD_OPTION_URI_LOG_CALLBACK`: `void *(*)(void *cls, const char *uri, struct MHD_Connection *)`;
 /// what it returns is the request's slot pointer in every later callback.
-private let uriCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
-    -> UnsafeMutableRawPointer? = { cls, uri, _ in
-        guard let cls else { return nil }
-        let target = uri.map { String(cString: $0) } ?? ""
-        return Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().requestLine(target)
-    }
+private typealias URICallback =
+    @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer?
+
+private let uriCallback: URICallback = { cls, uri, _ in
+    guard let cls else { return nil }
+    let target = uri.map { String(cString: $0) } ?? ""
+    return Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().requestLine(target)
+}
 
 private let completedCallback: MHD_RequestCompletedCallback = { cls, connection, slot, code in
     guard let cls else { return }

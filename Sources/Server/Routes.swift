@@ -108,7 +108,8 @@ extension SymbolicationServer {
         let bytes = try ContentDecoding.decode(request.body, encoding: encoding, limit: limit)
         guard !bytes.isEmpty else {
             throw HTTPError.badRequest(
-                "the body is empty; send a crash report (.crash text or .ips): curl --data-binary @FILE or -F file=@FILE")
+                "the body is empty; send a crash report (.crash text or .ips): "
+                    + "curl --data-binary @FILE or -F file=@FILE")
         }
         if lostItsLineBreaks(bytes) {
             throw HTTPError.badRequest(
@@ -125,7 +126,9 @@ extension SymbolicationServer {
     static func lostItsLineBreaks(_ bytes: [UInt8]) -> Bool {
         guard bytes.count >= 64, !bytes.contains(0x0A), !bytes.contains(0x0D) else { return false }
         let head = String(decoding: bytes.prefix(256 << 10), as: UTF8.self)
-        let textFields = ["Incident Identifier:", "Exception Type:", "Binary Images:", "Hardware Model:", "Crashed Thread:"]
+        let textFields = [
+            "Incident Identifier:", "Exception Type:", "Binary Images:", "Hardware Model:", "Crashed Thread:",
+        ]
         if textFields.contains(where: { head.contains($0) }) { return true }
         return head.contains("\"bug_type\"") && head.contains("}{")
     }

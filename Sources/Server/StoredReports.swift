@@ -29,8 +29,8 @@ enum StoredReports {
         else { throw HTTPError.badRequest("a report id is a UUID as POST /v1/reports answered it") }
         let view = request.query["view"].flatMap { $0.isEmpty ? nil : $0.lowercased() } ?? "json"
         guard StoredReports.views.contains(view) else {
-            throw HTTPError.badRequest(
-                "unknown view '\(request.query["view"] ?? "")'; use one of \(StoredReports.views.joined(separator: ", "))")
+            let allowed = StoredReports.views.joined(separator: ", ")
+            throw HTTPError.badRequest("unknown view '\(request.query["view"] ?? "")'; use one of \(allowed)")
         }
         guard let stored = try context.reports.report(id: id.lowercased()) else {
             throw HTTPError.notFound("no stored report with id \(id)")

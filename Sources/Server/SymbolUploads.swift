@@ -41,8 +41,10 @@ enum SymbolUploads {
         if !summary.imported.isEmpty { context.storeChanged() }
         // Which builds arrived, and through which token (its name or fingerprint, never its value).
         func uuids(_ builds: [[String: Any]]) -> String {
-            builds.compactMap { build in (build["uuid"] as? String).map { $0 + "/" + (build["arch"] as? String ?? "?") } }
-                .joined(separator: ",")
+            builds.compactMap { build in
+                (build["uuid"] as? String).map { $0 + "/" + (build["arch"] as? String ?? "?") }
+            }
+            .joined(separator: ",")
         }
         context.log.event(
             "import",

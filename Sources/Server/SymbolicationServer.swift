@@ -66,8 +66,8 @@ public final class SymbolicationServer: @unchecked Sendable {
         // The main port's line comes first: scripts read the first `listening` line for the address.
         log.event("listening", ["address": ListenAddress(host: address.host, port: port).description])
         if let adminAddress {
-            log.event(
-                "listening", ["address": ListenAddress(host: adminAddress.host, port: adminPort).description, "admin": "true"])
+            let admin = ListenAddress(host: adminAddress.host, port: adminPort)
+            log.event("listening", ["address": admin.description, "admin": "true"])
         }
     }
 
@@ -207,7 +207,8 @@ public final class SymbolicationServer: @unchecked Sendable {
                 return nil
             case .failure(let error):
                 if case .success = configuration.readTokens?.check(authorization: authorization) {
-                    return HTTPError(403, "forbidden", "this token may only read; writes need a token from --token-file")
+                    return HTTPError(
+                        403, "forbidden", "this token may only read; writes need a token from --token-file")
                 }
                 return error
             }

@@ -35,7 +35,8 @@ public struct TokenSet: Sendable {
             .map { $0.trimmingCharacters(in: " \t") }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         guard !lines.isEmpty else {
-            throw SymbolicateError(.badInput, "the token file holds no token (one `NAME:TOKEN` or `TOKEN` per line)", path: path)
+            throw SymbolicateError(
+                .badInput, "the token file holds no token (one `NAME:TOKEN` or `TOKEN` per line)", path: path)
         }
         self.init(named: lines.map(TokenSet.parseLine))
     }

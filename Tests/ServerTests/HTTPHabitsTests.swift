@@ -36,7 +36,8 @@ enum Curl {
 struct HTTPHabitsTests {
     static let variant = "ios-arm64-dwarf5"
     static var samplesPresent: Bool {
-        Fixtures.build("\(variant)/HoldApp.app.dSYM") != nil && Fixtures.build("\(variant)/HoldKit.framework.dSYM") != nil
+        Fixtures.build("\(variant)/HoldApp.app.dSYM") != nil
+            && Fixtures.build("\(variant)/HoldKit.framework.dSYM") != nil
             && Fixtures.report("HoldApp-\(variant).crash") != nil
     }
 
@@ -52,9 +53,11 @@ struct HTTPHabitsTests {
             try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM")),
         ])
         let url = "http://127.0.0.1:\(server.port)"
-        let binary = try Curl.run(["--data-binary", "@" + Self.reportPath(kind), url + "/v1/symbolicate"], in: server.directory)
+        let binary = try Curl.run(
+            ["--data-binary", "@" + Self.reportPath(kind), url + "/v1/symbolicate"], in: server.directory)
         #expect(binary.status == 200)
-        let form = try Curl.run(["-F", "file=@" + Self.reportPath(kind), url + "/v1/symbolicate"], in: server.directory)
+        let form = try Curl.run(
+            ["-F", "file=@" + Self.reportPath(kind), url + "/v1/symbolicate"], in: server.directory)
         #expect(form.status == 200)
         #expect(form.body == binary.body)
         #expect(!form.text.contains("Content-Disposition"))
@@ -66,7 +69,10 @@ struct HTTPHabitsTests {
         #expect((named.json()["frames_symbolicated"] as? Int ?? 0) > 0)
 
         let stored = try Curl.run(
-            ["-H", "Authorization: Bearer \(TestServer.token)", "-F", "file=@" + Self.reportPath(kind), url + "/v1/reports"],
+            [
+                "-H", "Authorization: Bearer \(TestServer.token)", "-F", "file=@" + Self.reportPath(kind),
+                url + "/v1/reports",
+            ],
             in: server.directory)
         #expect(stored.status == 201)
         let id = try #require(stored.json()["id"] as? String)
@@ -82,7 +88,10 @@ struct HTTPHabitsTests {
         let zipPath = server.directory + "/dSYMs.zip"
         try Data(zip.bytes).write(to: URL(fileURLWithPath: zipPath))
         let response = try Curl.run(
-            ["-H", "Authorization: Bearer \(TestServer.token)", "-F", "file=@dSYMs.zip", "http://127.0.0.1:\(server.port)/v1/symbols"],
+            [
+                "-H", "Authorization: Bearer \(TestServer.token)", "-F", "file=@dSYMs.zip",
+                "http://127.0.0.1:\(server.port)/v1/symbols",
+            ],
             in: server.directory)
         #expect(response.status == 201, "\(response.text)")
         let imported = (response.json()["imported"] as? [[String: Any]] ?? []).compactMap { $0["uuid"] as? String }
@@ -99,14 +108,17 @@ struct HTTPHabitsTests {
 
     @Test func aFormCutShortIsA400() throws {
         let server = try TestServer()
-        let body = "--XX\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.crash\"\r\n\r\nIncident Identifier: 1\r\nabc"
+        let body =
+            "--XX\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.crash\"\r\n\r\nIncident Identifier: 1\r\nabc"
         let response = try TestHTTP.request(
-            port: server.port, "POST", "/v1/symbolicate", headers: [("Content-Type", "multipart/form-data; boundary=XX")],
+            port: server.port, "POST", "/v1/symbolicate",
+            headers: [("Content-Type", "multipart/form-data; boundary=XX")],
             text: body)
         #expect(response.status == 400)
         #expect(response.text.contains("closing boundary"))
         let noBoundary = try TestHTTP.request(
-            port: server.port, "POST", "/v1/symbolicate", headers: [("Content-Type", "multipart/form-data")], text: "hello")
+            port: server.port, "POST", "/v1/symbolicate", headers: [("Content-Type", "multipart/form-data")],
+            text: "hello")
         #expect(noBoundary.status == 400)
     }
 

@@ -17,7 +17,8 @@ struct ReadAccessTests {
 
     static let reads: [(String, String)] = [
         ("GET", "/v1/symbols"), ("GET", "/v1/symbols/4C4C4421-5555-3144-A186-2F41CD93DD95"), ("GET", "/v1/missing"),
-        ("GET", "/v1/reports/0c6f2a52-3e2b-4c55-9a8e-3f0f8e6d2a11"), ("POST", "/v1/symbolicate"), ("POST", "/symbolicate"),
+        ("GET", "/v1/reports/0c6f2a52-3e2b-4c55-9a8e-3f0f8e6d2a11"), ("POST", "/v1/symbolicate"),
+        ("POST", "/symbolicate"),
         ("POST", "/symbolicate/v5"),
     ]
 
@@ -28,7 +29,8 @@ struct ReadAccessTests {
             let none = try TestHTTP.request(port: server.port, method, path, body: body)
             #expect(none.status == 401, "\(method) \(path)")
             #expect(none.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
-            let wrong = try TestHTTP.request(port: server.port, method, path, headers: [("Authorization", "Bearer nope")], body: body)
+            let wrong = try TestHTTP.request(
+                port: server.port, method, path, headers: [("Authorization", "Bearer nope")], body: body)
             #expect(wrong.status == 403, "\(method) \(path)")
             for token in [Self.reader, Self.writer] {
                 let allowed = try TestHTTP.request(
@@ -52,7 +54,8 @@ struct ReadAccessTests {
         let response = try server.post("/v1/symbols", [1], headers: [("Authorization", "Bearer \(Self.reader)")])
         #expect(response.status == 403)
         #expect(response.text.contains("may only read"))
-        #expect(try server.post("/v1/reports", [1], headers: [("Authorization", "Bearer \(Self.reader)")]).status == 403)
+        #expect(
+            try server.post("/v1/reports", [1], headers: [("Authorization", "Bearer \(Self.reader)")]).status == 403)
     }
 
     @Test func withoutReadTokensReadsAreOpen() throws {
@@ -88,7 +91,8 @@ struct ReadAccessTests {
             if chunk.isEmpty { break }
             collected += String(decoding: chunk, as: UTF8.self)
         }
-        let ports = collected.split(separator: "\n").filter { $0.contains("\"listening\"") }.compactMap { line -> UInt16? in
+        let ports = collected.split(separator: "\n").filter { $0.contains("\"listening\"") }.compactMap {
+            line -> UInt16? in
             let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
             return (object?["address"] as? String)?.split(separator: ":").last.flatMap { UInt16($0) }
         }
@@ -97,10 +101,13 @@ struct ReadAccessTests {
         let admin = try #require(ports.last)
         #expect(try TestHTTP.request(port: port, "GET", "/v1/symbols").status == 401)
         #expect(
-            try TestHTTP.request(port: port, "GET", "/v1/symbols", headers: [("Authorization", "Bearer read-secret-1")]).status
+            try TestHTTP.request(port: port, "GET", "/v1/symbols", headers: [("Authorization", "Bearer read-secret-1")])
+                .status
                 == 200)
         #expect(
-            try TestHTTP.request(port: port, "GET", "/v1/symbols", headers: [("Authorization", "Bearer write-secret-1")]).status
+            try TestHTTP.request(
+                port: port, "GET", "/v1/symbols", headers: [("Authorization", "Bearer write-secret-1")]
+            ).status
                 == 200)
         #expect(try TestHTTP.request(port: admin, "GET", "/readyz").status == 200)
         kill(process.processIdentifier, SIGTERM)

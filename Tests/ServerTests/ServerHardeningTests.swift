@@ -95,7 +95,8 @@ struct ServerHardeningTests {
         let ready = try TestHTTP.request(port: admin, "GET", "/readyz", timeout: 2)
         #expect(ready.status == 200)
         #expect(ready.json()["status"] as? String == "ready")
-        #expect(try TestHTTP.request(port: admin, "GET", "/metrics", timeout: 2).text.contains("symbolicate_store_builds"))
+        #expect(
+            try TestHTTP.request(port: admin, "GET", "/metrics", timeout: 2).text.contains("symbolicate_store_builds"))
         // The admin port serves nothing else.
         #expect(try TestHTTP.request(port: admin, "GET", "/v1/symbols", timeout: 2).status == 404)
         #expect(held.count == 4)
@@ -115,7 +116,8 @@ struct ServerHardeningTests {
         let connection = try TestConnection(port: server.port, timeout: 5)
         // No body follows: the answer must come from the headers alone.
         try connection.send(
-            "POST /v1/symbolicate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 40\r\nConnection: close\r\n\r\n")
+            "POST /v1/symbolicate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 40\r\nConnection: close\r\n\r\n"
+        )
         let response = try connection.response()
         #expect(response.status == 400)
         #expect(response.errorCode == "bad_request")
@@ -123,7 +125,8 @@ struct ServerHardeningTests {
         // The same length twice is one length (RFC 9110 8.6): served as usual.
         let same = try TestConnection(port: server.port, timeout: 5)
         try same.send(
-            "POST /v1/symbolicate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
+            "POST /v1/symbolicate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+        )
         let served = try same.response()
         #expect(!served.text.contains("Content-Length"))
         #expect(served.status != 400 || served.errorCode != "bad_request")

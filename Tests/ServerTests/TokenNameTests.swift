@@ -17,14 +17,19 @@ struct TokenNameTests {
     @Test func namedAndBareLines() throws {
         let path = NSTemporaryDirectory() + "tokens-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try "# CI and a person\nci: secret-ci-1234\nbare-token-5678\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "# CI and a person\nci: secret-ci-1234\nbare-token-5678\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         let tokens = try TokenSet(file: path)
         #expect(tokens.names == ["ci", "5d9d0393"])
         let server = try TestServer { $0.tokens = tokens }
-        #expect(try server.post("/v1/symbols", [1], headers: [("Authorization", "Bearer secret-ci-1234")]).status == 415)
-        #expect(try server.post("/v1/symbols", [1], headers: [("Authorization", "Bearer bare-token-5678")]).status == 415)
+        #expect(
+            try server.post("/v1/symbols", [1], headers: [("Authorization", "Bearer secret-ci-1234")]).status == 415)
+        #expect(
+            try server.post("/v1/symbols", [1], headers: [("Authorization", "Bearer bare-token-5678")]).status == 415)
         // The whole line is not the token when it has a name.
-        #expect(try server.post("/v1/symbols", [1], headers: [("Authorization", "Bearer ci: secret-ci-1234")]).status == 403)
+        #expect(
+            try server.post("/v1/symbols", [1], headers: [("Authorization", "Bearer ci: secret-ci-1234")]).status == 403
+        )
         let log = server.accessLog
         #expect(log.contains(#""token":"ci""#))
         #expect(log.contains(#""token":"5d9d0393""#))
@@ -32,9 +37,10 @@ struct TokenNameTests {
         #expect(!log.contains("bare-token-5678"))
     }
 
-    @Test(.enabled(
-        if: Fixtures.hasImportCommand && Fixtures.build("ios-arm64-dwarf5/HoldApp.app.dSYM") != nil,
-        "Samples/build or the import command is absent"))
+    @Test(
+        .enabled(
+            if: Fixtures.hasImportCommand && Fixtures.build("ios-arm64-dwarf5/HoldApp.app.dSYM") != nil,
+            "Samples/build or the import command is absent"))
     func uploadsLogWhichUUIDsArrivedAndThroughWhichToken() throws {
         let server = try TestServer { $0.tokens = TokenSet(named: [(name: "release-ci", token: "secret-ci-1234")]) }
         var zip = ZipFixture()
