@@ -56,12 +56,13 @@ public enum ReportWriter {
         }
     }
 
-    /// `SYMBOL + OFFSET (File.swift:LINE)`, the symbol column of a symbolicated frame line.
-    static func symbolColumn(_ f: SymbolicatedFrame) -> String {
+    /// `SYMBOL + OFFSET (File.swift:LINE)`, the symbol column of a symbolicated frame line. Line 0
+    /// (code no source line owns) is printed as Apple's tools print it: `(<compiler-generated>:0)`.
+    public static func symbolColumn(_ f: SymbolicatedFrame) -> String {
         var s = f.symbol
         if let offset = f.symbolOffset { s += " + \(offset)" }
         if let file = f.fileName {
-            if let line = f.line, line > 0 { s += " (\(file):\(line))" } else { s += " (\(file))" }
+            if let line = f.line { s += " (\(file):\(line))" } else { s += " (\(file))" }
         }
         return s
     }
