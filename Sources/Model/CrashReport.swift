@@ -10,6 +10,8 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     case jsonHeaderText = "json-header-text"
     /// iOS 15+ / macOS 12+ `.ips`: a JSON header line followed by a JSON body (bug_type 309).
     case ips
+    /// A MetricKit `MXDiagnosticPayload` (alone or in an array) or a bare `MXCallStackTree`.
+    case metricKit = "metrickit"
 }
 
 /// One `Key: value` header line of a text report (or a top-level scalar of an `.ips` body),
@@ -112,6 +114,9 @@ public struct Backtrace: Sendable, Hashable {
         case lastException = "last-exception"
         /// A backtrace inside Application Specific Information (`.ips` `asiBacktraces`).
         case applicationSpecific = "application-specific"
+        /// Samples aggregated into a tree (MetricKit with `callStackPerThread: false`): frames in
+        /// document order, roots outermost; each frame says whether it is a return address.
+        case sampleTree = "sample-tree"
     }
 
     public var kind: Kind

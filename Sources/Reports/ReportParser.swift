@@ -21,6 +21,13 @@ public enum ReportParser {
         }
         let first = ByteText.trim(bytes, lines[firstIndex].range)
         if bytes[first.lowerBound] == UInt8(ascii: "{") || bytes[first.lowerBound] == UInt8(ascii: "[") {
+            if MetricKitParser.mayBeMetricKit(bytes) {
+                do {
+                    if let report = try MetricKitParser.parse(bytes, from: first.lowerBound) { return report }
+                } catch let error as SymbolicateError {
+                    throw SymbolicateError(.badInput, "malformed MetricKit payload: \(error.message)")
+                }
+            }
             throw FormatSniffer.jsonRefusal(bytes, from: first.lowerBound)
         }
         if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }

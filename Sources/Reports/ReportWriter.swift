@@ -42,16 +42,19 @@ public enum ReportWriter {
         guard !useful.isEmpty else { return report.original }
         switch report.format {
         case .ips: return IPSWriter.write(report, results: useful)
+        case .metricKit: return MetricKitWriter.write(report, results: useful)
         case .text, .jsonHeaderText: return writeText(report, results: useful)
         }
     }
 
-    /// The report in Apple's text layout: `.ips` is translated, text is written as `write` does.
+    /// The report in Apple's text layout: `.ips` and MetricKit are translated, text is written as
+    /// `write` does.
     public static func renderText(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
         switch report.format {
         case .ips:
             let useful = results.filter { $0.value.status == .symbolicated && !$0.value.frames.isEmpty }
             return IPSTextRenderer.render(report, results: useful)
+        case .metricKit: return MetricKitWriter.renderText(report, results: results)
         case .text, .jsonHeaderText: return write(report, results: results)
         }
     }

@@ -118,7 +118,7 @@ enum TextReportParser {
             switch b.kind {
             case .thread: threads.append(b)
             case .lastException: exceptions.append(b)
-            case .applicationSpecific: others.append(b)
+            case .applicationSpecific, .sampleTree: others.append(b)
             }
             current = nil
         }
