@@ -14,8 +14,9 @@ has a matching dSYM under build/. Written to diagnostics/:
                                 offsetIntoBinaryTextSegment (the iOS 14 quirk) and a frame with
                                 no binaryUUID
   HoldApp-callstacktree.json    a bare MXCallStackTree (callStacks + callStackPerThread)
-  HoldApp-cpu-resource.txt      a microstackshot resource report (Event: cpu usage) whose
-                                sample tree is `N  ??? (Image + offset) [0xaddr]`
+  HoldApp-cpu-resource.txt      a microstackshot resource report (Event: cpu usage): the heaviest
+                                stack (one chain, outermost first) and the sample tree, lines
+                                `N  ??? (Image + offset) [0xaddr]`, and its Binary Images
 
 Usage: make_diagnostics.py --reports Samples/reports --out Samples/diagnostics
 """
@@ -143,7 +144,7 @@ def resource_report(report, threads):
         "",
         "",
         "Heaviest stack for the target process:",
-        "  7  ??? (HoldApp + %d) [0x%x]" % (threads[0][-1]["offset"], threads[0][-1]["address"]),
+    ] + ["  7  ??? (%s + %d) [0x%x]" % (f["image"]["name"], f["offset"], f["address"]) for f in reversed(threads[0])] + [
         "",
         "",
         "Powerstats for:   HoldApp [%d]" % report["pid"],
@@ -158,7 +159,6 @@ def resource_report(report, threads):
         "User Activity:    10 samples Idle, 0 samples Active",
         "Power Source:     10 samples on Battery, 0 samples on AC",
         "",
-        "  10  ??? (libdyld.dylib + 107112) [0x1a9bca268]",
     ]
     tree = aggregated_tree(threads)["callStacks"][0]["callStackRootFrames"]
 
@@ -168,7 +168,6 @@ def resource_report(report, threads):
             lines.append("%s%d  ??? (%s + %d) [0x%x]" % ("  " * (depth + 1), n["sampleCount"], n["binaryName"],
                                                          offset, n["address"]))
             emit(n.get("subFrames", []), depth + 1)
-    lines.pop()
     emit(tree, 0)
     lines += ["", "  Binary Images:"]
     for name in sorted(images, key=lambda k: images[k]["base"]):

@@ -12,6 +12,9 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     case ips
     /// A MetricKit `MXDiagnosticPayload` (alone or in an array) or a bare `MXCallStackTree`.
     case metricKit = "metrickit"
+    /// A resource report (`Event: cpu usage`, ...) of microstackshot sample trees, possibly after
+    /// a one-line JSON header; written back in place like a text report.
+    case microstackshot
 }
 
 /// One `Key: value` header line of a text report (or a top-level scalar of an `.ips` body),

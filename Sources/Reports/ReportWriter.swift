@@ -43,7 +43,7 @@ public enum ReportWriter {
         switch report.format {
         case .ips: return IPSWriter.write(report, results: useful)
         case .metricKit: return MetricKitWriter.write(report, results: useful)
-        case .text, .jsonHeaderText: return writeText(report, results: useful)
+        case .text, .jsonHeaderText, .microstackshot: return writeText(report, results: useful)
         }
     }
 
@@ -55,7 +55,7 @@ public enum ReportWriter {
             let useful = results.filter { $0.value.status == .symbolicated && !$0.value.frames.isEmpty }
             return IPSTextRenderer.render(report, results: useful)
         case .metricKit: return MetricKitWriter.renderText(report, results: results)
-        case .text, .jsonHeaderText: return write(report, results: results)
+        case .text, .jsonHeaderText, .microstackshot: return write(report, results: results)
         }
     }
 
@@ -102,25 +102,36 @@ public enum ReportWriter {
             }
             for (f, frame) in backtrace.frames.enumerated() {
                 guard let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn else { continue }
-                edits += frameEdits(original, column: column, result: result, ending: ending)
+                // A sample-tree line keeps its `(Image + offset) [address]` tail on inline lines too.
+                edits += frameEdits(
+                    original, column: column, result: result, ending: ending, keepsTail: backtrace.kind == .sampleTree)
             }
         }
         return ByteEdit.apply(edits, to: original)
     }
 
     /// The edits that rewrite one frame line: its symbol column gets the outermost level, and
-    /// each inline level is inserted as a copy of the line's prefix before it.
-    static func frameEdits(_ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8]) -> [ByteEdit] {
+    /// each inline level is inserted as a copy of the line's prefix before it (and of the text
+    /// after the column to the end of the line, with `keepsTail`).
+    static func frameEdits(
+        _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], keepsTail: Bool = false
+    ) -> [ByteEdit] {
         guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else { return [] }
         var lineStart = column.lowerBound
         while lineStart > 0, original[lineStart - 1] != 0x0A, original[lineStart - 1] != 0x0D { lineStart -= 1 }
         var prefix = Array(original[lineStart..<column.lowerBound])
         let needsSpace = column.isEmpty && !(prefix.last.map { $0 == 0x20 || $0 == 0x09 } ?? true)
         if needsSpace { prefix.append(0x20) }
+        var tail: [UInt8] = []
+        if keepsTail {
+            var lineEnd = column.upperBound
+            while lineEnd < original.count, original[lineEnd] != 0x0A, original[lineEnd] != 0x0D { lineEnd += 1 }
+            tail = Array(original[column.upperBound..<lineEnd])
+        }
         var edits: [ByteEdit] = []
         var inserted: [UInt8] = []
         for level in result.frames.dropLast() {
-            inserted += prefix + Array(symbolColumn(level).utf8) + ending
+            inserted += prefix + Array(symbolColumn(level).utf8) + tail + ending
         }
         if !inserted.isEmpty { edits.append(ByteEdit(range: lineStart..<lineStart, bytes: inserted)) }
         let text = (needsSpace ? " " : "") + symbolColumn(outer)
