@@ -2,7 +2,7 @@
 // backoff, follow redirects by signing again for the new address, and turn a final refusal into
 // an ObjectStorageError that names the bucket and key and says what to do.
 
-import SymbolicateModel
+import Digest
 
 #if canImport(Glibc)
     import Glibc

@@ -8,7 +8,7 @@
 // payload's SHA-256 is sent as x-amz-content-sha256. ObjectStorageTests checks every step against
 // vectors computed by botocore (Fixtures/sigv4-vectors.py).
 
-import SymbolicateModel
+import Digest
 
 #if canImport(Glibc)
     import Glibc

@@ -6,7 +6,7 @@
 
 import Foundation
 import ObjectStorage
-import SymbolicateModel
+import Digest
 import Testing
 
 struct SigningVector: Decodable, CustomTestStringConvertible, Sendable {
