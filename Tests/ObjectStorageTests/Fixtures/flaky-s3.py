@@ -2,7 +2,8 @@
 """A tiny S3-shaped HTTP server for the client's retry, redirect and signature tests.
 
 Usage: flaky-s3.py PARENT_PID [CERT KEY]  (prints the port it listens on, on 127.0.0.1, then
-serves until PARENT_PID is gone; with a certificate and key, over TLS). Every request must carry a Signature V4 that botocore computes the same way
+serves until PARENT_PID is gone; with a certificate and key, over TLS, removing both and their
+folder when it exits). Every request must carry a Signature V4 that botocore computes the same way
 from what arrived on the wire (keys AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY,
 region us-east-1); otherwise it answers 403 SignatureDoesNotMatch. Paths:
   /symbols/flaky-N/...  503 SlowDown for the first N requests to that path, then 200
@@ -97,11 +98,16 @@ class Handler(BaseHTTPRequestHandler):
     do_GET = do_PUT = do_HEAD = do_DELETE = handle_any
 
 
-def watch(parent):
+def watch(parent, leftovers):
     while True:
         try:
             os.kill(parent, 0)
         except OSError:
+            for path in leftovers:
+                try:
+                    os.remove(path) if os.path.isfile(path) else os.rmdir(path)
+                except OSError:
+                    pass
             os._exit(0)
         time.sleep(0.5)
 
@@ -111,6 +117,8 @@ if len(sys.argv) > 3:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(sys.argv[2], sys.argv[3])
     server.socket = context.wrap_socket(server.socket, server_side=True)
-threading.Thread(target=watch, args=(int(sys.argv[1]),), daemon=True).start()
+# The test's certificate folder goes with the server.
+leftovers = sys.argv[2:4] + [os.path.dirname(sys.argv[2])] if len(sys.argv) > 3 else []
+threading.Thread(target=watch, args=(int(sys.argv[1]), leftovers), daemon=True).start()
 print(server.server_address[1], flush=True)
 server.serve_forever()
