@@ -38,6 +38,22 @@ struct S3ClientFaultTests {
         }
     }
 
+    @Test func anUnknownAccessKeyIsNamed() throws {
+        let endpoint = try #require(StandInServers.flaky, "Fixtures/flaky-s3.py did not start")
+        let client = try S3Client(
+            configuration: StandInServers.configuration(endpoint: endpoint, accessKey: "AKIANOTKNOWN"))
+        #expect {
+            try client.putObject(bucket: "symbols", key: "builds/k", bytes: [1])
+        } throws: { error in
+            guard let error = error as? ObjectStorageError else { return false }
+            return error.code == .invalidCredentials && error.message.contains("AWS_ACCESS_KEY_ID")
+                && error.message.contains("AKIANOTKNOWN") && error.s3Code == "InvalidAccessKeyId"
+                && error.description.hasPrefix("s3://symbols/builds/k: PutObject: ")
+        }
+        // A refusal is final: not retried.
+        #expect(client.metrics.snapshot()["PutObject"]?.attempts == 1)
+    }
+
     @Test func slowDownTwiceThenSuccessIsRetried() throws {
         let client = try client()
         let key = "flaky-2/" + UUID().uuidString

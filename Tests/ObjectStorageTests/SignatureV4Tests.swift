@@ -4,9 +4,9 @@
 // tests run offline. The first vector is also AWS's own published example (GET /test.txt with a
 // Range header, signature f0e8bdb8...), which botocore reproduces.
 
+import Digest
 import Foundation
 import ObjectStorage
-import Digest
 import Testing
 
 struct SigningVector: Decodable, CustomTestStringConvertible, Sendable {

@@ -48,7 +48,7 @@ enum StandInServers {
 
     static func configuration(
         endpoint: S3Endpoint, retry: RetryPolicy = RetryPolicy(maxAttempts: 4, baseDelay: 0.01, maxDelay: 0.05),
-        secretKey: String = StandInServers.secretKey
+        secretKey: String = StandInServers.secretKey, accessKey: String = StandInServers.accessKey
     ) -> S3Configuration {
         S3Configuration(
             credentials: AWSCredentials(accessKeyID: accessKey, secretAccessKey: secretKey), region: "us-east-1",

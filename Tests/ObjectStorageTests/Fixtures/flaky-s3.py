@@ -5,7 +5,7 @@ Usage: flaky-s3.py PARENT_PID [CERT KEY]  (prints the port it listens on, on 127
 serves until PARENT_PID is gone; with a certificate and key, over TLS, removing both and their
 folder when it exits). Every request must carry a Signature V4 that botocore computes the same way
 from what arrived on the wire (keys AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY,
-region us-east-1); otherwise it answers 403 SignatureDoesNotMatch. Paths:
+region us-east-1); otherwise it answers 403 InvalidAccessKeyId (another key) or SignatureDoesNotMatch. Paths:
   /symbols/flaky-N/...  503 SlowDown for the first N requests to that path, then 200
   /moved/REST           307 to /symbols/REST
   /downgrade/REST       307 to http://HOST/symbols/REST (plain HTTP)
@@ -72,6 +72,8 @@ class Handler(BaseHTTPRequestHandler):
     def handle_any(self):
         length = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(length) if length else b""
+        if "Credential=%s/" % ACCESS_KEY not in self.headers.get("Authorization", ""):
+            return self.answer(403, error("InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records."))
         if not self.signature_matches(body):
             return self.answer(403, error("SignatureDoesNotMatch", "botocore computes another signature"))
         path = self.path.split("?")[0]
