@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/C/CMicroHTTPD"),
         .systemLibrary(name: "CArchive", path: "Sources/C/CArchive"),
         .systemLibrary(name: "CZlib", path: "Sources/C/CZlib"),
+        .systemLibrary(name: "CProcess", path: "Sources/C/CProcess"),
         .target(
             name: "CDemangle", path: "Sources/C/CDemangle",
             linkerSettings: [.linkedLibrary("stdc++")]),
@@ -40,6 +41,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Symbolication", "Store", "Reports", "SymbolicateModel", "CMicroHTTPD", "CSQLite", "CZlib", "CArchive",
+                "CProcess",
             ],
             path: "Sources/Server"),
         .target(
