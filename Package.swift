@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CArchive", path: "Sources/C/CArchive"),
         .systemLibrary(name: "CZlib", path: "Sources/C/CZlib"),
         .systemLibrary(name: "CNettle", path: "Sources/C/CNettle"),
+        .systemLibrary(name: "CProcess", path: "Sources/C/CProcess"),
         .target(
             name: "CDemangle", path: "Sources/C/CDemangle",
             linkerSettings: [.linkedLibrary("stdc++")]),
@@ -47,6 +48,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "CMicroHTTPD", "CSQLite", "Digest",
+                "CProcess",
             ],
             path: "Sources/Server"),
         .target(

@@ -97,6 +97,11 @@ enum ServeCommand: Command {
             guard (1...3600).contains(timeout) else { throw UsageError("--timeout must be from 1 to 3600 seconds") }
             configuration.connectionTimeout = timeout
         }
+        // What a server killed mid-request left behind (its import children died with it).
+        let stale = SymbolStore.removeStaleTransfers(inStore: configuration.storeDirectory)
+        if !stale.isEmpty {
+            Console.error("removed \(stale.count) upload(s) left in \(configuration.storeDirectory)/tmp by a stopped server")
+        }
         let server = try SymbolicationServer(configuration: configuration)
         try server.start()
         if configuration.tokens == nil {
