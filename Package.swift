@@ -45,7 +45,7 @@ let package = Package(
             ],
             path: "Sources/Server"),
         .target(
-            name: "Batch", dependencies: ["Symbolication", "SymbolicateModel", "Archives"],
+            name: "Batch", dependencies: ["Symbolication", "Reports", "SymbolicateModel", "Archives"],
             path: "Sources/Batch"),
         .target(
             name: "CLI",

@@ -80,6 +80,25 @@ struct BatchCommandTests {
         #expect(summary.counts.skippedNonReports == tree.nonReports.count)
     }
 
+    @Test func reportListHasALinePerInputFile() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let tree = try fixture.mixedTree()
+        let list = fixture.root + "/list.jsonl"
+        let batch = try BatchBinary.run([
+            "batch", "--no-store", "-d", BatchFixture.symbolsFolder, "-o", fixture.root + "/out", "--report-list", list,
+            "--progress", "none", tree.folder,
+        ])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        let lines = try String(contentsOfFile: list, encoding: .utf8).split(separator: "\n")
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(Set(objects.compactMap { $0["path"] as? String }) == Set(tree.files.keys.map { tree.folder + "/" + $0 }))
+        #expect(objects.filter { $0["status"] as? String == "skipped" }.count == tree.nonReports.count)
+        #expect(objects.filter { $0["status"] as? String == "unparsable" }.count == tree.unparsable.count)
+        #expect(objects.allSatisfy { Set($0.keys) == ["path", "kind", "status", "frames_symbolicated", "frames_total", "group", "reason"] })
+        #expect(String(decoding: try BatchBinary.run(["batch", "--help"]).stdout, as: UTF8.self).contains("--report-list FILE.jsonl"))
+    }
+
     @Test func exitCodes() throws {
         let fixture = try BatchFixture()
         defer { fixture.cleanUp() }
