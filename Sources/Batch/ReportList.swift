@@ -24,7 +24,8 @@ final class ReportList {
         self.path = path
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw SymbolicateError(.io, "cannot create the report list: \(String(cString: strerror(errno)))", path: path)
+            throw SymbolicateError(
+                .io, "cannot create the report list: \(String(cString: strerror(errno)))", path: path)
         }
         self.descriptor = descriptor
     }
@@ -39,7 +40,8 @@ final class ReportList {
         case .none: status = "none"
         }
         line(
-            path: path, kind: facts.kind, status: status, symbolicated: facts.framesSymbolicated, total: facts.framesTotal,
+            path: path, kind: facts.kind, status: status, symbolicated: facts.framesSymbolicated,
+            total: facts.framesTotal,
             group: facts.groupID, reason: nil)
     }
 

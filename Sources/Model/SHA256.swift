@@ -24,7 +24,9 @@ public enum SHA256 {
             block.removeAll(keepingCapacity: true)
         }
         block += [UInt8](repeating: 0, count: 56 - block.count)
-        for shift in stride(from: 56, through: 0, by: -8) { block.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            block.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         compress(&state, block)
         return state.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
     }

@@ -53,25 +53,35 @@ struct CrashGroupTests {
         #expect(ReportFacts.functionName("hk_rotate + 16") == "hk_rotate")
         #expect(ReportFacts.functionName("hk_rotate + 0x10") == "hk_rotate")
         #expect(ReportFacts.functionName("hk_rotate (HoldKit.c:12)") == "hk_rotate")
-        #expect(ReportFacts.functionName("-[UIViewController loadViewIfRequired] (in UIKitCore)") == "-[UIViewController loadViewIfRequired]")
-        #expect(ReportFacts.functionName("holdkit::codec::Session<unsigned int>::run(unsigned int)") == "holdkit::codec::Session<unsigned int>::run(unsigned int)")
+        #expect(
+            ReportFacts.functionName("-[UIViewController loadViewIfRequired] (in UIKitCore)")
+                == "-[UIViewController loadViewIfRequired]")
+        #expect(
+            ReportFacts.functionName("holdkit::codec::Session<unsigned int>::run(unsigned int)")
+                == "holdkit::codec::Session<unsigned int>::run(unsigned int)")
     }
 
     @Test func systemImagesAreKnownByTheirPaths() {
         func image(_ path: String?) -> BinaryImage { BinaryImage(loadAddress: 0, name: "x", path: path) }
         #expect(ReportFacts.isSystemImage(image("/usr/lib/system/libsystem_kernel.dylib")))
         #expect(ReportFacts.isSystemImage(image("/System/Library/PrivateFrameworks/UIKitCore.framework/UIKitCore")))
-        #expect(ReportFacts.isSystemImage(image("/private/preboot/Cryptexes/OS/System/Library/Frameworks/Foundation.framework/Foundation")))
         #expect(
             ReportFacts.isSystemImage(
-                image("/Library/Developer/CoreSimulator/Volumes/iOS_21A328/Library/Developer/CoreSimulator/Profiles/Runtimes/iOS 17.0.simruntime/Contents/Resources/RuntimeRoot/usr/lib/libobjc.A.dylib")))
-        #expect(!ReportFacts.isSystemImage(image("/private/var/containers/Bundle/Application/5E1B/HoldApp.app/HoldApp")))
+                image("/private/preboot/Cryptexes/OS/System/Library/Frameworks/Foundation.framework/Foundation")))
+        #expect(
+            ReportFacts.isSystemImage(
+                image(
+                    "/Library/Developer/CoreSimulator/Volumes/iOS_21A328/Library/Developer/CoreSimulator/Profiles/Runtimes/iOS 17.0.simruntime/Contents/Resources/RuntimeRoot/usr/lib/libobjc.A.dylib"
+                )))
+        #expect(
+            !ReportFacts.isSystemImage(image("/private/var/containers/Bundle/Application/5E1B/HoldApp.app/HoldApp")))
         #expect(!ReportFacts.isSystemImage(image("/Applications/Notes.app/Contents/MacOS/Notes")))
         #expect(!ReportFacts.isSystemImage(image(nil)))
     }
 }
 
-@Suite(.enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
+@Suite(
+    .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
 struct CrashGroupRunTests {
     static let sampleName = "HoldApp-ios-arm64-dwarf4.crash"
 
@@ -88,10 +98,11 @@ struct CrashGroupRunTests {
             lines[i] = String(Int(number).map { $0 + 2 } ?? 0) + lines[i].dropFirst(number.count)
             i += 1
         }
-        lines.insert(contentsOf: [
-            "0   libsystem_kernel.dylib        \t       0x1e0ac92bc __pthread_kill + 8",
-            "1   libsystem_kernel.dylib        \t       0x1e0ac9300 0x1e0aaf000 + 107264",
-        ], at: start + 1)
+        lines.insert(
+            contentsOf: [
+                "0   libsystem_kernel.dylib        \t       0x1e0ac92bc __pthread_kill + 8",
+                "1   libsystem_kernel.dylib        \t       0x1e0ac9300 0x1e0aaf000 + 107264",
+            ], at: start + 1)
         return lines.joined(separator: "\n")
             .replacingOccurrences(of: "Version:             1.2 (12)", with: "Version:             1.3 (13)")
             .replacingOccurrences(of: "EXC_CRASH (SIGABRT)", with: "EXC_BREAKPOINT (SIGTRAP)")
@@ -145,11 +156,14 @@ struct CrashGroupRunTests {
         #expect(lines.count == summary.counts.files && lines.count == 5)
         for name in ["a.crash", "b.crash", "c.crash"] {
             let line = try #require(lines[folder + "/" + name])
-            let processed = try service.process(try BatchFixture.sample(Self.sampleName).isEmpty ? [] : Array((try String(contentsOfFile: folder + "/" + name, encoding: .utf8)).utf8), format: nil)
+            let bytes = try #require(FileManager.default.contents(atPath: folder + "/" + name))
+            let processed = try service.process([UInt8](bytes), format: nil)
+            let outcome = processed.outcome
             #expect(line["kind"] as? String == "crash")
-            #expect(line["status"] as? String == (processed.outcome.isComplete ? "full" : processed.outcome.symbolicatedFrames > 0 ? "partial" : "none"))
-            #expect(line["frames_total"] as? Int == processed.outcome.totalFrames)
-            #expect(line["frames_symbolicated"] as? Int == processed.outcome.symbolicatedFrames)
+            let status = outcome.isComplete ? "full" : outcome.symbolicatedFrames > 0 ? "partial" : "none"
+            #expect(line["status"] as? String == status)
+            #expect(line["frames_total"] as? Int == outcome.totalFrames)
+            #expect(line["frames_symbolicated"] as? Int == outcome.symbolicatedFrames)
             #expect(line["reason"] is NSNull)
             #expect(summary.crashGroups.map(\.id).contains(line["group"] as? String ?? ""))
         }
