@@ -19,12 +19,15 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/C/CMicroHTTPD"),
         .systemLibrary(name: "CArchive", path: "Sources/C/CArchive"),
         .systemLibrary(name: "CZlib", path: "Sources/C/CZlib"),
+        .systemLibrary(name: "CNettle", path: "Sources/C/CNettle"),
         .target(
             name: "CDemangle", path: "Sources/C/CDemangle",
             linkerSettings: [.linkedLibrary("stdc++")]),
 
         // The data flow: model -> reports -> object files / store -> symbolication.
         .target(name: "SymbolicateModel", path: "Sources/Model"),
+        // SHA-256 and HMAC-SHA-256 through Debian's libnettle (libarchive already links it).
+        .target(name: "Digest", dependencies: ["CNettle"], path: "Sources/Digest"),
         .target(name: "Reports", dependencies: ["SymbolicateModel"], path: "Sources/Reports"),
         .target(
             name: "ObjectFiles", dependencies: ["SymbolicateModel", "CDwarf", "CElf", "CZlib"],
@@ -41,11 +44,11 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "CMicroHTTPD", "CSQLite",
+                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "CMicroHTTPD", "CSQLite", "Digest",
             ],
             path: "Sources/Server"),
         .target(
-            name: "Batch", dependencies: ["Symbolication", "Reports", "SymbolicateModel", "Archives"],
+            name: "Batch", dependencies: ["Symbolication", "Store", "Reports", "SymbolicateModel", "Archives", "Digest"],
             path: "Sources/Batch"),
         .target(
             name: "CLI",
@@ -59,6 +62,7 @@ let package = Package(
             name: "symbolicate-bench", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"],
             path: "Benchmarks/LookupBench"),
 
+        .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel"]),
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"]),

@@ -14,6 +14,7 @@
 // The group id is the first 16 hex digits of the key's SHA-256. The signature shown to people
 // is the exception type followed by the key's frames.
 
+import Digest
 import Foundation
 import SymbolicateModel
 import Symbolication
@@ -51,7 +52,7 @@ struct ReportFacts: Sendable {
 
     /// The first 16 hex digits of the SHA-256 of the group key.
     var groupID: String {
-        String(SHA256.hex(groupKey).prefix(16))
+        String(SHA256.hex(Array(groupKey.utf8)).prefix(16))
     }
 
     init(_ processed: ProcessedReport) {

@@ -117,7 +117,7 @@ extension SymbolStore {
             info.name = name
             do {
                 if let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
-                    isCurrent(existing, comparedWith: info.kind)
+                    isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
                 {
                     harvest.present.append((info, member))
                     continue

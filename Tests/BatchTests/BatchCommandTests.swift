@@ -35,7 +35,7 @@ enum BatchBinary {
         let out = Pipe()
         // stderr goes to a file, so neither stream can fill up and block the child.
         let errPath = FileManager.default.temporaryDirectory.path + "/batch-cli-\(UUID().uuidString).err"
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: errPath) }
         guard let err = FileHandle(forWritingAtPath: errPath) else { throw FixtureError("cannot create \(errPath)") }
         process.standardOutput = out
