@@ -11,6 +11,8 @@
 // (UUIDs, versions, arch, load addresses) and not the exception type (a Swift trap is
 // EXC_BREAKPOINT on arm64 and EXC_BAD_INSTRUCTION on x86_64) enters the key, so one crash in
 // two builds or on two archs is one group. A thread with only system frames is keyed by those.
+// A report with no crashed thread (a CPU-resource microstackshot, a bare call-stack tree) is in
+// no group.
 // The group id is the first 16 hex digits of the key's SHA-256. The signature shown to people
 // is the exception type followed by the key's frames.
 
@@ -45,14 +47,14 @@ struct ReportFacts: Sendable {
         ([exceptionType] + topFrames).joined(separator: " | ")
     }
 
-    /// What crash groups are keyed by: the frames, one a line.
-    var groupKey: String {
-        topFrames.isEmpty ? exceptionType : topFrames.joined(separator: "\n")
+    /// What crash groups are keyed by: the frames, one a line; nil without a crashed thread.
+    var groupKey: String? {
+        topFrames.isEmpty ? nil : topFrames.joined(separator: "\n")
     }
 
     /// The first 16 hex digits of the SHA-256 of the group key.
-    var groupID: String {
-        String(SHA256.hex(Array(groupKey.utf8)).prefix(16))
+    var groupID: String? {
+        groupKey.map { String(SHA256.hex(Array($0.utf8)).prefix(16)) }
     }
 
     init(_ processed: ProcessedReport) {

@@ -99,27 +99,32 @@ final class SummaryCollector: @unchecked Sendable {
                     tally.name = min(tally.name, m.name)
                     tally.archs.insert(m.arch)
                 }
-                if let v = facts.appVersion, tally.versions.count < Self.maxVersionsPerImage { tally.versions.insert(v) }
+                if let v = facts.appVersion, tally.versions.count < Self.maxVersionsPerImage {
+                    tally.versions.insert(v)
+                }
                 missing[key] = tally
             }
-            var id = facts.groupID
-            if groups[id] == nil && groups.count >= Self.maxGroups { id = Self.other }
-            var group =
-                groups[id]
-                ?? GroupTally(
-                    signature: id == Self.other ? Self.other : facts.signature, exceptionType: facts.exceptionType,
-                    frames: id == Self.other ? [] : facts.topFrames, example: path)
-            group.count += 1
-            if id != Self.other, facts.signature < group.signature {
-                // The same key under several exception types shows the smallest, whatever the order.
-                group.signature = facts.signature
-                group.exceptionType = facts.exceptionType
+            if var id = facts.groupID {
+                if groups[id] == nil && groups.count >= Self.maxGroups { id = Self.other }
+                var group =
+                    groups[id]
+                    ?? GroupTally(
+                        signature: id == Self.other ? Self.other : facts.signature, exceptionType: facts.exceptionType,
+                        frames: id == Self.other ? [] : facts.topFrames, example: path)
+                group.count += 1
+                if id != Self.other, facts.signature < group.signature {
+                    // The same key under several exception types shows the smallest, whatever the order.
+                    group.signature = facts.signature
+                    group.exceptionType = facts.exceptionType
+                }
+                group.example = min(group.example, path)
+                var version = facts.appVersion ?? Self.unknownVersion
+                if group.versions[version] == nil && group.versions.count >= Self.maxVersionsPerGroup {
+                    version = Self.other
+                }
+                group.versions[version, default: 0] += 1
+                groups[id] = group
             }
-            group.example = min(group.example, path)
-            var version = facts.appVersion ?? Self.unknownVersion
-            if group.versions[version] == nil && group.versions.count >= Self.maxVersionsPerGroup { version = Self.other }
-            group.versions[version, default: 0] += 1
-            groups[id] = group
             reportList?.report(path: path, facts: facts)
         }
     }
@@ -197,7 +202,8 @@ final class SummaryCollector: @unchecked Sendable {
             s.unreadable = Self.ranked(unreadable)
             s.missingImages = missing.map { key, t in
                 BatchSummary.MissingImage(
-                    uuid: key, name: t.name, archs: t.archs.sorted(), appVersions: t.versions.sorted(), reports: t.reports,
+                    uuid: key, name: t.name, archs: t.archs.sorted(), appVersions: t.versions.sorted(),
+                    reports: t.reports,
                     example: t.example)
             }
             .sorted { ($1.reports, $0.uuid) < ($0.reports, $1.uuid) }

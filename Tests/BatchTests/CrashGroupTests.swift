@@ -155,4 +155,33 @@ struct CrashGroupRunTests {
         #expect(cut["kind"] as? String == "ips" && cut["status"] as? String == "unparsable")
         #expect((cut["reason"] as? String).map { !$0.isEmpty } == true)
     }
+
+    static var diagnosticsFolder: String { BatchFixture.repoRoot + "/Samples/diagnostics" }
+
+    /// Other report kinds keep their kind's name in the report list; a MetricKit crash joins
+    /// the group of the same crash's .crash report, and a report without a crashed thread (a
+    /// CPU-resource microstackshot, a bare call-stack tree) is in no group.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: diagnosticsFolder), "Samples/diagnostics is absent"))
+    func otherKindsAndReportsWithoutACrash() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        try BatchFixture.write(try BatchFixture.sample(Self.sampleName), to: fixture.root + "/in/sample.crash")
+        var configuration = BatchFixture.configuration(
+            [fixture.root + "/in", Self.diagnosticsFolder], into: fixture.root + "/out")
+        configuration.reportList = fixture.root + "/list.jsonl"
+        let summary = try BatchRunner(configuration: configuration, service: try BatchFixture.service()).run()
+        var lines: [String: [String: Any]] = [:]
+        for line in try String(contentsOfFile: fixture.root + "/list.jsonl", encoding: .utf8).split(separator: "\n") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            lines[try #require(object["path"] as? String)] = object
+        }
+        let crashGroup = try #require(lines[fixture.root + "/in/sample.crash"]?["group"] as? String)
+        let metricKit = try #require(lines[Self.diagnosticsFolder + "/HoldApp-metrickit.json"])
+        #expect(metricKit["kind"] as? String == "metrickit")
+        #expect(metricKit["group"] as? String == crashGroup)
+        let cpu = try #require(lines[Self.diagnosticsFolder + "/HoldApp-cpu-resource.txt"])
+        #expect(cpu["kind"] as? String == "microstackshot" && cpu["group"] is NSNull)
+        #expect(lines[Self.diagnosticsFolder + "/HoldApp-callstacktree.json"]?["group"] is NSNull)
+        #expect(summary.crashGroups.map(\.id) == [crashGroup])
+    }
 }
