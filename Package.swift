@@ -52,7 +52,7 @@ let package = Package(
             ],
             path: "Sources/Server"),
         .target(
-            name: "Batch", dependencies: ["Symbolication", "Store", "SymbolicateModel", "Archives"],
+            name: "Batch", dependencies: ["Symbolication", "Store", "Reports", "SymbolicateModel", "Archives", "Digest"],
             path: "Sources/Batch"),
         .target(
             name: "CLI",

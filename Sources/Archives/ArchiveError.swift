@@ -49,7 +49,8 @@ public struct ArchiveError: Error, Sendable, CustomStringConvertible {
     /// The name of the member before it, which places a member whose own name is lost.
     public var previousMember: String?
 
-    public init(_ code: Code, _ message: String, detail: String = "", path: String, member: String? = nil, fatal: Bool) {
+    public init(_ code: Code, _ message: String, detail: String = "", path: String, member: String? = nil, fatal: Bool)
+    {
         self.code = code
         self.message = message
         self.detail = detail

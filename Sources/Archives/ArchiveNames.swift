@@ -8,7 +8,8 @@ public enum ArchiveNames {
     /// components, NUL bytes, Windows drive letters.
     public static func isSafe(_ name: String) -> Bool {
         let parts = name.split(whereSeparator: { $0 == "/" || $0 == "\\" })
-        return !(name.hasPrefix("/") || name.hasPrefix("\\") || parts.contains("..") || name.contains("\0")
+        return
+            !(name.hasPrefix("/") || name.hasPrefix("\\") || parts.contains("..") || name.contains("\0")
             || (name.count >= 2 && name.dropFirst().first == ":" && name.first?.isLetter == true))
     }
 

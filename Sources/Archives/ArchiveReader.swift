@@ -100,10 +100,11 @@ public final class ArchiveReader {
     private var current: Entry?
     private var currentRead: Int64 = 0
 
-    private static let S_IFMT_MASK: UInt32 = 0o170000
-    private static let AE_IFREG: UInt32 = 0o100000
-    private static let AE_IFDIR: UInt32 = 0o040000
-    private static let AE_IFLNK: UInt32 = 0o120000
+    // archive_entry.h's AE_IFMT, AE_IFREG, AE_IFDIR, AE_IFLNK (casts, so not imported).
+    private static let fileTypeMask: UInt32 = 0o170000
+    private static let regularFile: UInt32 = 0o100000
+    private static let directory: UInt32 = 0o040000
+    private static let symbolicLink: UInt32 = 0o120000
     private static let blockSize = 64 * 1024
 
     public init(path: String, policy: Policy) throws(ArchiveError) {
@@ -125,7 +126,8 @@ public final class ArchiveReader {
         guard status == ARCHIVE_OK else {
             let detail = Self.errorString(a)
             archive_read_free(a)
-            throw ArchiveError(.cannotOpen, "cannot open the archive: \(detail)", detail: detail, path: path, fatal: true)
+            throw ArchiveError(
+                .cannotOpen, "cannot open the archive: \(detail)", detail: detail, path: path, fatal: true)
         }
         handle = a
     }
@@ -148,7 +150,8 @@ public final class ArchiveReader {
     /// Largest number of uncompressed bytes this archive may expand to.
     public var expansionLimit: Int64 {
         let limits = policy.limits
-        return max(limits.expansionFloor, archiveSize.multipliedReportingOverflow(by: limits.expansionRatio).partialValue)
+        return max(
+            limits.expansionFloor, archiveSize.multipliedReportingOverflow(by: limits.expansionRatio).partialValue)
     }
 
     /// Compressed bytes consumed so far (for progress).
@@ -177,7 +180,8 @@ public final class ArchiveReader {
             let detail = Self.errorString(handle)
             if status == ARCHIVE_FAILED || scheduleResume(after: .header(from: lastDataStart)) {
                 try fail(
-                    .damagedHeader, "damaged header of member \(memberIndex): \(detail)", detail: detail, recoverable: true)
+                    .damagedHeader, "damaged header of member \(memberIndex): \(detail)", detail: detail,
+                    recoverable: true)
             }
             let what = memberIndex == 1 ? "not a readable archive" : "cannot read past member \(memberIndex - 1)"
             try fail(.damagedHeader, "\(what): \(detail)", detail: detail, recoverable: false)
@@ -205,10 +209,10 @@ public final class ArchiveReader {
         }
         let size: Int64? = archive_entry_size_is_set(e) != 0 ? archive_entry_size(e) : nil
         let type: EntryType
-        switch UInt32(archive_entry_filetype(e)) & Self.S_IFMT_MASK {
-        case Self.AE_IFREG: type = .file
-        case Self.AE_IFDIR: type = .directory
-        case Self.AE_IFLNK: type = .symlink
+        switch UInt32(archive_entry_filetype(e)) & Self.fileTypeMask {
+        case Self.regularFile: type = .file
+        case Self.directory: type = .directory
+        case Self.symbolicLink: type = .symlink
         default: type = .other
         }
         previousName = stored
@@ -229,7 +233,8 @@ public final class ArchiveReader {
             let detail = Self.errorString(handle)
             try fail(
                 .damagedData, "damaged data: \(detail)", detail: detail, member: entry.storedName,
-                recoverable: Int32(truncatingIfNeeded: n) != ARCHIVE_FATAL || scheduleResume(after: .data(from: lastDataStart)))
+                recoverable: Int32(truncatingIfNeeded: n) != ARCHIVE_FATAL
+                    || scheduleResume(after: .data(from: lastDataStart)))
         }
         currentRead += Int64(n)
         // Data beyond what the header declared counts now; declared bytes were counted already.

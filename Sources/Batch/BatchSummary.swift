@@ -53,12 +53,24 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         public var reason: String
     }
 
+    /// Reports that crashed in the same place: the same top frames of the crashed thread, as
+    /// function names, outside system images (ReportFacts).
     public struct CrashGroup: Sendable, Codable, Equatable {
+        /// The first 16 hex digits of the SHA-256 of the group's key (its frames, one a line).
+        public var id: String
+        /// The exception type and the key's frames, for people.
         public var signature: String
         public var exceptionType: String
         public var frames: [String]
         public var count: Int
         public var example: String
+        /// How many of the group's reports each app version has, most first.
+        public var appVersions: [VersionCount]
+    }
+
+    public struct VersionCount: Sendable, Codable, Equatable {
+        public var version: String
+        public var count: Int
     }
 
     public var counts = Counts()
@@ -135,8 +147,13 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         }
         if !crashGroups.isEmpty {
             out += "\nTop crash groups:\n"
+            let indent = String(repeating: " ", count: 10)
             for g in crashGroups.prefix(limit) {
-                out += "  \(Self.right(g.count))  \(g.signature)\n" + String(repeating: " ", count: 10) + "e.g. \(g.example)\n"
+                out += "  \(Self.right(g.count))  \(g.id)  \(g.signature)\n"
+                if !g.appVersions.isEmpty {
+                    out += indent + "app " + g.appVersions.map { "\($0.version): \($0.count)" }.joined(separator: ", ") + "\n"
+                }
+                out += indent + "e.g. \(g.example)\n"
             }
         }
         if !inputErrors.isEmpty {

@@ -197,7 +197,7 @@ final class InputReader {
         if configuration.resume, case .directory(let root) = configuration.destination,
             FileKind(root + "/" + name) == .file
         {
-            collector.recordAlreadyDone()
+            collector.recordAlreadyDone(path: source)
             return nil
         }
         if case .directory = configuration.destination, let reason = OutputPaths.unwritableReason(name) {

@@ -20,7 +20,8 @@ struct ArchiveImportLimits: Sendable {
     var policy: ArchiveReader.Policy {
         ArchiveReader.Policy(
             names: .refuseUnsafe, memberErrors: .fatal,
-            limits: ArchiveReader.Limits(maxEntries: maxEntries, expansionRatio: expansionRatio, expansionFloor: expansionFloor))
+            limits: ArchiveReader.Limits(
+                maxEntries: maxEntries, expansionRatio: expansionRatio, expansionFloor: expansionFloor))
     }
 }
 
