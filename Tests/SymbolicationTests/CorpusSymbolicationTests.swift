@@ -42,12 +42,10 @@ let corpusCases: [CorpusCase] = [
 ]
 
 @Suite struct CorpusSymbolicationTests {
-    @Test(arguments: corpusCases)
+    @Test(
+        .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"),
+        .enabled(if: Referee.available, "llvm-symbolizer-14 is absent"), arguments: corpusCases)
     func framesMatchLLVMSymbolizer(_ testCase: CorpusCase) throws {
-        guard Paths.corpusAvailable, Referee.available else {
-            print("skipped: ../shared/corpus or llvm-symbolizer-14 is absent")
-            return
-        }
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.corpus + "/" + testCase.report)))
         let locator = try SymbolLocator(paths: testCase.dsyms.map { Paths.corpus + "/" + $0 }, store: nil)
         let processed = try SymbolicationService(locator: locator).process(bytes, format: nil)

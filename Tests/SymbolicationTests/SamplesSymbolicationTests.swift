@@ -27,12 +27,8 @@ enum Samples {
 }
 
 @Suite struct SamplesSymbolicationTests {
-    @Test(arguments: Samples.reports)
+    @Test(.enabled(if: Referee.available, "llvm-symbolizer-14 is absent"), arguments: Samples.reports)
     func framesMatchLLVMSymbolizer(_ name: String) throws {
-        guard Referee.available else {
-            print("skipped: llvm-symbolizer-14 is absent")
-            return
-        }
         let (processed, locator) = try Samples.process(name)
         let checked = try SymbolicationCheck.compare(processed, locator: locator)
         #expect(checked >= 5, "only \(checked) frames of \(name) were checked")
