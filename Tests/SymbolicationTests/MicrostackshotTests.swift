@@ -6,8 +6,8 @@
 
 import Foundation
 import Reports
-import Symbolication
 import SymbolicateModel
+import Symbolication
 import Testing
 
 enum ResourceReport {
@@ -80,9 +80,14 @@ struct MicrostackshotTests {
             k += 1
         }
         #expect(named >= 15)
-        #expect(output.contains { $0.hasPrefix("    7  main + 40 (AppDelegate.m:") && $0.hasSuffix(" (HoldApp + 17504) [0x102bc8460]") })
+        #expect(
+            output.contains {
+                $0.hasPrefix("    7  main + 40 (AppDelegate.m:") && $0.hasSuffix(" (HoldApp + 17504) [0x102bc8460]")
+            })
         // An inlined call chain: every level keeps the line's count and tail.
-        let inline = output.filter { $0.hasSuffix("(HoldKit + 16556) [0x1030a40ac]") && $0.hasPrefix("                      7  ") }
+        let inline = output.filter {
+            $0.hasSuffix("(HoldKit + 16556) [0x1030a40ac]") && $0.hasPrefix("                      7  ")
+        }
         #expect(inline.count == 4)
         #expect(inline.first?.contains("hk_rotate (HKInline.h:") == true)
     }
@@ -96,7 +101,8 @@ struct MicrostackshotTests {
     }
 
     @Test func jsonHeaderAndUUIDNamedImages() throws {
-        let header = #"{"app_name":"HoldApp","app_version":"1.0","bug_type":"202","os_version":"iPhone OS 16.1 (20B82)","name":"HoldApp"}"#
+        let header =
+            #"{"app_name":"HoldApp","app_version":"1.0","bug_type":"202","os_version":"iPhone OS 16.1 (20B82)","name":"HoldApp"}"#
         let body = """
             Date/Time:        2024-03-02 10:15:22.000 +0000
             OS Version:       iPhone OS 16.1 (Build 20B82)
