@@ -3,6 +3,7 @@
 // `validate()` refuses contradictions (resume into an archive, no inputs, a missing input)
 // before any thread starts.
 
+import Archives
 import Foundation
 import SymbolicateModel
 import Symbolication
@@ -99,3 +100,7 @@ public struct BatchConfiguration: Sendable {
         }
     }
 }
+
+/// The output archive's writer lives in the Archives target beside the reader; this name lets the
+/// Batch files that write outputs use it as their own.
+typealias ArchiveWriter = Archives.ArchiveWriter

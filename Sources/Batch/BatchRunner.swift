@@ -76,7 +76,7 @@ public final class BatchRunner: Sendable {
             if ReportFacts.looksLikeReport(item.bytes) {
                 collector.recordUnparsable(reason: error.message, path: item.source)
             } else {
-                collector.recordNonReport()
+                collector.recordNonReport(path: item.source)
             }
             return nil
         } catch {

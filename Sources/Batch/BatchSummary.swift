@@ -47,6 +47,12 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         public var example: String
     }
 
+    /// A file that was not read as a report, and why.
+    public struct SkippedFile: Sendable, Codable, Equatable {
+        public var path: String
+        public var reason: String
+    }
+
     public struct CrashGroup: Sendable, Codable, Equatable {
         public var signature: String
         public var exceptionType: String
@@ -60,6 +66,10 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     public var unreadable: [Reason] = []
     public var missingImages: [MissingImage] = []
     public var crashGroups: [CrashGroup] = []
+    /// Every file not read as a report (unreadable, or not a report), by path; at most
+    /// `SummaryCollector.maxSkippedFiles`, with `skippedFilesOmitted` counting the rest.
+    public var skippedFiles: [SkippedFile] = []
+    public var skippedFilesOmitted = 0
     /// Inputs that could not be read to the end (a missing file, an archive damaged beyond repair).
     public var inputErrors: [String] = []
     public var shard: String?
@@ -108,6 +118,12 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         if !unreadable.isEmpty {
             out += "\nUnreadable files:\n"
             for r in unreadable.prefix(limit) { out += "  \(Self.right(r.count))  \(r.reason)  (e.g. \(r.example))\n" }
+        }
+        if !skippedFiles.isEmpty {
+            out += "\nSkipped files:\n"
+            for f in skippedFiles.prefix(limit) { out += "  \(f.path): \(f.reason)\n" }
+            let more = skippedFiles.count - min(limit, skippedFiles.count) + skippedFilesOmitted
+            if more > 0 { out += "  ... \(more) more in the JSON summary\n" }
         }
         if !missingImages.isEmpty {
             out += "\nMissing symbols, by reports needing them:\n"

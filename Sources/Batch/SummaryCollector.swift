@@ -32,6 +32,8 @@ final class SummaryCollector: @unchecked Sendable {
     static let maxMissing = 100_000
     static let maxGroups = 100_000
     static let maxVersionsPerImage = 50
+    static let maxSkippedFiles = 100_000
+    static let notAReport = "not a crash report"
     static let other = "(other)"
 
     private let lock = NSLock()
@@ -41,6 +43,8 @@ final class SummaryCollector: @unchecked Sendable {
     private var missing: [String: MissingTally] = [:]
     private var groups: [String: GroupTally] = [:]
     private var inputErrors: [String] = []
+    private var skipped: [BatchSummary.SkippedFile] = []
+    private var skippedOmitted = 0
     private var finished = 0
 
     /// The counts so far, without ranking anything (cheap enough for every progress tick).
@@ -104,14 +108,25 @@ final class SummaryCollector: @unchecked Sendable {
             counts.unreadable += 1
             finished += 1
             Self.add(reason, path, to: &unreadable)
+            skip(path, reason)
         }
     }
 
-    func recordNonReport() {
+    func recordNonReport(path: String) {
         lock.withLock {
             counts.files += 1
             counts.skippedNonReports += 1
             finished += 1
+            skip(path, Self.notAReport)
+        }
+    }
+
+    /// Names a skipped file (called with the lock held).
+    private func skip(_ path: String, _ reason: String) {
+        if skipped.count < Self.maxSkippedFiles {
+            skipped.append(BatchSummary.SkippedFile(path: path, reason: reason))
+        } else {
+            skippedOmitted += 1
         }
     }
 
@@ -141,6 +156,8 @@ final class SummaryCollector: @unchecked Sendable {
             var s = BatchSummary()
             s.counts = counts
             s.inputErrors = inputErrors
+            s.skippedFiles = skipped.sorted { ($0.path, $0.reason) < ($1.path, $1.reason) }
+            s.skippedFilesOmitted = skippedOmitted
             s.unparsable = Self.ranked(unparsable)
             s.unreadable = Self.ranked(unreadable)
             s.missingImages = missing.map { key, t in

@@ -101,7 +101,7 @@ struct DebugInfoReader {
     /// Reads one unit's line table and DIE tree; returns the ranges its unit DIE states.
     private mutating func readUnit(_ unit: DwarfUnit, _ session: DwarfSession) throws -> [(start: UInt64, end: UInt64)] {
         let tag = try session.tag(unit.die)
-        guard tag == 0x11 || tag == 0x3c else { return [] }  // compile / partial unit
+        guard tag == DW_TAG_compile_unit || tag == DW_TAG_partial_unit else { return [] }
         let attrs = try session.attributes(unit.die)
         rangeContext.version = unit.version
         rangeContext.addressSize = unit.addressSize
@@ -172,13 +172,13 @@ struct DebugInfoReader {
             let tag = try session.tag(die)
             var childParent = parent
             var descend = true
-            if tag == 0x2e || tag == 0x1d {  // subprogram, inlined_subroutine
+            if tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine {
                 let attrs = try session.attributes(die)
                 let ranges = try pcRanges(attrs)
                 if ranges.isEmpty {
                     descend = false
                 } else {
-                    let isInline = tag == 0x1d
+                    let isInline = tag == DW_TAG_inlined_subroutine
                     let node = DebugInfo.Node(
                         name: try name(of: attrs, session),
                         entry: isInline ? 0 : (attrs.lowPC ?? ranges.map(\.start).min() ?? 0),

@@ -233,25 +233,26 @@ final class DwarfSession {
                 continue
             }
             switch num {
-            case 0x11: out.lowPC = try address(attr)
-            case 0x12:
-                if form == 0x01 || form == 0x1b || (0x29...0x2c).contains(form) {
+            case DW_AT_low_pc: out.lowPC = try address(attr)
+            case DW_AT_high_pc:
+                // An address form gives the end; a constant form gives the size (DWARF 4+).
+                if form == DW_FORM_addr || form == DW_FORM_addrx || (DW_FORM_addrx1...DW_FORM_addrx4).contains(form) {
                     out.highPC = try address(attr)
                 } else {
                     out.highPC = try unsigned(attr)
                     out.highIsOffset = true
                 }
-            case 0x55: if let v = try unsigned(attr) { out.ranges = (form, v) }
-            case 0x31: out.abstractOrigin = try reference(attr)
-            case 0x47: out.specification = try reference(attr)
-            case 0x6e, 0x2007: out.linkageName = try string(attr)
-            case 0x03: out.name = try string(attr)
-            case 0x58: out.callFile = try unsigned(attr)
-            case 0x59: out.callLine = try unsigned(attr)
-            case 0x10: out.stmtList = try unsigned(attr)
-            case 0x1b: out.compDir = try string(attr)
-            case 0x73: out.addrBase = try unsigned(attr)
-            case 0x74: out.rnglistsBase = try unsigned(attr)
+            case DW_AT_ranges: if let v = try unsigned(attr) { out.ranges = (form, v) }
+            case DW_AT_abstract_origin: out.abstractOrigin = try reference(attr)
+            case DW_AT_specification: out.specification = try reference(attr)
+            case DW_AT_linkage_name, DW_AT_MIPS_linkage_name: out.linkageName = try string(attr)
+            case DW_AT_name: out.name = try string(attr)
+            case DW_AT_call_file: out.callFile = try unsigned(attr)
+            case DW_AT_call_line: out.callLine = try unsigned(attr)
+            case DW_AT_stmt_list: out.stmtList = try unsigned(attr)
+            case DW_AT_comp_dir: out.compDir = try string(attr)
+            case DW_AT_addr_base: out.addrBase = try unsigned(attr)
+            case DW_AT_rnglists_base: out.rnglistsBase = try unsigned(attr)
             default: break
             }
         }

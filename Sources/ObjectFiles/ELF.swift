@@ -13,6 +13,8 @@ struct ELFFile {
     let path: String
     let is64: Bool
     let machine: UInt16
+    /// `e_type` (ET_REL for a relocatable object, ET_EXEC / ET_DYN for linked files).
+    let fileType: UInt16
     let buildID: [UInt8]?
     let textAddress: UInt64
     let textSize: UInt64
@@ -27,6 +29,7 @@ struct ELFFile {
         self.path = path
         is64 = image.is64
         machine = image.machine
+        fileType = image.fileType
         buildID = try image.buildID()
         let text = try image.executableSegment()
         textAddress = text?.address ?? 0

@@ -71,7 +71,7 @@ enum LineProgram {
         try r.seek(Int(clamping: offset))
         var unitLength = UInt64(try r.u32())
         var offsetSize = 4
-        if unitLength == 0xffff_ffff {
+        if unitLength == UInt64(DWARF64_escape) {
             unitLength = try r.u64()
             offsetSize = 8
         }
@@ -145,20 +145,20 @@ enum LineProgram {
                 continue
             }
             switch op {
-            case 0:
+            case DW_LNS_extended_op:
                 let len = Int(clamping: try u.uleb())
                 guard len > 0, len <= u.remaining else { throw DecodeError("bad extended opcode length in line table at \(offset)") }
                 let next = u.offset + len
                 let sub = try u.u8()
                 switch sub {
-                case 1:
+                case DW_LNE_end_sequence:
                     emit(true)
                     address = 0
                     file = 1
                     line = 1
-                case 2:
+                case DW_LNE_set_address:
                     address = try u.unsigned(size: len - 1 <= 8 ? len - 1 : addressSize)
-                case 3 where table.version < 5:
+                case DW_LNE_define_file where table.version < 5:
                     let name = try u.cString()
                     let dir = try u.uleb()
                     table.fileNames.append((name, dir))
@@ -166,15 +166,15 @@ enum LineProgram {
                     break
                 }
                 try u.seek(next)
-            case 1: emit(false)
-            case 2: address &+= try u.uleb() &* minInst
-            case 3: line &+= try u.sleb()
-            case 4: file = UInt32(truncatingIfNeeded: try u.uleb())
-            case 5: _ = try u.uleb()
-            case 6, 7, 10, 11: break
-            case 8: address &+= ((255 - UInt64(opcodeBase)) / lineRange) &* minInst
-            case 9: address &+= UInt64(try u.u16())
-            case 12: _ = try u.uleb()
+            case DW_LNS_copy: emit(false)
+            case DW_LNS_advance_pc: address &+= try u.uleb() &* minInst
+            case DW_LNS_advance_line: line &+= try u.sleb()
+            case DW_LNS_set_file: file = UInt32(truncatingIfNeeded: try u.uleb())
+            case DW_LNS_set_column: _ = try u.uleb()
+            case DW_LNS_negate_stmt, DW_LNS_set_basic_block, DW_LNS_set_prologue_end, DW_LNS_set_epilogue_begin: break
+            case DW_LNS_const_add_pc: address &+= ((255 - UInt64(opcodeBase)) / lineRange) &* minInst
+            case DW_LNS_fixed_advance_pc: address &+= UInt64(try u.u16())
+            case DW_LNS_set_isa: _ = try u.uleb()
             default:
                 let n = Int(op) < standardLengths.count ? Int(standardLengths[Int(op)]) : 0
                 for _ in 0..<n { _ = try u.uleb() }
@@ -197,35 +197,36 @@ enum LineProgram {
         var name = ""
         var dir: UInt64 = 0
         for f in formats {
-            switch f.form {
-            case 0x08:  // string
+            // Forms past 16 bits are unknown: the same error as any other unknown form.
+            switch UInt16(exactly: f.form) ?? .max {
+            case DW_FORM_string:
                 let s = try u.cString()
-                if f.content == 1 { name = s }
-            case 0x1f, 0x0e:  // line_strp, strp
+                if f.content == DW_LNCT_path { name = s }
+            case DW_FORM_line_strp, DW_FORM_strp:
                 let off = try u.unsigned(size: offsetSize)
-                if f.content == 1 {
-                    guard let table = f.form == 0x1f ? strings.lineStr : strings.str else {
+                if f.content == DW_LNCT_path {
+                    guard let table = f.form == UInt64(DW_FORM_line_strp) ? strings.lineStr : strings.str else {
                         throw DecodeError("line table names a string section that is missing")
                     }
                     name = try table.string(at: Int(clamping: off))
                 }
-            case 0x0f, 0x0d:
+            case DW_FORM_udata, DW_FORM_sdata:
                 let v = try u.uleb()
-                if f.content == 2 { dir = v }
-            case 0x0b:
+                if f.content == DW_LNCT_directory_index { dir = v }
+            case DW_FORM_data1:
                 let v = UInt64(try u.u8())
-                if f.content == 2 { dir = v }
-            case 0x05:
+                if f.content == DW_LNCT_directory_index { dir = v }
+            case DW_FORM_data2:
                 let v = UInt64(try u.u16())
-                if f.content == 2 { dir = v }
-            case 0x06:
+                if f.content == DW_LNCT_directory_index { dir = v }
+            case DW_FORM_data4:
                 let v = UInt64(try u.u32())
-                if f.content == 2 { dir = v }
-            case 0x07: _ = try u.u64()
-            case 0x1e: try u.skip(16)
-            case 0x09: try u.skip(Int(clamping: try u.uleb()))
-            case 0x0a: try u.skip(Int(try u.u8()))
-            case 0x1a, 0x25, 0x26, 0x27, 0x28:
+                if f.content == DW_LNCT_directory_index { dir = v }
+            case DW_FORM_data8: _ = try u.u64()
+            case DW_FORM_data16: try u.skip(16)
+            case DW_FORM_block: try u.skip(Int(clamping: try u.uleb()))
+            case DW_FORM_block1: try u.skip(Int(try u.u8()))
+            case DW_FORM_strx, DW_FORM_strx1, DW_FORM_strx2, DW_FORM_strx3, DW_FORM_strx4:
                 throw DecodeError("line table uses string-index forms, which are not supported")
             default:
                 throw DecodeError("line table uses unknown form 0x\(String(f.form, radix: 16))")

@@ -21,8 +21,13 @@ struct MachOFile {
     static let magic32: UInt32 = 0xfeed_face
     static let magic64: UInt32 = 0xfeed_facf
 
+    /// `filetype` values (mach-o/loader.h).
+    static let MH_OBJECT: UInt32 = 0x1
+
     var is64: Bool
     var cpuType: UInt32
+    /// MH_OBJECT, MH_EXECUTE, MH_DYLIB, MH_DSYM, ...
+    var fileType: UInt32
     var cpuSubtype: UInt32
     var uuid: [UInt8]?
     var textAddress: UInt64 = 0
@@ -43,7 +48,7 @@ struct MachOFile {
         is64 = magic == MachOFile.magic64
         cpuType = try r.u32()
         cpuSubtype = try r.u32()
-        _ = try r.u32()  // filetype
+        fileType = try r.u32()
         let ncmds = try r.u32()
         let sizeofcmds = try r.u32()
         _ = try r.u32()  // flags

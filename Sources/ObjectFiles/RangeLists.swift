@@ -19,7 +19,7 @@ struct RangeContext {
 
     /// The half-open ranges of a DW_AT_ranges value of `form`.
     func ranges(form: UInt16, value: UInt64) throws -> [(start: UInt64, end: UInt64)] {
-        if form == 0x23 || version >= 5 {
+        if form == DW_FORM_rnglistx || version >= 5 {
             return try rangeList(form: form, value: value)
         }
         guard var r = debugRanges else { throw DecodeError("DW_AT_ranges without a .debug_ranges section") }
@@ -51,7 +51,7 @@ struct RangeContext {
     private func rangeList(form: UInt16, value: UInt64) throws -> [(start: UInt64, end: UInt64)] {
         guard var r = debugRnglists else { throw DecodeError("DW_AT_ranges without a .debug_rnglists section") }
         var offset = value
-        if form == 0x23 {
+        if form == DW_FORM_rnglistx {
             let base = rnglistsBase ?? UInt64(offsetSize == 8 ? 20 : 12)
             guard value < UInt64(Int32.max) else { throw DecodeError("range list index \(value) is out of range") }
             try r.seek(Int(clamping: base &+ value &* UInt64(offsetSize)))
@@ -64,23 +64,23 @@ struct RangeContext {
         while true {
             let kind = try r.u8()
             switch kind {
-            case 0: return out
-            case 1: base = try indexedAddress(try r.uleb())
-            case 2:
+            case DW_RLE_end_of_list: return out
+            case DW_RLE_base_addressx: base = try indexedAddress(try r.uleb())
+            case DW_RLE_startx_endx:
                 let s = try indexedAddress(try r.uleb())
                 add(s, try indexedAddress(try r.uleb()))
-            case 3:
+            case DW_RLE_startx_length:
                 let s = try indexedAddress(try r.uleb())
                 add(s, s &+ (try r.uleb()))
-            case 4:
+            case DW_RLE_offset_pair:
                 let s = try r.uleb()
                 let e = try r.uleb()
                 add(base &+ s, base &+ e)
-            case 5: base = try r.unsigned(size: addressSize)
-            case 6:
+            case DW_RLE_base_address: base = try r.unsigned(size: addressSize)
+            case DW_RLE_start_end:
                 let s = try r.unsigned(size: addressSize)
                 add(s, try r.unsigned(size: addressSize))
-            case 7:
+            case DW_RLE_start_length:
                 let s = try r.unsigned(size: addressSize)
                 add(s, s &+ (try r.uleb()))
             default:
@@ -107,7 +107,7 @@ enum AddressRangeTable {
             let setStart = r.offset
             var length = UInt64(try r.u32())
             var offsetSize = 4
-            if length == 0xffff_ffff {
+            if length == UInt64(DWARF64_escape) {
                 length = try r.u64()
                 offsetSize = 8
             }

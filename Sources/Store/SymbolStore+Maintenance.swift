@@ -25,7 +25,9 @@ extension SymbolStore {
             reason = "has an unreadable build file \(row.file) (\((error as? SymbolicateError)?.message ?? "\(error)"))"
         }
         var rebuildError = ""
-        if SymbolStore.isRegularFile(row.sourcePath) {
+        if isReadOnly {
+            rebuildError = "; the store is read-only, so it cannot be rebuilt here"
+        } else if SymbolStore.isRegularFile(row.sourcePath) {
             do {
                 let slices = try ObjectFile.slices(atPath: row.sourcePath)
                 if let slice = slices.first(where: { $0.info.uuid == row.uuid && $0.info.arch == row.arch }) {
@@ -39,7 +41,9 @@ extension SymbolStore {
                 rebuildError = "; rebuilding from \(row.sourcePath) failed: \(error)"
             }
         }
-        catalog.withLock { catalog in try? catalog.setStatus(status, uuid: row.uuid, arch: row.arch) }
+        if !isReadOnly {
+            catalog.withLock { catalog in try? catalog.setStatus(status, uuid: row.uuid, arch: row.arch) }
+        }
         throw SymbolicateError(
             status == .missing ? .notFound : status == .outdated ? .unsupported : .io,
             "build \(row.uuid) (\(row.arch), \(row.name)) \(reason)\(rebuildError); re-import it: "
@@ -54,16 +58,27 @@ extension SymbolStore {
 
     /// Checks every build and the store folder. Removes temporaries left by dead imports (listed
     /// under `repaired`); reports everything else. `deep` also runs SQLite's integrity check on
-    /// every build file, which reads them in full.
+    /// every build file, which reads them in full. A read-only store is checked, not repaired.
     public func verify(deep: Bool = false) throws -> VerifyReport {
         var report = VerifyReport()
+        report.catalogSchemaVersion = Int(try catalogReader.withLock { try $0.database.pragmaInteger("user_version") })
+        if isReadOnly {
+            let rows = try catalogReader.withLock { try $0.all() }
+            for row in rows {
+                report.buildsChecked += 1
+                if let problem = check(row, deep: deep) { report.problems.append(problem) }
+            }
+            for file in try orphanFiles(listed: Set(rows.map(\.file))) {
+                report.problems.append(.init(kind: .orphanFile, file: file, message: "no catalog row lists this file"))
+            }
+            return report
+        }
         for (folder, prefix) in [(buildsDirectory, "builds/"), (temporaryDirectory, "tmp/")] {
             for name in TemporaryFile.removeStale(in: folder) {
                 report.repaired.append(
                     .init(kind: .staleTemporary, file: prefix + name, message: "left by an import that died; removed"))
             }
         }
-        report.catalogSchemaVersion = Int(try catalogReader.withLock { try $0.database.pragmaInteger("user_version") })
         let rows = try catalogReader.withLock { try $0.all() }
         var listed = Set<String>()
         for row in rows {
@@ -159,6 +174,7 @@ extension SymbolStore {
         let cutoff = Date().addingTimeInterval(-Double(max(0, days)) * 86_400)
         func isOld(_ row: StoredBuild) -> Bool { max(row.importedAt, row.lastUsedAt ?? row.importedAt) < cutoff }
         if dryRun { return try list().filter(isOld) }
+        try requireWritable("gc")
         _ = TemporaryFile.removeStale(in: buildsDirectory)
         _ = TemporaryFile.removeStale(in: temporaryDirectory)
         let removed = try catalog.withLock { catalog in

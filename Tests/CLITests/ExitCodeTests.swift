@@ -48,11 +48,9 @@ import Testing
         #expect(r.status == 65)
     }
 
-    @Test func nonAppleReportsAreNamed() throws {
-        guard Paths.corpusAvailable else {
-            print("skipped: ../shared/corpus is absent")
-            return
-        }
+    @Test(.enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+
+    func nonAppleReportsAreNamed() throws {
         let tombstone = Paths.corpus + "/aosp-mirror__platform_development/scripts/example_crashes.arm64.txt"
         let r = try CLI.run([tombstone])
         #expect(r.status == 65)

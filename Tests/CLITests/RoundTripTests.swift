@@ -5,11 +5,8 @@ import Foundation
 import Testing
 
 @Suite struct RoundTripTests {
-    @Test func corpusReportsComeBackByteIdentical() throws {
-        guard Paths.corpusAvailable else {
-            print("skipped: ../shared/corpus is absent")
-            return
-        }
+    @Test(.enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+    func corpusReportsComeBackByteIdentical() throws {
         let files = try Paths.corpusFiles(formatPrefixes: ["apple-text", "apple-ips"]).filter {
             !$0.hasSuffix(".plist") && FileManager.default.fileExists(atPath: $0)
         }

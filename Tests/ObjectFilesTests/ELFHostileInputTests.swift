@@ -9,14 +9,12 @@ import Testing
 
 @testable import ObjectFiles
 
+@Suite(.enabled(if: toolExists("g++"), "g++ is not installed"))
 struct ELFHostileInputTests {
-    /// The bytes of a small ELF with DWARF 5 and a build id; nil (with a message) without gcc.
-    static func seed(in dir: String, flags: [String] = ["-g", "-gdwarf-5", "-O2"]) throws -> [UInt8]? {
+    /// The bytes of a small ELF with DWARF 5 and a build id, built with g++.
+    static func seed(in dir: String, flags: [String] = ["-g", "-gdwarf-5", "-O2"]) throws -> [UInt8] {
         let variant = ELFTests.Variant(name: "seed", compiler: "g++", flags: flags)
-        guard let path = try ELFTests.build(variant, in: dir) else {
-            print("skipped: g++ not available")
-            return nil
-        }
+        let path = try #require(try ELFTests.build(variant, in: dir), "g++ failed to build the seed")
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
@@ -39,7 +37,7 @@ struct ELFHostileInputTests {
     @Test func truncatedCopiesFailCleanly() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { Fixtures.cleanup(dir) }
-        guard let bytes = try Self.seed(in: dir) else { return }
+        let bytes = try Self.seed(in: dir)
         #expect(Self.error(bytes, "whole") == nil)
         // The section headers sit at the end of the file, so every shorter copy has lost some.
         var lengths = Array(0..<80) + stride(from: 80, to: bytes.count, by: max(1, bytes.count / 200)).map { $0 }
@@ -56,7 +54,7 @@ struct ELFHostileInputTests {
     @Test func impossibleHeaderFieldsNameTheCause() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { Fixtures.cleanup(dir) }
-        guard let bytes = try Self.seed(in: dir) else { return }
+        let bytes = try Self.seed(in: dir)
         #expect(bytes[4] == 2 && bytes[5] == 1, "expected a little-endian ELF64 seed")
         var badClass = bytes
         badClass[4] = 7  // EI_CLASS
@@ -91,9 +89,8 @@ struct ELFHostileInputTests {
     @Test func bitFlippedCopiesNeverTrap() throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { Fixtures.cleanup(dir) }
-        guard let plain = try Self.seed(in: dir),
-            let compressed = try Self.seed(in: dir, flags: ["-g", "-gdwarf-4", "-O2", "-gz"])
-        else { return }
+        let plain = try Self.seed(in: dir)
+        let compressed = try Self.seed(in: dir, flags: ["-g", "-gdwarf-4", "-O2", "-gz"])
         var rng = HostileInputTests.Random(state: 0x2545_F491_4F6C_DD1D)
         var errors = 0
         var tables = 0
@@ -126,7 +123,7 @@ struct ELFHostileInputTests {
     @Test func concurrentLoadsOfOneSliceAgree() async throws {
         let dir = try Fixtures.temporaryDirectory()
         defer { Fixtures.cleanup(dir) }
-        guard let bytes = try Self.seed(in: dir, flags: ["-g", "-gdwarf-4", "-O2", "-gz"]) else { return }
+        let bytes = try Self.seed(in: dir, flags: ["-g", "-gdwarf-4", "-O2", "-gz"])
         let slice = try #require(try ObjectFile.slices(bytes: bytes, path: "seed").first)
         let reference = try slice.loadSymbolTable()
         let addresses = Symbolizer.sampleAddresses(reference, limit: 300)

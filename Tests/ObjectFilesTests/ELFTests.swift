@@ -98,15 +98,25 @@ struct ELFTests {
         return out
     }
 
-    @Test(arguments: variants.map(\.name))
+    @Test(.enabled(if: toolExists("g++"), "g++ is not installed"), arguments: names(builtWith: "g++"))
+    func gccBuildsMatchLLVMSymbolizer(_ name: String) throws {
+        try matchesLLVMSymbolizer(name)
+    }
+
+    @Test(.enabled(if: toolExists("clang++"), "clang++ is not installed"), arguments: names(builtWith: "clang++"))
+    func clangBuildsMatchLLVMSymbolizer(_ name: String) throws {
+        try matchesLLVMSymbolizer(name)
+    }
+
+    static func names(builtWith compiler: String) -> [String] {
+        variants.filter { $0.compiler == compiler }.map(\.name)
+    }
+
     func matchesLLVMSymbolizer(_ name: String) throws {
-        guard let v = Self.variants.first(where: { $0.name == name }) else { return }
+        let v = try #require(Self.variants.first { $0.name == name })
         let dir = try Fixtures.temporaryDirectory()
         defer { Fixtures.cleanup(dir) }
-        guard let binary = try Self.build(v, in: dir) else {
-            print("skipped \(name): \(v.compiler) not available")
-            return
-        }
+        let binary = try #require(try Self.build(v, in: dir), "\(v.compiler) failed to build \(name)")
         let slices = try ObjectFile.slices(atPath: binary)
         #expect(slices.count == 1)
         let slice = try #require(slices.first)

@@ -14,6 +14,9 @@ enum Fixtures {
 
     static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
+    /// Whether ../shared/corpus/real is there (tests that read it are disabled without it).
+    static var corpusIsAvailable: Bool { exists(corpus + "/MANIFEST.tsv") }
+
     /// A fresh temporary folder, removed by the caller with `cleanup`.
     static func temporaryDirectory() throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("objectfiles-\(UUID().uuidString)").path

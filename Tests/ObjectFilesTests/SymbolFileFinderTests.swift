@@ -9,12 +9,9 @@ import Testing
 @testable import ObjectFiles
 
 struct SymbolFileFinderTests {
-    @Test func nestedDSYMBundlesInTheCorpus() throws {
+    @Test(.enabled(if: Fixtures.corpusIsAvailable, "no corpus at ../shared/corpus/real"))
+    func nestedDSYMBundlesInTheCorpus() throws {
         let embedded = Fixtures.corpus + "/inket__MacSymbolicator/Resources/dSYMs/Embedded.app.dSYM"
-        guard Fixtures.exists(embedded) else {
-            print("skipped: no corpus at \(Fixtures.corpus)")
-            return
-        }
         let files = try SymbolFileFinder.objectFiles(in: embedded)
         #expect(files == [
             embedded + "/DSYM Example.app.dSYM/Contents/Resources/DWARF/DSYM Example",
@@ -41,11 +38,8 @@ struct SymbolFileFinderTests {
         return out
     }
 
-    @Test func corpusSlicesMatchTheManifest() throws {
-        guard Fixtures.exists(Fixtures.corpus + "/MANIFEST.tsv") else {
-            print("skipped: no corpus at \(Fixtures.corpus)")
-            return
-        }
+    @Test(.enabled(if: Fixtures.corpusIsAvailable, "no corpus at ../shared/corpus/real"))
+    func corpusSlicesMatchTheManifest() throws {
         let entries = try Self.manifestDSYMs()
         #expect(entries.count >= 10)
         for (path, ids) in entries {
@@ -62,12 +56,9 @@ struct SymbolFileFinderTests {
         for (path, _) in entries { #expect(all.contains(Fixtures.corpus + "/" + path), "\(path) not found by scanning") }
     }
 
-    @Test func archiveLayoutWithSymlinks() throws {
+    @Test(.enabled(if: Fixtures.exists(Fixtures.samples + "/ios-arm64-dwarf5"), "no Samples builds"))
+    func archiveLayoutWithSymlinks() throws {
         let sample = Fixtures.samples + "/ios-arm64-dwarf5"
-        guard Fixtures.exists(sample) else {
-            print("skipped: no Samples builds")
-            return
-        }
         let dir = try Fixtures.temporaryDirectory()
         defer { Fixtures.cleanup(dir) }
         let fm = FileManager.default

@@ -7,11 +7,9 @@ import Testing
 
 @Suite("symbolicate serve")
 struct ServeCommandTests {
-    @Test func startsAnswersAndStopsOnSIGTERM() throws {
-        guard let executable = Fixtures.executable else {
-            print("skipped: the symbolicate executable was not built beside the tests")
-            return
-        }
+    @Test(.enabled(if: Fixtures.executable != nil, "the symbolicate executable was not built beside the tests"))
+    func startsAnswersAndStopsOnSIGTERM() throws {
+        let executable = try #require(Fixtures.executable)
         let directory = NSTemporaryDirectory() + "serve-command-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let process = Process()
@@ -46,9 +44,11 @@ struct ServeCommandTests {
         #expect(process.terminationStatus == 0)
     }
 
-    @Test(arguments: [["--max-body", "lots"], ["--threads", "0"], ["--listen", "nowhere"], ["extra"]])
+    @Test(
+        .enabled(if: Fixtures.executable != nil, "the symbolicate executable was not built beside the tests"),
+        arguments: [["--max-body", "lots"], ["--threads", "0"], ["--listen", "nowhere"], ["extra"]])
     func badOptionsAreUsageErrors(arguments: [String]) throws {
-        guard let executable = Fixtures.executable else { return }
+        let executable = try #require(Fixtures.executable)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["serve", "--store", NSTemporaryDirectory() + "unused-\(UUID().uuidString)"] + arguments

@@ -16,14 +16,17 @@ import Testing
 struct SymbolicateEndpointTests {
     static let variant = "ios-arm64-dwarf5"
 
-    /// A server with both dSYMs of the variant imported, or nil (with a message) when Samples are absent.
-    static func serverWithSamples(holdKit: Bool = true) throws -> TestServer? {
-        guard let app = Fixtures.build("\(variant)/HoldApp.app.dSYM"), let kit = Fixtures.build("\(variant)/HoldKit.framework.dSYM"),
-            Fixtures.report("HoldApp-\(variant).crash") != nil
-        else {
-            print("skipped: Samples/build and Samples/reports are absent (run Samples/generate.sh)")
-            return nil
-        }
+    /// Whether the Samples dSYMs and reports these tests use are there.
+    static var samplesPresent: Bool {
+        Fixtures.build("\(variant)/HoldApp.app.dSYM") != nil && Fixtures.build("\(variant)/HoldKit.framework.dSYM") != nil
+            && Fixtures.report("HoldApp-\(variant).crash") != nil
+    }
+    static let samplesAbsent = "Samples/build and Samples/reports are absent (run Samples/generate.sh)"
+
+    /// A server with both dSYMs of the variant imported (only HoldApp's without `holdKit`).
+    static func serverWithSamples(holdKit: Bool = true) throws -> TestServer {
+        let app = try #require(Fixtures.build("\(variant)/HoldApp.app.dSYM"))
+        let kit = try #require(Fixtures.build("\(variant)/HoldKit.framework.dSYM"))
         let server = try TestServer()
         try server.importDirectly(holdKit ? [app, kit] : [app])
         return server
@@ -34,9 +37,10 @@ struct SymbolicateEndpointTests {
         return try SymbolicationService(locator: SymbolLocator(paths: [], store: store)).process(bytes, format: format)
     }
 
-    @Test(arguments: ["crash", "ips"])
+    @Test(.enabled(if: samplesPresent, "\(samplesAbsent)"), arguments: ["crash", "ips"])
     func answersWhatTheLibraryAnswers(kind: String) throws {
-        guard let server = try Self.serverWithSamples(), let report = Fixtures.report("HoldApp-\(Self.variant).\(kind)") else { return }
+        let server = try Self.serverWithSamples()
+        let report = try #require(Fixtures.report("HoldApp-\(Self.variant).\(kind)"))
         let expected = try Self.expected(server, report, format: nil)
         #expect(expected.outcome.symbolicatedFrames > 0)
         let response = try server.post("/v1/symbolicate", report)
@@ -65,8 +69,10 @@ struct SymbolicateEndpointTests {
         #expect(json.json()["frames_symbolicated"] as? Int == expected.outcome.symbolicatedFrames)
     }
 
-    @Test func gzipBodies() throws {
-        guard let server = try Self.serverWithSamples(), let report = Fixtures.report("HoldApp-\(Self.variant).crash") else { return }
+    @Test(.enabled(if: samplesPresent, "\(samplesAbsent)"))
+    func gzipBodies() throws {
+        let server = try Self.serverWithSamples()
+        let report = try #require(Fixtures.report("HoldApp-\(Self.variant).crash"))
         let plain = try server.post("/v1/symbolicate", report)
         let zipped = try server.post("/v1/symbolicate", gzip(report), headers: [("Content-Encoding", "gzip")])
         #expect(zipped.status == 200)
@@ -82,8 +88,10 @@ struct SymbolicateEndpointTests {
         #expect(refused.status == 413)
     }
 
-    @Test func missingImagesAreNamed() throws {
-        guard let server = try Self.serverWithSamples(holdKit: false), let report = Fixtures.report("HoldApp-\(Self.variant).crash") else { return }
+    @Test(.enabled(if: samplesPresent, "\(samplesAbsent)"))
+    func missingImagesAreNamed() throws {
+        let server = try Self.serverWithSamples(holdKit: false)
+        let report = try #require(Fixtures.report("HoldApp-\(Self.variant).crash"))
         let holdKit = try #require(Fixtures.uuids(variant: Self.variant)["HoldKit"])
         let response = try server.post("/v1/symbolicate", report)
         #expect(response.status == 200)
@@ -112,8 +120,10 @@ struct SymbolicateEndpointTests {
         #expect(try server.get("/healthz").status == 200)
     }
 
-    @Test func sentryAndMozillaShapes() throws {
-        guard let server = try Self.serverWithSamples(), let report = Fixtures.report("HoldApp-\(Self.variant).crash") else { return }
+    @Test(.enabled(if: samplesPresent, "\(samplesAbsent)"))
+    func sentryAndMozillaShapes() throws {
+        let server = try Self.serverWithSamples()
+        let report = try #require(Fixtures.report("HoldApp-\(Self.variant).crash"))
         let expected = try Self.expected(server, report, format: .json)
         let parsed = expected.report
         let crashed = try #require(parsed.backtraces.firstIndex { $0.kind == .thread && $0.crashed })

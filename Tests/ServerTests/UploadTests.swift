@@ -15,17 +15,12 @@ import Testing
 struct UploadTests {
     static let variant = "ios-arm64-dwarf5"
 
-    static func ready() -> Bool {
-        guard Fixtures.hasImportCommand else {
-            print("skipped: the symbolicate executable with an import command was not built beside the tests")
-            return false
-        }
-        guard Fixtures.build("\(variant)/HoldApp.app.dSYM") != nil, Fixtures.report("HoldApp-\(variant).crash") != nil else {
-            print("skipped: Samples/build and Samples/reports are absent (run Samples/generate.sh)")
-            return false
-        }
-        return true
+    /// Uploads are imported by the built executable, from the Samples dSYMs.
+    static var ready: Bool {
+        Fixtures.hasImportCommand && Fixtures.build("\(variant)/HoldApp.app.dSYM") != nil
+            && Fixtures.report("HoldApp-\(variant).crash") != nil
     }
+    static let notReady = "needs the symbolicate executable built beside the tests and Samples/build, Samples/reports"
 
     static func zip(_ bundles: [String]) throws -> [UInt8] {
         var zip = ZipFixture()
@@ -63,8 +58,8 @@ struct UploadTests {
         #expect(try server.get("/metrics").text.contains(#"symbolicate_imports_total{outcome="failed"} 1"#))
     }
 
-    @Test func uploadListShowDelete() throws {
-        guard Self.ready() else { return }
+    @Test(.enabled(if: ready, "\(notReady)"))
+    func uploadListShowDelete() throws {
         let server = try TestServer()
         let uuids = Fixtures.uuids(variant: Self.variant)
         let upload = try server.post("/v1/symbols", try Self.zip(["HoldApp.app.dSYM", "HoldKit.framework.dSYM"]), headers: server.auth)
@@ -97,8 +92,8 @@ struct UploadTests {
         #expect(try server.get("/metrics").text.contains("symbolicate_store_builds 1"))
     }
 
-    @Test func singleMachOUpload() throws {
-        guard Self.ready() else { return }
+    @Test(.enabled(if: ready, "\(notReady)"))
+    func singleMachOUpload() throws {
         let server = try TestServer()
         let path = try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"))
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -113,8 +108,8 @@ struct UploadTests {
         #expect((named.json()["already_present"] as? [[String: Any]])?.first?["name"] as? String == "HoldKit")
     }
 
-    @Test func hostileUploadsAreRefused() throws {
-        guard Self.ready() else { return }
+    @Test(.enabled(if: ready, "\(notReady)"))
+    func hostileUploadsAreRefused() throws {
         let server = try TestServer()
         let dwarf = try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM/Contents/Resources/DWARF/HoldApp"))
         let machO = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dwarf)))
@@ -147,8 +142,8 @@ struct UploadTests {
         #expect((try server.get("/v1/symbols").json()["builds"] as? [[String: Any]] ?? []).allSatisfy { $0["status"] as? String == "ready" })
     }
 
-    @Test func concurrentIdenticalUploadsMakeOneBuild() throws {
-        guard Self.ready() else { return }
+    @Test(.enabled(if: ready, "\(notReady)"))
+    func concurrentIdenticalUploadsMakeOneBuild() throws {
         let server = try TestServer()
         let body = try Self.zip(["HoldApp.app.dSYM"])
         let port = server.port
@@ -166,8 +161,8 @@ struct UploadTests {
         #expect(try server.post("/v1/symbolicate", report).status == 200)
     }
 
-    @Test func storedReportsAreResymbolicatedWhenTheirDSYMArrives() throws {
-        guard Self.ready() else { return }
+    @Test(.enabled(if: ready, "\(notReady)"))
+    func storedReportsAreResymbolicatedWhenTheirDSYMArrives() throws {
         let server = try TestServer()
         let uuids = Fixtures.uuids(variant: Self.variant)
         let holdKit = try #require(uuids["HoldKit"])

@@ -43,8 +43,8 @@ let corpusCases: [CorpusCase] = [
 
 @Suite struct CorpusSymbolicationTests {
     @Test(
-        .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"),
-        .enabled(if: Referee.available, "llvm-symbolizer-14 is absent"), arguments: corpusCases)
+        .enabled(if: Paths.corpusAvailable && Referee.available, "../shared/corpus or llvm-symbolizer-14 is absent"),
+        arguments: corpusCases)
     func framesMatchLLVMSymbolizer(_ testCase: CorpusCase) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.corpus + "/" + testCase.report)))
         let locator = try SymbolLocator(paths: testCase.dsyms.map { Paths.corpus + "/" + $0 }, store: nil)
