@@ -78,12 +78,6 @@ public struct Frame: Sendable, Hashable {
     public var symbolOffset: UInt64?
     public var sourceFile: String?
     public var sourceLine: Int?
-    /// True when the report names the frame itself (a symbol that is not `???` or `<redacted>`).
-    public var isNamedByReport: Bool {
-        guard let symbol, !symbol.isEmpty else { return false }
-        return symbol != "???" && symbol != "<redacted>"
-    }
-
     /// False for the program counter (frame 0 of a thread), true for return addresses, which
     /// are looked up at address - 1.
     public var isReturnAddress: Bool
@@ -106,6 +100,12 @@ public struct Frame: Sendable, Hashable {
         self.sourceLine = sourceLine
         self.isReturnAddress = isReturnAddress
         self.symbolColumn = symbolColumn
+    }
+
+    /// True when the report names the frame itself (a symbol that is not `???` or `<redacted>`).
+    public var isNamedByReport: Bool {
+        guard let symbol, !symbol.isEmpty else { return false }
+        return symbol != "???" && symbol != "<redacted>"
     }
 }
 

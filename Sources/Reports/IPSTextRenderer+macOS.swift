@@ -27,7 +27,9 @@ extension IPSTextRenderer {
         for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .thread {
             var label = "Thread \(backtrace.number ?? b)" + (backtrace.crashed ? " Crashed:" : ":")
             if backtrace.name != nil || backtrace.queue != nil {
-                label += ":" + (backtrace.name.map { " \($0)" } ?? "") + (backtrace.queue.map { "  Dispatch queue: \($0)" } ?? "")
+                label +=
+                    ":" + (backtrace.name.map { " \($0)" } ?? "")
+                    + (backtrace.queue.map { "  Dispatch queue: \($0)" } ?? "")
             }
             out.append(label)
             frames(report, b, results, into: &out)
@@ -45,7 +47,8 @@ extension IPSTextRenderer {
         if let mods = body["extMods"] {
             out.append("External Modification Summary:")
             for (key, title) in [
-                ("targeted", "Calls made by other processes targeting this process:"), ("caller", "Calls made by this process:"),
+                ("targeted", "Calls made by other processes targeting this process:"),
+                ("caller", "Calls made by this process:"),
                 ("system", "Calls made by all processes on this machine:"),
             ] {
                 guard let counts = mods[key] else { continue }
@@ -138,8 +141,8 @@ extension IPSTextRenderer {
     static func instructionStream(_ body: JSONNode, into out: inout [String]) {
         let threads = body["threads"]?.elements ?? []
         guard let index = threads.firstIndex(where: { $0["triggered"]?.bool == true }),
-              let stream = threads[index]["instructionState"]?["instructionStream"],
-              let values = stream["bytes"]?.elements, !values.isEmpty
+            let stream = threads[index]["instructionState"]?["instructionStream"],
+            let values = stream["bytes"]?.elements, !values.isEmpty
         else { return }
         let bytes = values.map { UInt8(truncatingIfNeeded: $0.uint64 ?? 0) }
         let pc = stream["offset"]?.int ?? -1

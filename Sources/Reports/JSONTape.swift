@@ -68,7 +68,9 @@ struct JSONTape: Sendable {
                     continue
                 }
                 if top.hasElement {
-                    guard b == UInt8(ascii: ",") else { throw scanner.fail("expected ',' or '\(isObject ? "}" : "]")'") }
+                    guard b == UInt8(ascii: ",") else {
+                        throw scanner.fail("expected ',' or '\(isObject ? "}" : "]")'")
+                    }
                     scanner.pos += 1
                     scanner.skipSpace()
                 }
@@ -135,11 +137,12 @@ struct JSONTape: Sendable {
             let kind: JSONNode.Kind
             switch e.kind {
             case .object:
-                kind = .object(children(i).map { c in
-                    JSONNode.Member(
-                        key: entries[c].key ?? "", keyRange: entries[c].keyRange ?? entries[c].range,
-                        value: built[c].take() ?? JSONNode(kind: .null, range: entries[c].range))
-                })
+                kind = .object(
+                    children(i).map { c in
+                        JSONNode.Member(
+                            key: entries[c].key ?? "", keyRange: entries[c].keyRange ?? entries[c].range,
+                            value: built[c].take() ?? JSONNode(kind: .null, range: entries[c].range))
+                    })
             case .array:
                 kind = .array(children(i).map { built[$0].take() ?? JSONNode(kind: .null, range: entries[$0].range) })
             case .string: kind = .string(e.text ?? "")

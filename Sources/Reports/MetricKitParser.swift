@@ -81,7 +81,9 @@ public enum MetricKitParser {
         var diagnostics: [Layout.Diagnostic] = []
         for payload in payloads {
             if tape.member(payload, "callStacks") != nil {
-                if let d = diagnostic(tape, key: "callStackTree", name: "call stack tree", index: 0, entry: payload, tree: payload) {
+                if let d = diagnostic(
+                    tape, key: "callStackTree", name: "call stack tree", index: 0, entry: payload, tree: payload)
+                {
                     diagnostics.append(d)
                 }
                 continue
@@ -115,7 +117,8 @@ public enum MetricKitParser {
         for stack in tape.children(stacks) where tape.kind(stack) == .object {
             let attributed = tape.bool(tape.member(stack, "threadAttributed")) ?? false
             d.stacks.append(
-                Layout.Stack(entry: stack, threadAttributed: attributed, nodes: nodes(tape, stack, perThread: d.perThread)))
+                Layout.Stack(
+                    entry: stack, threadAttributed: attributed, nodes: nodes(tape, stack, perThread: d.perThread)))
         }
         return d
     }
@@ -148,13 +151,16 @@ public enum MetricKitParser {
         var imageIndex: [ImageKey: Int] = [:]
         for payload in layout.payloads {
             for key in ["timeStampBegin", "timeStampEnd"] {
-                if let value = tape.scalarText(tape.member(payload, key)) { report.fields.append(HeaderField(key: key, value: value)) }
+                if let value = tape.scalarText(tape.member(payload, key)) {
+                    report.fields.append(HeaderField(key: key, value: value))
+                }
             }
         }
         for diagnostic in layout.diagnostics {
             report.fields += fields(of: diagnostic, tape)
             if report.arch == nil, let meta = diagnostic.metaData,
-               let arch = tape.string(tape.member(meta, "platformArchitecture")), !arch.isEmpty {
+                let arch = tape.string(tape.member(meta, "platformArchitecture")), !arch.isEmpty
+            {
                 report.arch = Arch(arch)
             }
             for (s, stack) in diagnostic.stacks.enumerated() {
@@ -163,7 +169,8 @@ public enum MetricKitParser {
                     name: "\(diagnostic.key)[\(diagnostic.index)]", crashed: stack.threadAttributed)
                 backtrace.frames.reserveCapacity(stack.nodes.count)
                 for (n, node) in stack.nodes.enumerated() {
-                    backtrace.frames.append(frame(node, number: n, tape: tape, images: &report.images, index: &imageIndex))
+                    backtrace.frames.append(
+                        frame(node, number: n, tape: tape, images: &report.images, index: &imageIndex))
                 }
                 report.backtraces.append(backtrace)
             }
@@ -186,7 +193,8 @@ public enum MetricKitParser {
         let uuid = tape.string(tape.member(e, "binaryUUID")).flatMap { BuildID(string: $0) }
         let offset = tape.uint64(tape.member(e, "offsetIntoBinaryTextSegment"))
         let stated = tape.uint64(tape.member(e, "address"))
-        var frame = Frame(number: number, imageName: name, address: stated ?? offset ?? 0, isReturnAddress: node.isReturnAddress)
+        var frame = Frame(
+            number: number, imageName: name, address: stated ?? offset ?? 0, isReturnAddress: node.isReturnAddress)
         guard let offset else { return frame }
         let load = loadAddress(address: stated, offset: offset)
         let key = ImageKey(uuid: uuid, name: name, load: load)

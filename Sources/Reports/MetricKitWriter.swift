@@ -26,9 +26,11 @@ enum MetricKitWriter {
             for stack in diagnostic.stacks {
                 for (f, node) in stack.nodes.enumerated() {
                     guard let result = results[FrameID(backtrace: b, frame: f)], result.status == .symbolicated,
-                          let outer = result.frames.last
+                        let outer = result.frames.last
                     else { continue }
-                    if let edit = keyEdit(node.entry, outer, inline: result.frames.dropLast(), tape: tape, original: original) {
+                    if let edit = keyEdit(
+                        node.entry, outer, inline: result.frames.dropLast(), tape: tape, original: original)
+                    {
                         edits.append(edit)
                     }
                 }
@@ -56,7 +58,8 @@ enum MetricKitWriter {
 
     /// The insertion that adds `outer`'s keys (and `inlineFrames`) to the frame object `entry`.
     private static func keyEdit(
-        _ entry: Int, _ outer: SymbolicatedFrame, inline: ArraySlice<SymbolicatedFrame>, tape: JSONTape, original: [UInt8]
+        _ entry: Int, _ outer: SymbolicatedFrame, inline: ArraySlice<SymbolicatedFrame>, tape: JSONTape,
+        original: [UInt8]
     ) -> ByteEdit? {
         let members = tape.children(entry)
         let style = Style(members, tape: tape, in: original)
@@ -66,7 +69,10 @@ enum MetricKitWriter {
         var added: [[UInt8]] = values(outer).map { pair($0.0, $0.1) }
         if !inline.isEmpty {
             let objects = inline.map { level in
-                "{" + values(level).map { JSONWriter.quote($0.0) + String(decoding: style.keyValue, as: UTF8.self) + $0.1 }
+                "{"
+                    + values(level).map {
+                        JSONWriter.quote($0.0) + String(decoding: style.keyValue, as: UTF8.self) + $0.1
+                    }
                     .joined(separator: ", ") + "}"
             }
             added.append(pair("inlineFrames", "[" + objects.joined(separator: ", ") + "]"))
@@ -76,7 +82,8 @@ enum MetricKitWriter {
         if let last = ownKeys.last {
             // After the last member that is not `subFrames`: a separator before each pair.
             for p in added { bytes += style.member + p }
-            return ByteEdit(range: tape.entries[last].range.upperBound..<tape.entries[last].range.upperBound, bytes: bytes)
+            return ByteEdit(
+                range: tape.entries[last].range.upperBound..<tape.entries[last].range.upperBound, bytes: bytes)
         }
         // Only `subFrames` (or nothing): the pairs go first, each followed by a separator when
         // another member follows.
@@ -96,11 +103,13 @@ enum MetricKitWriter {
 
         init(_ members: [Int], tape: JSONTape, in bytes: [UInt8]) {
             if let first = members.first, let key = tape.entries[first].keyRange,
-               key.upperBound <= tape.entries[first].range.lowerBound {
+                key.upperBound <= tape.entries[first].range.lowerBound
+            {
                 keyValue = Array(bytes[key.upperBound..<tape.entries[first].range.lowerBound])
             }
             if members.count >= 2, let key = tape.entries[members[1]].keyRange,
-               tape.entries[members[0]].range.upperBound <= key.lowerBound {
+                tape.entries[members[0]].range.upperBound <= key.lowerBound
+            {
                 member = Array(bytes[tape.entries[members[0]].range.upperBound..<key.lowerBound])
             }
         }
@@ -155,12 +164,15 @@ enum MetricKitWriter {
     private static func threadLines(_ frame: Frame, _ result: FrameResult?, _ report: CrashReport) -> [String] {
         let image = report.image(for: frame)?.name ?? frame.imageName ?? "???"
         guard let result, result.status == .symbolicated, !result.frames.isEmpty else {
-            return [ReportWriter.frameLine(
-                number: frame.number, image: image, address: frame.address,
-                column: ReportWriter.unsymbolicatedColumn(frame, in: report))]
+            return [
+                ReportWriter.frameLine(
+                    number: frame.number, image: image, address: frame.address,
+                    column: ReportWriter.unsymbolicatedColumn(frame, in: report))
+            ]
         }
         return result.frames.map {
-            ReportWriter.frameLine(number: frame.number, image: image, address: frame.address, column: ReportWriter.symbolColumn($0))
+            ReportWriter.frameLine(
+                number: frame.number, image: image, address: frame.address, column: ReportWriter.symbolColumn($0))
         }
     }
 

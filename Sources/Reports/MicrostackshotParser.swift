@@ -67,7 +67,7 @@ enum MicrostackshotParser {
         var plus = close - 1
         while plus > paren, bytes[plus] >= 0x30, bytes[plus] <= 0x39 { plus -= 1 }
         guard plus - 2 > paren, bytes[plus] == 0x20, bytes[plus - 1] == UInt8(ascii: "+"), bytes[plus - 2] == 0x20,
-              let offset = ByteText.decimal(bytes, (plus + 1)..<close)
+            let offset = ByteText.decimal(bytes, (plus + 1)..<close)
         else { return nil }
         let symbol = ByteText.trim(bytes, i..<paren)
         guard !symbol.isEmpty else { return nil }
@@ -76,7 +76,9 @@ enum MicrostackshotParser {
             image: ByteText.string(bytes, (paren + 1)..<(plus - 2)), offset: offset, address: address)
     }
 
-    static func parse(_ bytes: [UInt8], from offset: Int, format: ReportFormat, jsonHeader: String?) throws -> CrashReport {
+    static func parse(_ bytes: [UInt8], from offset: Int, format: ReportFormat, jsonHeader: String?) throws
+        -> CrashReport
+    {
         var report = CrashReport(format: format, original: bytes, jsonHeader: jsonHeader)
         var trees: [(backtrace: Backtrace, lines: [SampleLine], isChain: Bool)] = []
         var current: (backtrace: Backtrace, lines: [SampleLine], isChain: Bool)? = nil
@@ -178,7 +180,9 @@ enum MicrostackshotParser {
         if let uuid, let i = images.firstIndex(where: { $0.uuid == uuid }) { return i }
         if uuid == nil, let i = images.firstIndex(where: { $0.name == sample.image }) { return i }
         guard sample.offset <= sample.address else { return nil }
-        images.append(BinaryImage(loadAddress: sample.address - sample.offset, name: uuid?.uuidString ?? sample.image, uuid: uuid))
+        images.append(
+            BinaryImage(loadAddress: sample.address - sample.offset, name: uuid?.uuidString ?? sample.image, uuid: uuid)
+        )
         return images.count - 1
     }
 }

@@ -5,11 +5,14 @@
 import Foundation
 import Server
 import Store
-import Symbolication
 import SymbolicateModel
+import Symbolication
 import Testing
 
-@Suite("POST /v1/symbolicate with other diagnostics", .enabled(if: DiagnosticsFixtures.available, "Samples/diagnostics or Samples/build is absent (run Samples/generate.sh)"))
+@Suite(
+    "POST /v1/symbolicate with other diagnostics",
+    .enabled(
+        if: DiagnosticsFixtures.available, "Samples/diagnostics or Samples/build is absent (run Samples/generate.sh)"))
 struct DiagnosticsEndpointTests {
     @Test(arguments: ["", "?format=json", "?format=crash"])
     func metricKitPayloadIsSymbolicated(query: String) throws {
@@ -18,7 +21,8 @@ struct DiagnosticsEndpointTests {
         let bytes = try #require(DiagnosticsFixtures.file("HoldApp-metrickit.json"))
         let store = try SymbolStore(directory: server.server.configuration.storeDirectory)
         let format: OutputFormat? = query.isEmpty ? nil : OutputFormat(rawValue: String(query.dropFirst(8)))
-        let expected = try SymbolicationService(locator: SymbolLocator(paths: [], store: store)).process(bytes, format: format)
+        let expected = try SymbolicationService(locator: SymbolLocator(paths: [], store: store)).process(
+            bytes, format: format)
         #expect(expected.outcome.symbolicatedFrames > 0)
         let response = try server.post("/v1/symbolicate" + query, bytes)
         #expect(response.status == 200)

@@ -6,10 +6,10 @@
 
 import Foundation
 import ObjectFiles
-import Store
 import Reports
-import Symbolication
+import Store
 import SymbolicateModel
+import Symbolication
 import Testing
 
 enum LineZero {
@@ -53,7 +53,8 @@ struct LineZeroTests {
             guard let innermost = truth.first, innermost.line == 0, !innermost.file.isEmpty else { continue }
             for source in [table as any SymbolSource, stored] {
                 let chain = try #require(source.lookup(address), "nothing at 0x\(String(address, radix: 16))")
-                #expect(chain.map { RefereeFrame(function: $0.function, file: $0.file ?? "", line: $0.line ?? 0) } == truth)
+                #expect(
+                    chain.map { RefereeFrame(function: $0.function, file: $0.file ?? "", line: $0.line ?? 0) } == truth)
                 #expect(chain.first?.line == 0, "line 0 at 0x\(String(address, radix: 16)) became no line")
             }
             zeros += 1
@@ -85,7 +86,8 @@ struct AppleFrameFormatTests {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: base + "/Crashes/ios-crash.crash")))
         let apple = try String(contentsOfFile: base + "/Crashes/ios-crash_symbolicated.crash", encoding: .utf8)
         let locator = try SymbolLocator(paths: [base + "/dSYMs/iOSCrashingTest.app.dSYM"], store: nil)
-        let service = SymbolicationService(locator: locator, options: SymbolicationOptions(adjustReturnAddresses: false))
+        let service = SymbolicationService(
+            locator: locator, options: SymbolicationOptions(adjustReturnAddresses: false))
         let ours = String(decoding: try service.process(bytes, format: nil).output, as: UTF8.self)
         let appleZeros = apple.split(separator: "\n").filter { $0.hasSuffix("(<compiler-generated>:0)") }
         #expect(appleZeros.count >= 2)

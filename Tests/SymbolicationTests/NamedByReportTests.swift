@@ -5,8 +5,8 @@
 
 import Foundation
 import Reports
-import Symbolication
 import SymbolicateModel
+import Symbolication
 import Testing
 
 @Suite struct NamedByReportTests {

@@ -5,8 +5,8 @@
 
 import Foundation
 import Reports
-import Symbolication
 import SymbolicateModel
+import Symbolication
 import Testing
 
 @Suite struct PastedShapesTests {
@@ -34,7 +34,9 @@ import Testing
         #expect(processed.report.images == expected.report.images)
         #expect(processed.report.frameCount == expected.report.frameCount)
         #expect(processed.outcome.symbolicatedFrames == expected.outcome.symbolicatedFrames)
-        #expect(String(decoding: processed.output, as: UTF8.self) == indented(String(decoding: expected.output, as: UTF8.self)))
+        #expect(
+            String(decoding: processed.output, as: UTF8.self)
+                == indented(String(decoding: expected.output, as: UTF8.self)))
     }
 
     @Test func dpkgAndOtherBinaryImageSections() throws {
@@ -50,7 +52,9 @@ import Testing
         let others = images.filter { !$0.contains("/HoldApp.app/") }
         lines.replaceSubrange(
             start..<end,
-            with: ["Binary Images:"] + apps + ["", "Binary Images (dpkg):"] + others.prefix(1) + ["", "Binary Images (Other):"]
+            with: ["Binary Images:"] + apps + ["", "Binary Images (dpkg):"] + others.prefix(1) + [
+                "", "Binary Images (Other):",
+            ]
                 + others.dropFirst())
         let processed = try Self.process(lines.joined(separator: "\n"))
         #expect(Set(processed.report.images.map(\.name)) == Set(expected.report.images.map(\.name)))
