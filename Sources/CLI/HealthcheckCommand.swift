@@ -101,8 +101,9 @@ struct HealthcheckTarget {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeoutSeconds) * 1_000_000_000
         let fd = try connect(deadline: deadline)
         defer { close(fd) }
-        let request = "GET \(requestTarget) HTTP/1.1\r\nHost: \(authority)\r\nUser-Agent: symbolicate-healthcheck\r\n"
-            + "Accept: */*\r\nConnection: close\r\n\r\n"
+        let request =
+            "GET \(requestTarget) HTTP/1.1\r\nHost: \(authority)\r\n"
+            + "User-Agent: symbolicate-healthcheck\r\nAccept: */*\r\nConnection: close\r\n\r\n"
         var bytes = Array(request.utf8)
         while !bytes.isEmpty {
             try wait(fd, for: Int16(POLLOUT), until: deadline, doing: "sending the request")
@@ -130,7 +131,7 @@ struct HealthcheckTarget {
             }
             received += buffer[0..<count]
         }
-        let firstLine = received.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let firstLine = received.prefix { $0 != UInt8(ascii: "\n") }
         return try Self.parseStatusLine(String(decoding: firstLine, as: UTF8.self))
     }
 

@@ -31,7 +31,8 @@ import Testing
         }
         // The server's first line on stderr is {"event":"listening","address":"127.0.0.1:PORT"}.
         let first = try #require(Self.firstLine(of: log.fileHandleForReading))
-        let address = try #require(first.range(of: "\"address\":\"").map { first[$0.upperBound...].prefix { $0 != "\"" } })
+        let key = try #require(first.range(of: "\"address\":\""))
+        let address = first[key.upperBound...].prefix { $0 != "\"" }
         let r = try CLI.run(["healthcheck", "http://\(address)/healthz"])
         #expect(r.status == 0, "stderr: \(r.stderr)")
         #expect(r.stdoutText.contains("200"))
