@@ -11,5 +11,6 @@ let commandList: [any Command.Type] = [
     GCCommand.self,
     VerifyCommand.self,
     ServeCommand.self,
+    HealthcheckCommand.self,
     BatchCommand.self,
 ]

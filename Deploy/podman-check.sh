@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Builds the container image of Deploy/Dockerfile with podman and checks that it works: the
+# binary built on this host with --static-swift-stdlib goes into the Dockerfile's runtime
+# (`--target prebuilt`) on a Debian bookworm base made locally with debootstrap, because no image
+# registry is reachable here. Then the container is run and checked: /healthz, an upload of the
+# Samples dSYMs through POST /v1/symbols (imported by the child process inside the container),
+# a Samples report through POST /v1/symbolicate answered exactly as the same binary answers on the
+# host, the image's HEALTHCHECK (kept by --format docker) reporting healthy, the server running as
+# the non-root user 10001, the libraries it loads all present. Everything it started is removed
+# at the end; the base image stays cached (podman storage, and a tarball under /var/tmp).
+#
+# Usage: Deploy/podman-check.sh            (as root; installs podman, runc, debootstrap if missing)
+# Environment: SYMBOLICATE_BINARY=PATH     use this binary instead of building one
+#              PORT=N                      host port for the container (default: a free one)
+#              MIRROR=URL                  Debian mirror for debootstrap (default: the one apt uses)
+# Exit status: 0 when every check passes, 1 when one fails (the failing step is named).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=/var/tmp/symbolicate-deploy
+base_image=localhost/bookworm-base:local
+image=localhost/symbolicate:check
+container=symbolicate-check-$$
+work=$(mktemp -d /var/tmp/symbolicate-podman-check.XXXXXX)
+started=$(date +%s)
+step_started=$started
+
+step() {
+    local now
+    now=$(date +%s)
+    echo "[podman-check] ($((now - step_started)) s) -> $*" >&2
+    step_started=$now
+}
+fail() {
+    echo "[podman-check] FAILED: $*" >&2
+    exit 1
+}
+
+[ "$(id -u)" -eq 0 ] || fail "run as root: podman here runs rootful with runc and cgroupfs"
+
+missing=()
+for tool in podman runc debootstrap curl; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+if [ ${#missing[@]} -gt 0 ]; then
+    step "installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# Podman on these machines: runc (crun fails on the cgroup setup), cgroupfs, and no default ulimits
+# (setting RLIMIT_NPROC is not permitted here).
+printf '[containers]\ndefault_ulimits = []\n' >"$work/containers.conf"
+export CONTAINERS_CONF=$work/containers.conf
+pod() { podman --runtime runc --cgroup-manager cgroupfs "$@"; }
+
+cleanup() {
+    pod rm -f "$container" >/dev/null 2>&1 || true
+    pod rmi -f "$image" >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# ---- 1. the base image, cached ----
+if pod image exists "$base_image"; then
+    step "base image $base_image already present"
+else
+    mkdir -p "$cache"
+    if [ ! -s "$cache/bookworm-minbase.tar" ]; then
+        mirror=${MIRROR:-$(grep -hoE '(URIs:|deb) +https?://[^ ]+' /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null \
+            | grep -v security | awk '{print $2}' | head -1 || true)}
+        mirror=${mirror:-http://deb.debian.org/debian}
+        step "debootstrap bookworm (minbase) from $mirror"
+        rm -rf "$cache/rootfs"
+        debootstrap --variant=minbase bookworm "$cache/rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 \
+            || { tail -20 "$work/debootstrap.log" >&2; fail "debootstrap"; }
+        rm -rf "$cache/rootfs/var/cache/apt/archives"/*.deb "$cache/rootfs/var/lib/apt/lists"/*
+        tar -C "$cache/rootfs" -cf "$cache/bookworm-minbase.tar.partial" .
+        mv "$cache/bookworm-minbase.tar.partial" "$cache/bookworm-minbase.tar"
+        rm -rf "$cache/rootfs"
+    fi
+    step "importing $cache/bookworm-minbase.tar as $base_image"
+    pod import "$cache/bookworm-minbase.tar" "$base_image" >/dev/null
+fi
+
+# ---- 2. the binary, built on this host with the Swift runtime linked in ----
+binary=${SYMBOLICATE_BINARY:-}
+if [ -z "$binary" ]; then
+    step "swift build -c release --static-swift-stdlib"
+    (cd "$repo" && swift build -c release --static-swift-stdlib --product symbolicate >&2)
+    binary=$(cd "$repo" && swift build -c release --static-swift-stdlib --show-bin-path)/symbolicate
+fi
+[ -x "$binary" ] || fail "no executable at $binary"
+if readelf -d "$binary" | grep -q 'NEEDED.*libswiftCore'; then
+    fail "$binary links the Swift runtime dynamically; build it with --static-swift-stdlib"
+fi
+mkdir "$work/context"
+cp "$binary" "$work/context/symbolicate"
+# Podman would apply Deploy/Dockerfile.dockerignore (made for the repository as the context) here too.
+printf "%s\n" "# the folder holds only the binary" "!symbolicate" >"$work/context.dockerignore"
+
+# ---- 3. the image: the Dockerfile's runtime with that binary ----
+step "podman build --target prebuilt"
+pod build --format docker --network host --target prebuilt --ignorefile "$work/context.dockerignore" \
+    --build-arg RUNTIME_IMAGE="$base_image" -t "$image" -f "$repo/Deploy/Dockerfile" "$work/context" \
+    >"$work/build.log" 2>&1 || { tail -30 "$work/build.log" >&2; fail "podman build"; }
+health=$(pod image inspect --format '{{json .Config.Healthcheck.Test}}' "$image")
+[[ $health == *'"symbolicate","healthcheck"'* ]] || fail "the image has no HEALTHCHECK running the binary (got $health)"
+user=$(pod image inspect --format '{{.Config.User}}' "$image")
+[ "$user" = "10001:10001" ] || fail "the image's user is '$user', expected 10001:10001"
+echo "[podman-check] image size: $(pod image inspect --format '{{.Size}}' "$image" | awk '{printf "%.0f MB", $1/1e6}')" >&2
+
+# ---- 4. run it ----
+if [ -z "${PORT:-}" ]; then
+    PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+fi
+token=check-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s\n' "$token" >"$work/tokens"
+chmod 0644 "$work/tokens"
+step "podman run on port $PORT"
+pod run -d --name "$container" -p "127.0.0.1:$PORT:8080" \
+    -v "$work/tokens:/run/secrets/symbolicate/tokens:ro" \
+    "$image" --token-file /run/secrets/symbolicate/tokens >/dev/null 2>"$work/run.log" \
+    || { cat "$work/run.log" >&2; fail "podman run"; }
+# (Without systemd, podman says it cannot add the periodic health-check timer; `podman healthcheck
+# run` below runs the same check by hand.)
+url=http://127.0.0.1:$PORT
+for _ in $(seq 1 100); do
+    curl -fsS -o /dev/null "$url/healthz" 2>/dev/null && break
+    sleep 0.2
+done
+curl -fsS "$url/healthz" >"$work/healthz" || { pod logs "$container" >&2; fail "GET /healthz"; }
+grep -q '"ok"' "$work/healthz" || fail "GET /healthz answered $(cat "$work/healthz")"
+
+# ---- 5. upload dSYMs, symbolicate a report, compare with the host ----
+variant=ios-arm64-dwarf4
+report=$repo/Samples/reports/HoldApp-$variant.crash
+[ -f "$report" ] || fail "missing $report"
+tar -C "$repo/Samples/build/$variant" -czf "$work/dsyms.tar.gz" HoldApp.app.dSYM HoldKit.framework.dSYM
+step "POST /v1/symbols (import inside the container)"
+status=$(curl -sS -o "$work/upload.json" -w '%{http_code}' -H "Authorization: Bearer $token" \
+    -H 'Content-Type: application/gzip' --data-binary @"$work/dsyms.tar.gz" "$url/v1/symbols?filename=dsyms.tar.gz")
+[ "$status" = 201 ] || { cat "$work/upload.json" >&2; pod logs "$container" >&2; fail "POST /v1/symbols answered $status"; }
+step "POST /v1/symbolicate"
+status=$(curl -sS -o "$work/answer.crash" -w '%{http_code}' --data-binary @"$report" "$url/v1/symbolicate")
+[ "$status" = 200 ] || { cat "$work/answer.crash" >&2; fail "POST /v1/symbolicate answered $status"; }
+SYMBOLICATE_STORE=$work/host-store "$binary" -o "$work/host.crash" "$report" \
+    "$repo/Samples/build/$variant/HoldApp.app.dSYM" "$repo/Samples/build/$variant/HoldKit.framework.dSYM" \
+    2>"$work/host.log"
+cmp -s "$work/answer.crash" "$work/host.crash" \
+    || { diff "$work/host.crash" "$work/answer.crash" | head -20 >&2; fail "the container's answer differs from the host's"; }
+grep -q 'ViewController.viewDidLoad()' "$work/answer.crash" || fail "the answer names no symbolicated Swift frame"
+
+# ---- 6. the HEALTHCHECK, the user, the libraries ----
+step "HEALTHCHECK and user"
+pod healthcheck run "$container" >/dev/null || fail "podman healthcheck run: unhealthy"
+state=$(pod inspect --format '{{.State.Health.Status}}' "$container" 2>/dev/null \
+    || pod inspect --format '{{.State.Healthcheck.Status}}' "$container")
+[ "$state" = healthy ] || fail "health status is '$state'"
+uid=$(pod exec "$container" sh -c 'for p in /proc/[0-9]*; do [ "$(cat $p/comm)" = symbolicate ] && stat -c %u $p && break; done')
+[ "$uid" = 10001 ] || fail "the server runs as uid '$uid', expected 10001"
+pod exec "$container" sh -c 'touch /var/lib/symbolicate/probe && rm /var/lib/symbolicate/probe' \
+    || fail "the data volume is not writable by the server's user"
+if pod exec -u 0 "$container" sh -c 'ldd /usr/local/bin/symbolicate' | grep 'not found'; then
+    fail "the image lacks a library the binary needs"
+fi
+pod exec -u 0 "$container" sh -c 'ls /usr/lib/*/libcurl.so.4 >/dev/null' || fail "the image has no libcurl.so.4 (s3:// stores)"
+
+step "stopping (SIGTERM)"
+pod stop -t 20 "$container" >/dev/null 2>>"$work/run.log"
+code=$(pod inspect --format '{{.State.ExitCode}}' "$container")
+[ "$code" = 0 ] || { pod logs "$container" | tail -5 >&2; fail "the server exited $code on SIGTERM, expected 0"; }
+
+step "done"
+echo "[podman-check] health: $state; server uid: $uid; exit on SIGTERM: $code" >&2
+echo "[podman-check] OK: every check passed in $(($(date +%s) - started)) s" >&2
