@@ -146,11 +146,8 @@ public enum ObjectFile {
             path: path)
     }
 
-    /// `e_type` of a relocatable ELF object (elf.h).
-    static let ET_REL: UInt16 = 1
-
     private static func machOSlice(_ m: MachOFile, name: String, path: String) throws -> ObjectSlice {
-        guard m.fileType != MachOFile.MH_OBJECT else { throw relocatableObject(path) }
+        guard m.fileType != MH_OBJECT else { throw relocatableObject(path) }
         let info = BuildInfo(
             uuid: BuildID(bytes: m.uuid ?? []), arch: m.arch, name: name, textVMAddress: m.textAddress,
             textSize: m.textSize, kind: m.hasDebugInfo ? .debugInfo : .symbolTable, path: path)
