@@ -23,6 +23,8 @@ let package = Package(
         .target(
             name: "CDemangle", path: "Sources/C/CDemangle",
             linkerSettings: [.linkedLibrary("stdc++")]),
+        // sched_getaffinity, which Swift's Glibc module does not declare (it needs _GNU_SOURCE).
+        .target(name: "CProcessor", path: "Sources/C/CProcessor"),
 
         // The data flow: model -> reports -> object files / store -> symbolication.
         .target(name: "SymbolicateModel", path: "Sources/Model"),
@@ -35,7 +37,7 @@ let package = Package(
         // .zip / .tar / cpio, read and written: the one target that talks to libarchive.
         .target(name: "Archives", dependencies: ["SymbolicateModel", "CArchive"], path: "Sources/Archives"),
         .target(
-            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite"],
+            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite", "CProcessor"],
             path: "Sources/Store"),
         .target(
             name: "Symbolication",
