@@ -30,6 +30,7 @@ public enum OutcomeJSON {
             w.string("uuid", image.image.uuid?.uuidString)
             w.string("arch", image.image.arch?.rawValue)
             w.string("load_address", hex(image.image.loadAddress))
+            if let path = image.image.path { w.string("path", path) }
             w.string("status", statusName(image.status))
             if case .uuidMismatch(let found, let arch, let path) = image.status {
                 w.string("found_uuid", found.uuidString)
