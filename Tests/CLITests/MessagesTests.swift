@@ -63,6 +63,13 @@ import Testing
         Self.expectPlainWords(serve, "\(folder)/file is a file, not a folder")
     }
 
+    @Test func unreadableInputsSayWhy() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let token = try CLI.run(["serve", "--store", folder + "/store", "--token-file", folder + "/none", "--listen", "127.0.0.1:0"])
+        Self.expectPlainWords(token, "\(folder)/none: cannot read the token file: No such file or directory")
+    }
+
     static var taskset: String? {
         ["/usr/bin/taskset", "/bin/taskset"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
