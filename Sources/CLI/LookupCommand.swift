@@ -11,8 +11,8 @@
 
 import Foundation
 import ObjectFiles
-import Symbolication
 import SymbolicateModel
+import Symbolication
 
 enum LookupCommand: Command {
     static let name = "lookup"

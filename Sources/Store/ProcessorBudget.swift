@@ -62,7 +62,8 @@ public enum ProcessorBudget {
                 let mounts = [root + "/" + parts[1], root + "/cpu", root + "/cpu,cpuacct"]
                 for (i, mount) in mounts.enumerated() where !mounts[..<i].contains(mount) {
                     for folder in ancestors(path, under: mount) {
-                        if let quota = read(folder + "/cpu.cfs_quota_us"), let period = read(folder + "/cpu.cfs_period_us"),
+                        if let quota = read(folder + "/cpu.cfs_quota_us"),
+                            let period = read(folder + "/cpu.cfs_period_us"),
                             let q = parseV1(quota: quota, period: period)
                         {
                             found.append(q)

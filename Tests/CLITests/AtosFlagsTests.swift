@@ -34,7 +34,8 @@ enum AtosReferee {
     static let symbolizer = "/usr/bin/llvm-symbolizer-14"
     static let objdump = "/usr/bin/llvm-objdump-14"
     static var available: Bool {
-        FileManager.default.isExecutableFile(atPath: symbolizer) && FileManager.default.isExecutableFile(atPath: objdump)
+        FileManager.default.isExecutableFile(atPath: symbolizer)
+            && FileManager.default.isExecutableFile(atPath: objdump)
     }
 
     /// Every 4th byte of the slice's __text section, with llvm-symbolizer's inline chain for each.
@@ -130,7 +131,9 @@ struct AtosFlagsTests {
         var variant: String
         var image: String
         var arch: String
-        var bundle: String { Paths.samples + "/build/\(variant)/\(image).\(image == "HoldApp" ? "app" : "framework").dSYM" }
+        var bundle: String {
+            Paths.samples + "/build/\(variant)/\(image).\(image == "HoldApp" ? "app" : "framework").dSYM"
+        }
         var dwarfFile: String { bundle + "/Contents/Resources/DWARF/\(image)" }
         var description: String { "\(variant) \(image) \(arch)" }
     }
@@ -160,14 +163,18 @@ struct AtosFlagsTests {
             #expect(sameAtosLines(ours, theirs), "\(slice) -i\(fullPath ? " -fullPath" : "")")
         }
         let outermost = try Self.lookup(slice, [], addresses)
-        #expect(sameAtosLines(outermost, expected.flatMap { $0.lines(image: slice.image, inlines: false, fullPath: false) }))
+        #expect(
+            sameAtosLines(outermost, expected.flatMap { $0.lines(image: slice.image, inlines: false, fullPath: false) })
+        )
     }
 
     @Test(arguments: slices)
     func delimiterJoinsAnAddressesInlinedFunctions(_ slice: Slice) throws {
         let expected = try AtosReferee.expectations(dwarfFile: slice.dwarfFile, arch: slice.arch)
         let ours = try Self.lookup(slice, ["-i", "-d", " ~> "], expected.map { Self.hex($0.address) })
-        let theirs = expected.map { $0.lines(image: slice.image, inlines: true, fullPath: false).joined(separator: " ~> ") }
+        let theirs = expected.map {
+            $0.lines(image: slice.image, inlines: true, fullPath: false).joined(separator: " ~> ")
+        }
         #expect(sameAtosLines(ours, theirs))
         #expect(ours.contains { $0.contains(" ~> ") })
     }

@@ -6,7 +6,9 @@ import Foundation
 import Testing
 
 @Suite struct MessagesTests {
-    @Test(arguments: [("imprt", "import"), ("lsit", "list"), ("loookup", "lookup"), ("serv", "serve"), ("Batch", "batch")])
+    @Test(arguments: [
+        ("imprt", "import"), ("lsit", "list"), ("loookup", "lookup"), ("serv", "serve"), ("Batch", "batch"),
+    ])
     func aCloseCommandIsSuggested(_ typed: String, _ meant: String) throws {
         let r = try CLI.run([typed, "x"])
         #expect(r.status == 64)
@@ -66,7 +68,9 @@ import Testing
     @Test func unreadableInputsSayWhy() throws {
         let folder = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let token = try CLI.run(["serve", "--store", folder + "/store", "--token-file", folder + "/none", "--listen", "127.0.0.1:0"])
+        let token = try CLI.run([
+            "serve", "--store", folder + "/store", "--token-file", folder + "/none", "--listen", "127.0.0.1:0",
+        ])
         Self.expectPlainWords(token, "\(folder)/none: cannot read the token file: No such file or directory")
     }
 

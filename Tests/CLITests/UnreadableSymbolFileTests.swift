@@ -12,7 +12,8 @@ import Testing
 
     /// A copy of the variant's build folder, removed by the caller.
     static func copyOfBuild() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("unreadable-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("unreadable-\(UUID().uuidString)")
+            .path
         try FileManager.default.copyItem(atPath: Paths.samples + "/build/\(variant)", toPath: folder)
         return folder
     }
@@ -84,13 +85,16 @@ import Testing
         let r = try CLI.run(["--no-store", "-v", Self.report, build])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("  HoldApp: \(Self.dwarfFile(build, "HoldApp")) (debug information)"), "\(r.stderr)")
-        #expect(r.stderr.contains("  HoldKit: \(build)/HoldApp.app/Frameworks/HoldKit.framework/HoldKit (symbol table)"))
+        #expect(
+            r.stderr.contains("  HoldKit: \(build)/HoldApp.app/Frameworks/HoldKit.framework/HoldKit (symbol table)"))
 
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("served-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: store) }
         let imported = try CLI.run(["import", "--store", store, build + "/HoldApp.app.dSYM"])
         #expect(imported.status == 0, "\(imported.stderr)")
         let fromStore = try CLI.run(["--store", store, "-v", Self.report])
-        #expect(fromStore.stderr.contains("  HoldApp: the store's build (debug information), imported from "), "\(fromStore.stderr)")
+        #expect(
+            fromStore.stderr.contains("  HoldApp: the store's build (debug information), imported from "),
+            "\(fromStore.stderr)")
     }
 }

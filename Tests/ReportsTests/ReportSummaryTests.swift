@@ -8,7 +8,8 @@ import Testing
 @testable import Reports
 
 @Suite struct ReportSummaryTests {
-    static let reports = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let reports =
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path + "/Samples/reports"
 
     static func summary(_ name: String) throws -> ReportSummary {
