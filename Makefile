@@ -4,7 +4,7 @@
 SWIFT ?= swift
 BIN = .build/release/symbolicate
 
-.PHONY: deps build release demo test samples bench clean
+.PHONY: deps build release demo test webpage samples bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -20,6 +20,10 @@ demo: release
 
 test: deps
 	$(SWIFT) test
+
+# The web page in headless Chromium (1280x900 and 390x844, light and dark); skipped without chromium.
+webpage: build
+	scripts/webpage-check.sh .build/debug/symbolicate webpage-check
 
 samples:
 	Samples/generate.sh

@@ -26,6 +26,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("stdc++")]),
         // libcurl is dlopen'd by this shim on first use, not linked (only bucket stores need it).
         .target(name: "CCurl", path: "Sources/C/CCurl"),
+        // sched_getaffinity, which Swift's Glibc module does not declare (it needs _GNU_SOURCE).
+        .target(name: "CProcessor", path: "Sources/C/CProcessor"),
 
         // The data flow: model -> reports -> object files / store -> symbolication.
         .target(name: "SymbolicateModel", path: "Sources/Model"),
@@ -38,7 +40,7 @@ let package = Package(
         // .zip / .tar / cpio, read and written: the one target that talks to libarchive.
         .target(name: "Archives", dependencies: ["SymbolicateModel", "CArchive"], path: "Sources/Archives"),
         .target(
-            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite"],
+            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite", "CProcessor"],
             path: "Sources/Store"),
         .target(
             name: "Symbolication",

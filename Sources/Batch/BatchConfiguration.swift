@@ -5,6 +5,7 @@
 
 import Archives
 import Foundation
+import Store
 import SymbolicateModel
 import Symbolication
 
@@ -50,7 +51,7 @@ public struct BatchConfiguration: Sendable {
 
     public init(
         inputs: [String], destination: Destination, format: OutputFormat? = nil,
-        jobs: Int = ProcessInfo.processInfo.activeProcessorCount, shard: Shard? = nil, resume: Bool = false,
+        jobs: Int = ProcessorBudget.defaultThreads, shard: Shard? = nil, resume: Bool = false,
         progress: ProgressStyle = .automatic, progressInterval: Double = 5, queueCapacity: Int? = nil,
         maxReportSize: Int = 64 << 20, reportList: String? = nil, standardInputLines: @escaping @Sendable () -> String? = { readLine() }
     ) {

@@ -9,6 +9,7 @@
 
 import Archives
 import Foundation
+import Store
 import SymbolicateModel
 
 /// One file for a worker: its bytes, where it came from, and where its output goes.
@@ -86,7 +87,7 @@ final class InputReader {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         } catch {
-            collector.recordInputError("\(folder): cannot list the folder: \(error.localizedDescription)")
+            collector.recordInputError("\(folder): cannot list the folder: \(Folders.reason(error, at: folder))")
             return
         }
         for name in names {

@@ -104,17 +104,6 @@ final class OutputSink: @unchecked Sendable {
     }
 
     private static func makeFolder(_ path: String) throws(SymbolicateError) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            var prefix = path.hasPrefix("/") ? "" : "."
-            for part in path.split(separator: "/") {
-                prefix += "/" + part
-                if FileKind(prefix) == .file {
-                    throw SymbolicateError(.conflict, "an output file is in the way of an output folder", path: prefix)
-                }
-            }
-            throw SymbolicateError(.io, "cannot create the output folder: \(error.localizedDescription)", path: path)
-        }
+        try Folders.create(path, what: "output folder")
     }
 }

@@ -39,7 +39,8 @@ enum BatchCommand: Command {
           --no-store               Use only the -d paths.
           --no-inline              One line per frame: no inlined functions.
           --no-adjust              Look up return addresses as they are (not at address - 1).
-          -j, --jobs N             Worker threads (default: one per core).
+          -j, --jobs N             Worker threads (default: one per CPU this process may use:
+                                   its affinity, e.g. taskset, and its cgroup CPU quota).
           --shard I/N              Take only shard I of N (0 <= I < N), chosen by a stable hash
                                    of each report's path: N machines running the same command
                                    with I = 0..N-1 cover every report exactly once

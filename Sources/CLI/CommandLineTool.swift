@@ -2,6 +2,7 @@
 // and at most one line on stderr. Bad input never reaches a trap or a stack trace.
 
 import Foundation
+import Store
 import SymbolicateModel
 
 public enum CommandLineTool {
@@ -56,6 +57,11 @@ public enum CommandLineTool {
                 try Console.out(named.help)
                 return .exit(ExitCode.ok)
             }
+            if command == SymbolicateCommand.self, let first = args.first, let mistake = unknownCommand(first) {
+                Console.error("error: \(mistake)\n")
+                Console.error(overview)
+                return .exit(ExitCode.usage)
+            }
             if rest.contains("--help") || rest.contains("-h") {
                 try Console.out(command.help)
                 return .exit(ExitCode.ok)
@@ -71,9 +77,60 @@ public enum CommandLineTool {
             Console.error("error: \(error.description)")
             return .exit(error.code.exitCode)
         } catch {
-            Console.error("error: \(error)")
+            // Foundation's errors name a path in their user info: say what happened to it.
+            if let path = (error as NSError).userInfo[NSFilePathErrorKey] as? String {
+                Console.error("error: \(path): \(Folders.reason(error, at: path))")
+            } else {
+                Console.error("error: \(error)")
+            }
             return .exit(ExitCode.failure)
         }
+    }
+
+    /// The first word when it is neither a command nor a report: no file of that name, and a
+    /// bare word (no `/`, no `.`, not `-`), as a mistyped command is. Says which command is
+    /// close (`imprt` -> `import`, edit distance at most 2, or a prefix), else what to run.
+    static func unknownCommand(_ word: String) -> String? {
+        guard !word.hasPrefix("-"), !word.contains("/"), !word.contains("."),
+            !FileManager.default.fileExists(atPath: word)
+        else { return nil }
+        let names = commands.compactMap { $0 == SymbolicateCommand.self ? nil : $0.name }
+        let lowered = word.lowercased()
+        var best: String? = nil
+        var bestDistance = Int.max
+        for name in names {
+            let distance = editDistance(lowered, name)
+            if distance < bestDistance {
+                best = name
+                bestDistance = distance
+            }
+        }
+        if let best, bestDistance <= min(2, max(1, word.count / 2)) {
+            return "unknown command '\(word)'; did you mean `\(best)`?"
+        }
+        if lowered.count >= 2, let prefixed = names.first(where: { $0.hasPrefix(lowered) }) {
+            return "unknown command '\(word)'; did you mean `\(prefixed)`?"
+        }
+        return "'\(word)' is neither a command nor a report file; run `symbolicate --help` for the commands"
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions, one each.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
     }
 
     static let version = "0.1.0"

@@ -1,95 +1,161 @@
 // `symbolicate lookup`: atos's interface. Addresses are looked up as given (atos does not
-// adjust return addresses); with -l they are runtime addresses of an image loaded there.
-// Output, one address per line (or one line per inline level with -i):
+// adjust return addresses); with -l they are runtime addresses of an image loaded there, with
+// -s of an image slid by SLIDE from its __TEXT vmaddr. They come from the arguments, from -f
+// FILE, or from stdin. Output, one address per line (one line per inline level with -i, or
+// one line joined by -d's delimiter):
 //   function (in Image) (File.swift:12)      with debug information
 //   function (in Image) + 40                 symbol table only
 //   0x1000                                   not found
+// An address that is not a number is an error (exit 65) naming the word and where it came from,
+// before anything is printed; -arch must name a slice the file has.
 
 import Foundation
 import ObjectFiles
-import Symbolication
 import SymbolicateModel
+import Symbolication
 
 enum LookupCommand: Command {
     static let name = "lookup"
     static let summary = "Look addresses up in one symbol file, as atos does"
     static let help = """
-        USAGE: symbolicate lookup -o DSYM_OR_BINARY [-arch ARCH] [-l LOADADDR] [-i] [ADDR...]
+        USAGE: symbolicate lookup -o DSYM_OR_BINARY [-arch ARCH] [-l LOADADDR | -s SLIDE]
+                                  [-i [-d DELIMITER]] [-fullPath] [-f FILE] [ADDR...]
 
-        Prints the function and file:line for each ADDR (from the arguments, or whitespace-separated
-        on stdin when none are given), in atos's format.
+        Prints the function and file:line for each ADDR (from the arguments, from -f FILE, or
+        whitespace-separated on stdin when neither is given), in atos's format. An ADDR is hex
+        with 0x (0x1000), bare hex (1a2b) or decimal digits.
 
         OPTIONS:
           -o PATH         The symbol file: a .dSYM bundle, its DWARF file, a binary or an ELF file.
-          -arch ARCH      The slice of a universal file (arm64, arm64e, x86_64, ...).
+          -arch ARCH      The slice to use (arm64, arm64e, x86_64, ...); it must be one the file has.
           -l LOADADDR     The image's load address: ADDRs are then runtime addresses.
+          -s SLIDE        The image's slide: loaded at its __TEXT vmaddr + SLIDE (instead of -l).
+          -f FILE         Read the ADDRs from FILE (whitespace-separated; `-` is stdin).
           -i              Show inlined functions, innermost first, one line each.
+          -d DELIMITER    Print an address's inlined functions (-i) on one line, joined by
+                          DELIMITER (default: one line each).
+          -fullPath       Print source files with their full path, as the debug information has it.
           -h, --help      Show this help.
 
-        EXIT STATUS: 0 ok, 65 unreadable symbol file, 64 usage error, 1 other failure.
+        EXIT STATUS: 0 ok, 65 unreadable symbol file, a missing -arch slice or an ADDR that is not
+        a number, 64 usage error, 1 other failure.
+
+        EXAMPLES:
+          symbolicate lookup -o App.app.dSYM -arch arm64 -l 0x102bc4000 -i 0x102bca4bc
+          symbolicate lookup -o App.app.dSYM -s 0x2bc4000 -f addresses.txt
 
         """
 
+    struct Options {
+        var inlines = false
+        var delimiter: String? = nil
+        var fullPath = false
+    }
+
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
-            arguments, valued: ["-o", "-arch", "-l"], flags: ["-i"], aliases: ["--arch": "-arch"])
+            arguments, valued: ["-o", "-arch", "-l", "-s", "-f", "-d"], flags: ["-i", "-fullPath"],
+            aliases: ["--arch": "-arch", "--fullPath": "-fullPath", "-fullpath": "-fullPath"])
         guard let path = args.value("-o") else { throw UsageError("-o DSYM_OR_BINARY is required") }
-        var loadAddress: UInt64? = nil
-        if let l = args.value("-l") {
-            guard let value = parseAddress(l) else { throw UsageError("-l expects an address, got '\(l)'") }
-            loadAddress = value
+        if args.value("-l") != nil && args.value("-s") != nil {
+            throw UsageError("give either -l LOADADDR or -s SLIDE, not both")
         }
+        let loadAddress = try args.value("-l").map { try optionAddress($0, option: "-l", what: "an address") }
+        let slide = try args.value("-s").map { try optionAddress($0, option: "-s", what: "a slide") }
+        let options = Options(inlines: args.has("-i"), delimiter: args.value("-d"), fullPath: args.has("-fullPath"))
+        let words = try addressWords(args)
+        let addresses = try parseWords(words)
+
         let slice = try pickSlice(path: path, arch: args.value("-arch").map(Arch.init(rawValue:)))
         let table = try slice.loadSymbolTable()
+        let vmaddr = table.build.textVMAddress
+        var base = vmaddr
+        if let loadAddress { base = loadAddress }
+        if let slide {
+            let (slid, overflow) = vmaddr.addingReportingOverflow(slide)
+            guard !overflow else { throw UsageError("-s \(slide): __TEXT vmaddr + slide overflows 64 bits") }
+            base = slid
+        }
         let symbolicator = Symbolicator(
             locator: try SymbolLocator(paths: [], store: nil),
-            options: SymbolicationOptions(inlines: args.has("-i"), adjustReturnAddresses: false))
+            options: SymbolicationOptions(inlines: options.inlines, adjustReturnAddresses: false))
 
-        var words = Array(args.positionals)
-        if words.isEmpty {
-            let input = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            words = input.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map(String.init)
-        }
         var out = ""
-        for word in words {
-            guard let address = parseAddress(word) else {
+        for (word, address) in zip(words.map(\.text), addresses) {
+            guard address >= base else {
                 out += "\(word)\n"
                 continue
             }
-            let offset: UInt64
-            if let loadAddress {
-                guard address >= loadAddress else {
-                    out += "\(word)\n"
-                    continue
-                }
-                offset = address - loadAddress
-            } else {
-                guard address >= table.build.textVMAddress else {
-                    out += "\(word)\n"
-                    continue
-                }
-                offset = address - table.build.textVMAddress
-            }
-            let result = symbolicator.lookup(offset, in: table, isReturnAddress: false)
+            let result = symbolicator.lookup(address - base, in: table, isReturnAddress: false)
             guard result.status == .symbolicated else {
                 out += "\(word)\n"
                 continue
             }
-            for frame in result.frames {
-                out += atosLine(frame, image: table.build.name)
+            let lines = result.frames.map { atosLine($0, image: table.build.name, fullPath: options.fullPath) }
+            if let delimiter = options.delimiter {
+                out += lines.joined(separator: delimiter) + "\n"
+            } else {
+                out += lines.map { $0 + "\n" }.joined()
             }
         }
         try Console.out(out)
         return ExitCode.ok
     }
 
-    static func atosLine(_ frame: SymbolicatedFrame, image: String) -> String {
-        if let file = frame.fileName {
-            return "\(frame.symbol) (in \(image)) (\(file):\(frame.line ?? 0))\n"
-        }
-        return "\(frame.symbol) (in \(image)) + \(frame.symbolOffset ?? 0)\n"
+    /// One word of input and where it was read, for messages.
+    struct Word {
+        var text: String
+        var origin: String
     }
 
+    /// The ADDR words: arguments, then -f FILE, else stdin.
+    static func addressWords(_ args: Arguments) throws -> [Word] {
+        var words = args.positionals.enumerated().map { Word(text: $1, origin: "argument \($0 + 1)") }
+        var sources: [(name: String, bytes: [UInt8])] = []
+        if let file = args.value("-f") {
+            sources.append((file == "-" ? "stdin" : file, try IO.read(file)))
+        } else if words.isEmpty {
+            sources.append(("stdin", [UInt8](FileHandle.standardInput.readDataToEndOfFile())))
+        }
+        for source in sources {
+            let text = String(decoding: source.bytes, as: UTF8.self)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                for word in line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }) {
+                    words.append(Word(text: String(word), origin: "\(source.name) line \(number + 1)"))
+                }
+            }
+        }
+        return words
+    }
+
+    /// Every word as an address; the first that is not one ends the command before any output.
+    static func parseWords(_ words: [Word]) throws -> [UInt64] {
+        try words.map { word in
+            guard let address = parseAddress(word.text) else {
+                throw SymbolicateError(
+                    .badInput,
+                    "'\(word.text)' (\(word.origin)) is not an address: give hex (0x1000, 1a2b) or decimal digits")
+            }
+            return address
+        }
+    }
+
+    static func optionAddress(_ text: String, option: String, what: String) throws -> UInt64 {
+        guard let value = parseAddress(text) else {
+            throw UsageError("\(option) expects \(what) (hex like 0x4000 or decimal), got '\(text)'")
+        }
+        return value
+    }
+
+    static func atosLine(_ frame: SymbolicatedFrame, image: String, fullPath: Bool = false) -> String {
+        if let file = fullPath ? frame.file : frame.fileName {
+            return "\(frame.symbol) (in \(image)) (\(file):\(frame.line ?? 0))"
+        }
+        return "\(frame.symbol) (in \(image)) + \(frame.symbolOffset ?? 0)"
+    }
+
+    /// The slice to look up in: the one -arch names (exactly: atos does not take an arm64 slice
+    /// for arm64e), else the only one.
     static func pickSlice(path: String, arch: Arch?) throws -> ObjectSlice {
         var slices: [ObjectSlice] = []
         for file in try SymbolFileFinder.objectFiles(in: path) {
@@ -100,9 +166,9 @@ enum LookupCommand: Command {
         }
         if let arch {
             if let exact = slices.first(where: { $0.info.arch == arch }) { return exact }
-            if let compatible = slices.first(where: { $0.info.arch.isCompatible(with: arch) }) { return compatible }
             let have = slices.map(\.info.arch.rawValue).joined(separator: ", ")
-            throw SymbolicateError(.badInput, "has no \(arch) slice (it has: \(have))", path: path)
+            throw SymbolicateError(
+                .badInput, "has no \(arch) slice (it has: \(have)); choose one of those with -arch", path: path)
         }
         if slices.count == 1, let only = slices.first { return only }
         let have = slices.map { "\($0.info.arch) (\($0.info.name))" }.joined(separator: ", ")

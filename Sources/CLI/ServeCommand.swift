@@ -37,7 +37,8 @@ enum ServeCommand: Command {
                                reads need no token. /, /healthz, /readyz, /metrics stay open.
           --max-body SIZE      Largest upload accepted, e.g. 512M or 2G (default: 512M); reports are
                                limited to 16M or SIZE, whichever is smaller
-          --threads N          Network threads (default: the number of cores)
+          --threads N          Network threads (default: the CPUs this process may use,
+                               after taskset and the cgroup CPU quota)
           --max-concurrent N   Requests served at once; more get 503 + Retry-After (default: 256)
           --max-per-address N  Connections one client address may hold open (default: 64; 0: no limit,
                                e.g. behind a proxy where every client has the proxy's address)

@@ -28,7 +28,9 @@ enum SymbolicateCommand: Command {
                                 (every frame with its status). Default: the input's format.
           --no-inline           One line per frame: no inlined functions.
           --no-adjust           Look up return addresses as they are (not at address - 1).
-          -v, --verbose         Also list symbol files that could not be read.
+          -v, --verbose         Also say which symbol file served each image, and list every
+                                file under the symbol paths that could not be read (an
+                                unreadable dSYM is always named).
           -h, --help            Show this help.
 
         EXIT STATUS: 0 the report was processed (even if some images were missing), 65 the input
@@ -55,9 +57,16 @@ enum SymbolicateCommand: Command {
         try IO.write(processed.output, to: args.value("-o"))
 
         Console.error(summary(processed))
-        if args.has("-v") {
-            for problem in locator.scanProblems { Console.error("  skipped \(problem.description)") }
+        // A dSYM that cannot be read is always named: without it, frames quietly fall back
+        // to a binary's symbol table. Other unreadable files under the paths only with -v.
+        for problem in locator.scanProblems {
+            if isInsideDSYM(problem.path) {
+                Console.error("  dSYM not used, it cannot be read: \(problem.description)")
+            } else if args.has("-v") {
+                Console.error("  skipped \(problem.description)")
+            }
         }
+        if args.has("-v") { Console.error(sources(processed.outcome)) }
         return ExitCode.ok
     }
 
@@ -67,6 +76,27 @@ enum SymbolicateCommand: Command {
             throw UsageError("--format must be crash, ips or json, not '\(text)'")
         }
         return format
+    }
+
+    static func isInsideDSYM(_ path: String?) -> Bool {
+        guard let path else { return false }
+        return path.split(separator: "/").contains { $0.lowercased().hasSuffix(".dsym") }
+    }
+
+    /// For -v: which file served each image (`HoldApp: from PATH (dwarf)`, `from the store`).
+    static func sources(_ outcome: SymbolicationOutcome) -> String {
+        var lines = ["symbol files used:"]
+        for image in outcome.images {
+            guard let served = image.servedBy else { continue }
+            let what = served.kind == .debugInfo ? "debug information" : "symbol table"
+            if served.fromStore {
+                lines.append("  \(image.image.name): the store's build (\(what)), imported from \(served.path)")
+            } else {
+                lines.append("  \(image.image.name): \(served.path) (\(what))")
+            }
+        }
+        if lines.count == 1 { lines.append("  none") }
+        return lines.joined(separator: "\n")
     }
 
     /// `symbolicated 12/40 frames (ips, 3 threads, 5 images)` and one line per image.

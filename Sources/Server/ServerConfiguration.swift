@@ -3,6 +3,7 @@
 // Defaults suit one machine; the CLI fills this from its options.
 
 import Foundation
+import Store
 
 public struct ServerConfiguration: Sendable {
     /// The symbol store folder; stored reports live beside it in `reports.sqlite`.
@@ -20,8 +21,9 @@ public struct ServerConfiguration: Sendable {
     public var maxBody: Int = 512 << 20
     /// Largest report body (after gzip decoding) for the symbolicate and report endpoints.
     public var maxReportBody: Int = 16 << 20
-    /// Network threads (libmicrohttpd's pool); defaults to the number of cores.
-    public var threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Network threads (libmicrohttpd's pool); defaults to the CPUs this process may use
+    /// (affinity and cgroup quota).
+    public var threads: Int = ProcessorBudget.defaultThreads
     /// Requests served at once; beyond this the server answers 503 with Retry-After.
     public var maxConcurrentRequests: Int = 256
     /// Open connections at once (libmicrohttpd refuses more).

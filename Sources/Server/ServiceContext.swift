@@ -23,7 +23,7 @@ final class ServiceContext: @unchecked Sendable {
         self.configuration = configuration
         self.metrics = metrics
         self.log = log
-        try FileManager.default.createDirectory(atPath: configuration.storeDirectory, withIntermediateDirectories: true)
+        try Folders.create(configuration.storeDirectory, what: "store folder")
         self.store = try SymbolStore(directory: configuration.storeDirectory)
         self.reports = try ReportDatabase(path: configuration.storeDirectory + "/reports.sqlite")
         self.importer = ImportRunner(

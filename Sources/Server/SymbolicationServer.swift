@@ -8,6 +8,7 @@
 
 import Dispatch
 import Foundation
+import Store
 import SymbolicateModel
 
 public final class SymbolicationServer: @unchecked Sendable {
@@ -30,8 +31,7 @@ public final class SymbolicationServer: @unchecked Sendable {
     public init(configuration: ServerConfiguration) throws {
         self.configuration = configuration
         self.log = AccessLog(fd: configuration.logDescriptor)
-        try FileManager.default.createDirectory(
-            atPath: configuration.uploadDirectory, withIntermediateDirectories: true)
+        try Folders.create(configuration.uploadDirectory, what: "upload folder")
         self.context = try ServiceContext(configuration: configuration, metrics: metrics, log: log)
         self.router = Router(makeRoutes())
         self.adminRouter = Router(adminRoutes())

@@ -28,7 +28,8 @@ public struct TokenSet: Sendable {
     /// Reads a token file; an empty or unreadable file is an error, so a typo cannot open the server to everyone.
     public init(file path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw SymbolicateError(.io, "cannot read the token file", path: path)
+            let why = access(path, R_OK) == 0 ? "it is not a readable file" : String(cString: strerror(errno))
+            throw SymbolicateError(.io, "cannot read the token file: \(why)", path: path)
         }
         let text = String(decoding: data, as: UTF8.self)
         let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" })

@@ -61,6 +61,13 @@ public final class OutputFile {
             temporary = try TemporaryFile(
                 in: folder, prefix: temporaryPrefix ?? ".\(name).partial-", suffix: "")
         } catch {
+            guard Folders.isFolder(folder) else {
+                let missing = Folders.firstFileComponent(of: folder) == nil
+                let why = Folders.reason(missing ? ENOENT : ENOTDIR, at: destination)
+                throw SymbolicateError(
+                    .io, "cannot create the output: \(why); \(missing ? "create it or write elsewhere" : "write elsewhere")",
+                    path: path)
+            }
             throw SymbolicateError(.io, "cannot create the output: \(error.message)", path: path)
         }
         // An existing file keeps its permissions.

@@ -221,13 +221,14 @@ extension SymbolStore {
 
     static func readPrefix(_ path: String, count: Int = 4096) throws -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw SymbolicateError(.io, "cannot open the file for reading", path: path)
+            let code = access(path, R_OK) == 0 ? EIO : errno
+            throw SymbolicateError(.io, "cannot open the file for reading: \(String(cString: strerror(code)))", path: path)
         }
         defer { try? handle.close() }
         do {
             return [UInt8](try handle.read(upToCount: count) ?? Data())
         } catch {
-            throw SymbolicateError(.io, "cannot read: \(error.localizedDescription)", path: path)
+            throw SymbolicateError(.io, "cannot read: \(Folders.reason(error, at: path))", path: path)
         }
     }
 

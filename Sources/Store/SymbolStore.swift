@@ -50,11 +50,7 @@ public final class SymbolStore: Sendable {
             catalogReader = Locked(try Catalog(readingOnly: catalogPath))
         } else {
             for folder in [directory, buildsDirectory, temporaryDirectory] {
-                do {
-                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                } catch {
-                    throw SymbolicateError(.io, "cannot create the store folder: \(error.localizedDescription)", path: folder)
-                }
+                try Folders.create(folder, what: "store folder")
             }
             catalog = Locked(try Catalog(path: catalogPath))
             catalogReader = Locked(try Catalog(path: catalogPath))

@@ -26,6 +26,18 @@ public struct ImageOutcome: Sendable {
     /// Frames we have no symbols for that the report names itself (`FrameStatus.namedByReport`).
     public var framesNamedByReport: Int
     public var framesTotal: Int
+    /// The symbol file that answered for the image (for `-v`): a path the user gave, or the
+    /// store build imported from `path`.
+    public var servedBy: ServedBy?
+    /// Symbol files with the image's UUID that could not be read (damaged DWARF, ...), passed
+    /// over for the one that answered: said in the summary, never silent.
+    public var unreadable: [String] = []
+
+    public struct ServedBy: Sendable, Hashable {
+        public var path: String
+        public var fromStore: Bool
+        public var kind: SymbolKind
+    }
 
     public init(
         image: BinaryImage, status: ImageStatus, framesSymbolicated: Int = 0, framesNamedByReport: Int = 0,
@@ -50,6 +62,10 @@ public struct ImageOutcome: Sendable {
         case .symbolicated:
             return "\(name): symbolicated \(framesSymbolicated)/\(framesTotal) frames"
         case .symbolTableOnly:
+            guard unreadable.isEmpty else {
+                return "\(name): symbol table only, \(framesSymbolicated)/\(framesTotal) frames: the dSYM could not be read: "
+                    + unreadable.joined(separator: "; ")
+            }
             return "\(name): symbol table only, \(framesSymbolicated)/\(framesTotal) frames (no file:line without a dSYM)"
         case .missing where isNamed:
             return "\(name): \(framesNamedByReport) frames named by the report (no symbols for \(uuid))"

@@ -14,6 +14,15 @@ public enum OutcomeJSON {
         w.number("frames_named_by_report", outcome.namedByReportFrames)
         w.number("frames_total", outcome.totalFrames)
         w.bool("complete", outcome.isComplete)
+        let summary = ReportSummary(report)
+        w.beginObject("report")
+        w.string("app", summary.app)
+        w.string("version", summary.version)
+        w.string("os", summary.os)
+        w.string("device", summary.device)
+        w.string("exception", summary.exception)
+        w.number("crashed_thread", summary.crashedThread)
+        w.endObject()
         w.beginArray("images")
         for image in outcome.images {
             w.beginObject()
@@ -21,6 +30,7 @@ public enum OutcomeJSON {
             w.string("uuid", image.image.uuid?.uuidString)
             w.string("arch", image.image.arch?.rawValue)
             w.string("load_address", hex(image.image.loadAddress))
+            if let path = image.image.path { w.string("path", path) }
             w.string("status", statusName(image.status))
             if case .uuidMismatch(let found, let arch, let path) = image.status {
                 w.string("found_uuid", found.uuidString)

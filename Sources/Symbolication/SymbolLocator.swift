@@ -86,9 +86,7 @@ public final class SymbolLocator: Sendable {
 
     /// The symbols for an image with `uuid` (and `arch` when the report states it), named `name`.
     public func resolve(uuid: BuildID, arch: Arch?, name: String) -> Resolution {
-        let candidates = (slices[uuid] ?? [])
-            .filter { arch == nil || $0.info.arch.isCompatible(with: arch ?? $0.info.arch) }
-            .sorted { $0.info.kind > $1.info.kind }
+        let candidates = self.candidates(uuid: uuid, arch: arch)
         var firstError: SymbolicateError? = nil
         for slice in candidates {
             switch load(slice) {
@@ -104,6 +102,27 @@ public final class SymbolLocator: Sendable {
         }
         if let firstError { return .failed(firstError) }
         return .notFound(mismatch: mismatch(uuid: uuid, arch: arch, name: name, store: nil))
+    }
+
+    /// Slices of the symbol paths for `uuid`, debug information first.
+    private func candidates(uuid: BuildID, arch: Arch?) -> [ObjectSlice] {
+        (slices[uuid] ?? [])
+            .filter { arch == nil || $0.info.arch.isCompatible(with: arch ?? $0.info.arch) }
+            .sorted { $0.info.kind > $1.info.kind }
+    }
+
+    /// Why the slices for `uuid` that `resolve` tried and could not read failed (a damaged dSYM
+    /// passed over for the binary's symbol table), so the outcome can say so.
+    public func unreadable(uuid: BuildID, arch: Arch?) -> [SymbolicateError] {
+        let tried = candidates(uuid: uuid, arch: arch).map {
+            SliceKey(uuid: $0.info.uuid, arch: $0.info.arch, path: $0.info.path)
+        }
+        return loaded.withLock { loaded in
+            tried.compactMap { key in
+                if case .error(let error) = loaded[key] { return error }
+                return nil
+            }
+        }
     }
 
     /// The store's answer for an image the symbol paths do not have, from the cache when fresh.

@@ -95,6 +95,10 @@ public struct Symbolicator: Sendable {
         case .found(let s):
             source = s
             outcome.status = s.build.kind == .debugInfo ? .symbolicated : .symbolTableOnly
+            outcome.servedBy = ImageOutcome.ServedBy(path: s.build.path, fromStore: !(s is SymbolTable), kind: s.build.kind)
+            if s.build.kind != .debugInfo {
+                outcome.unreadable = locator.unreadable(uuid: uuid, arch: image.arch ?? report.arch).map(\.description)
+            }
         case .notFound(let mismatch):
             if let mismatch {
                 outcome.status = .uuidMismatch(foundUUID: mismatch.uuid, foundArch: mismatch.arch, path: mismatch.path)

@@ -1,0 +1,107 @@
+// Creating folders, and saying in plain words what went wrong with a path. Foundation's
+// `createDirectory` reports a missing parent or a file in the way as "NSCocoaErrorDomain error
+// 512" or "The file doesn't exist" without naming which path; `Folders.create` runs mkdir(2)
+// one component at a time, so its error names the component that failed and why, and
+// `Folders.reason` turns an error Foundation threw (listing a folder, ...) into the same words.
+// The store, the CLI's outputs and batch's output folders all create folders through here.
+
+import Foundation
+import SymbolicateModel
+
+public enum Folders {
+    /// `mkdir -p path`. `what` names the folder in messages ("store folder", "output folder").
+    /// Throws naming the first component that could not be created: a file in its place, no
+    /// permission in its parent, a read-only file system, a full disk.
+    public static func create(_ path: String, what: String) throws(SymbolicateError) {
+        guard !path.isEmpty else { throw SymbolicateError(.badInput, "an empty path cannot be a \(what)") }
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") where part != "." {
+            current += "/" + part
+            if mkdir(current, 0o777) == 0 { continue }
+            let code = errno
+            if code == EEXIST || code == EISDIR {
+                if isFolder(current) { continue }
+                throw SymbolicateError(
+                    .conflict, "cannot create the \(what): \(current) is a file, not a folder", path: path)
+            }
+            throw SymbolicateError(.io, "cannot create the \(what): \(reason(code, at: current))", path: path)
+        }
+        guard isFolder(path) else {
+            throw SymbolicateError(.io, "cannot create the \(what): it is not a folder after mkdir", path: path)
+        }
+    }
+
+    /// What errno `code` means for `path`, naming the path to look at.
+    public static func reason(_ code: Int32, at path: String) -> String {
+        let parent = parentFolder(path)
+        switch code {
+        case ENOENT:
+            if let missing = firstMissingComponent(of: parent) { return "the folder \(missing) does not exist" }
+            return "\(path) does not exist"
+        case ENOTDIR:
+            if let file = firstFileComponent(of: path) { return "\(file) is a file, not a folder" }
+            return "a part of \(path) is a file, not a folder"
+        case EACCES, EPERM: return "no permission to write in \(parent) (check its owner and mode)"
+        case EROFS: return "\(parent) is on a read-only file system"
+        case ENOSPC, EDQUOT: return "no space left on the device holding \(parent)"
+        default: return "\(path): \(String(cString: strerror(code)))"
+        }
+    }
+
+    /// Why an operation on `path` failed, for an error Foundation threw: its POSIX cause when it
+    /// carries one, else its Cocoa code in words; a SymbolicateError's own message.
+    public static func reason(_ error: any Error, at path: String) -> String {
+        if let error = error as? SymbolicateError { return error.message }
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return reason(Int32(underlying.code), at: path)
+        }
+        if ns.domain == NSPOSIXErrorDomain { return reason(Int32(ns.code), at: path) }
+        if ns.domain == NSCocoaErrorDomain {
+            switch CocoaError.Code(rawValue: ns.code) {
+            case .fileNoSuchFile, .fileReadNoSuchFile: return reason(ENOENT, at: path)
+            case .fileReadNoPermission, .fileWriteNoPermission: return reason(EACCES, at: path)
+            case .fileWriteVolumeReadOnly: return reason(EROFS, at: path)
+            case .fileWriteOutOfSpace: return reason(ENOSPC, at: path)
+            case .fileWriteFileExists: return "\(path) already exists"
+            default: break
+            }
+        }
+        // No cause in the error: say what the file system shows.
+        if let missing = firstMissingComponent(of: path) { return "the folder \(missing) does not exist" }
+        if let file = firstFileComponent(of: parentFolder(path)) { return "\(file) is a file, not a folder" }
+        return "\(path): \(ns.localizedFailureReason ?? "the operation failed (\(ns.domain) \(ns.code))")"
+    }
+
+    static func isFolder(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+    }
+
+    static func parentFolder(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The shortest prefix of `path` that does not exist, or nil.
+    static func firstMissingComponent(of path: String) -> String? {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            var st = stat()
+            if lstat(current, &st) != 0 && errno == ENOENT { return current }
+        }
+        return nil
+    }
+
+    /// The shortest prefix of `path` (before its last component) that is not a folder, or nil.
+    static func firstFileComponent(of path: String) -> String? {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            var st = stat()
+            if stat(current, &st) == 0, st.st_mode & S_IFMT != S_IFDIR { return current }
+        }
+        return nil
+    }
+}

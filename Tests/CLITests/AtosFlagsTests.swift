@@ -1,0 +1,249 @@
+// `symbolicate lookup` with atos's flags (-i, -d, -fullPath, -s, -l, -f, -arch), run as the built
+// binary over every instruction of the Samples dSYMs' __text sections. The expected lines come
+// from llvm-symbolizer-14 --inlines on the same DWARF file (Swift-mangled names through the
+// toolchain's swift-demangle --simplified, as Apple's reports show them), never from our output.
+
+import Foundation
+import Testing
+
+/// llvm-symbolizer-14's answer for one address: the inline chain, innermost first.
+struct AtosExpectation {
+    struct Level {
+        var function: String
+        var file: String
+        var line: Int
+    }
+    var address: UInt64
+    var levels: [Level]
+
+    /// The atos lines for this address: one per level with -i, else the outermost only. A level
+    /// with a name but no file (padding after a function, named from the symbol table) ends in
+    /// `+ `: atos adds the offset in the symbol, which llvm-symbolizer does not give.
+    func lines(image: String, inlines: Bool, fullPath: Bool) -> [String] {
+        guard !levels.isEmpty else { return ["0x" + String(address, radix: 16)] }
+        let shown = inlines ? levels : [levels[levels.count - 1]]
+        return shown.map { level in
+            guard !level.file.isEmpty else { return "\(level.function) (in \(image)) + " }
+            let file = fullPath ? level.file : String(level.file.split(separator: "/").last ?? "")
+            return "\(level.function) (in \(image)) (\(file):\(level.line))"
+        }
+    }
+}
+
+enum AtosReferee {
+    static let symbolizer = "/usr/bin/llvm-symbolizer-14"
+    static let objdump = "/usr/bin/llvm-objdump-14"
+    static var available: Bool {
+        FileManager.default.isExecutableFile(atPath: symbolizer)
+            && FileManager.default.isExecutableFile(atPath: objdump)
+    }
+
+    /// Every 4th byte of the slice's __text section, with llvm-symbolizer's inline chain for each.
+    static func expectations(dwarfFile: String, arch: String) throws -> [AtosExpectation] {
+        let headers = try run(objdump, ["--macho", "--section-headers", "--arch=\(arch)", dwarfFile])
+        guard
+            let text = headers.split(separator: "\n").first(where: { $0.contains(" __text ") }),
+            case let columns = text.split(separator: " "), columns.count >= 4,
+            let size = UInt64(columns[2], radix: 16), let start = UInt64(columns[3], radix: 16)
+        else { throw RefereeFailure("no __text section in \(dwarfFile) (\(arch))") }
+        let addresses = Array(stride(from: start, to: start + size, by: 4))
+        let output = try run(
+            symbolizer,
+            ["--inlines", "--output-style=JSON", "--default-arch=\(arch)", "--obj=\(dwarfFile)"]
+                + addresses.map { "0x" + String($0, radix: 16) })
+        var result: [AtosExpectation] = []
+        var objects: [[String: Any]] = []
+        for line in output.split(separator: "\n") where !line.isEmpty {
+            let value = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            if let array = value as? [[String: Any]] { objects += array }
+            if let object = value as? [String: Any] { objects.append(object) }
+        }
+        for object in objects {
+            guard let address = (object["Address"] as? String).flatMap({ UInt64($0.dropFirst(2), radix: 16) })
+            else { continue }
+            let symbols = object["Symbol"] as? [[String: Any]] ?? []
+            let levels = symbols.compactMap { s -> AtosExpectation.Level? in
+                guard let name = s["FunctionName"] as? String, !name.isEmpty else { return nil }
+                let file = s["FileName"] as? String ?? ""
+                return AtosExpectation.Level(function: name, file: file, line: s["Line"] as? Int ?? 0)
+            }
+            result.append(AtosExpectation(address: address, levels: levels.count == symbols.count ? levels : []))
+        }
+        guard result.count == addresses.count else {
+            throw RefereeFailure("llvm-symbolizer answered \(result.count) of \(addresses.count) addresses")
+        }
+        return try demangleSwift(result)
+    }
+
+    /// Swift-mangled names (`$s...`) as swift-demangle --simplified prints them.
+    static func demangleSwift(_ expectations: [AtosExpectation]) throws -> [AtosExpectation] {
+        let names = Set(expectations.flatMap { $0.levels.map(\.function) }.filter { $0.hasPrefix("$s") })
+        guard !names.isEmpty else { return expectations }
+        let ordered = names.sorted()
+        let output = try run("/usr/bin/env", ["swift-demangle", "--simplified", "--compact"] + ordered)
+        let demangled = output.split(separator: "\n").map(String.init)
+        guard demangled.count == ordered.count else { throw RefereeFailure("swift-demangle answered \(output)") }
+        let table = Dictionary(uniqueKeysWithValues: zip(ordered, demangled))
+        return expectations.map { e in
+            var e = e
+            for i in e.levels.indices { e.levels[i].function = table[e.levels[i].function] ?? e.levels[i].function }
+            return e
+        }
+    }
+
+    static func run(_ tool: String, _ args: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = args
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Our lines against the referee's: equal, or for a line the referee gives without a file, the
+/// same name followed by a decimal offset.
+func sameAtosLines(_ ours: [String], _ theirs: [String]) -> Bool {
+    guard ours.count == theirs.count else { return false }
+    return zip(ours, theirs).allSatisfy { ours, theirs in
+        let parts = theirs.components(separatedBy: " ~> ")
+        let mine = ours.components(separatedBy: " ~> ")
+        guard parts.count == mine.count else { return false }
+        return zip(mine, parts).allSatisfy { m, t in
+            guard t.hasSuffix(" + ") else { return m == t }
+            return m.hasPrefix(t) && !m.dropFirst(t.count).isEmpty && m.dropFirst(t.count).allSatisfy(\.isNumber)
+        }
+    }
+}
+
+struct RefereeFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+@Suite(.enabled(if: AtosReferee.available, "llvm-symbolizer-14 / llvm-objdump-14 are not installed"))
+struct AtosFlagsTests {
+    struct Slice: CustomStringConvertible, Sendable {
+        var variant: String
+        var image: String
+        var arch: String
+        var bundle: String {
+            Paths.samples + "/build/\(variant)/\(image).\(image == "HoldApp" ? "app" : "framework").dSYM"
+        }
+        var dwarfFile: String { bundle + "/Contents/Resources/DWARF/\(image)" }
+        var description: String { "\(variant) \(image) \(arch)" }
+    }
+
+    static let slices = [
+        Slice(variant: "ios-arm64-dwarf5", image: "HoldApp", arch: "arm64"),
+        Slice(variant: "ios-arm64-dwarf4", image: "HoldKit", arch: "arm64"),
+        Slice(variant: "universal-dwarf5", image: "HoldKit", arch: "x86_64"),
+    ]
+
+    static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
+
+    static func lookup(_ slice: Slice, _ flags: [String], _ addresses: [String]) throws -> [String] {
+        let r = try CLI.run(["lookup", "-o", slice.bundle, "-arch", slice.arch] + flags + addresses)
+        #expect(r.status == 0, "\(slice): \(r.stderr)")
+        return r.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    @Test(arguments: slices)
+    func inlineChainsMatchTheReferee(_ slice: Slice) throws {
+        let expected = try AtosReferee.expectations(dwarfFile: slice.dwarfFile, arch: slice.arch)
+        #expect(expected.contains { $0.levels.count > 1 }, "\(slice) has no inlined code to check")
+        let addresses = expected.map { Self.hex($0.address) }
+        for fullPath in [false, true] {
+            let ours = try Self.lookup(slice, ["-i"] + (fullPath ? ["-fullPath"] : []), addresses)
+            let theirs = expected.flatMap { $0.lines(image: slice.image, inlines: true, fullPath: fullPath) }
+            #expect(sameAtosLines(ours, theirs), "\(slice) -i\(fullPath ? " -fullPath" : "")")
+        }
+        let outermost = try Self.lookup(slice, [], addresses)
+        #expect(
+            sameAtosLines(outermost, expected.flatMap { $0.lines(image: slice.image, inlines: false, fullPath: false) })
+        )
+    }
+
+    @Test(arguments: slices)
+    func delimiterJoinsAnAddressesInlinedFunctions(_ slice: Slice) throws {
+        let expected = try AtosReferee.expectations(dwarfFile: slice.dwarfFile, arch: slice.arch)
+        let ours = try Self.lookup(slice, ["-i", "-d", " ~> "], expected.map { Self.hex($0.address) })
+        let theirs = expected.map {
+            $0.lines(image: slice.image, inlines: true, fullPath: false).joined(separator: " ~> ")
+        }
+        #expect(sameAtosLines(ours, theirs))
+        #expect(ours.contains { $0.contains(" ~> ") })
+    }
+
+    @Test(arguments: slices)
+    func slideLoadAddressAndFileGiveTheSameAnswers(_ slice: Slice) throws {
+        let expected = try AtosReferee.expectations(dwarfFile: slice.dwarfFile, arch: slice.arch)
+        let theirs = expected.flatMap { $0.lines(image: slice.image, inlines: true, fullPath: false) }
+        let vmaddr = try #require(try Self.textVMAddress(slice))
+        let slide: UInt64 = 0x2bc_4000
+        let slid = expected.map { Self.hex($0.address + slide) }
+        #expect(sameAtosLines(try Self.lookup(slice, ["-i", "-s", Self.hex(slide)], slid), theirs))
+        #expect(sameAtosLines(try Self.lookup(slice, ["-i", "-l", Self.hex(vmaddr + slide)], slid), theirs))
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("atos-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        // Mixed separators and blank lines, as addresses pasted from a report arrive.
+        let text = slid.enumerated().map { $0.offset % 3 == 0 ? $0.element + "\n\n" : $0.element + " \t" }.joined()
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(sameAtosLines(try Self.lookup(slice, ["-i", "-s", Self.hex(slide), "-f", file], []), theirs))
+    }
+
+    static func textVMAddress(_ slice: Slice) throws -> UInt64? {
+        let output = try AtosReferee.run(
+            AtosReferee.objdump, ["--macho", "--private-headers", "--arch=\(slice.arch)", slice.dwarfFile])
+        let lines = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        for (i, line) in lines.enumerated() where line == "segname __TEXT" && i + 1 < lines.count {
+            let parts = lines[i + 1].split(separator: " ")
+            if parts.count == 2, parts[0] == "vmaddr" { return UInt64(parts[1].dropFirst(2), radix: 16) }
+        }
+        return nil
+    }
+
+    @Test func archTheFileDoesNotHaveIsNamedWithTheArchsItHas() throws {
+        let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldApp.app.dSYM"
+        let r = try CLI.run(["lookup", "-o", dsym, "-arch", "arm64e", "0x100004110"])
+        #expect(r.status == 65)
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr.contains("has no arm64e slice (it has: arm64)"), "\(r.stderr)")
+
+        let universal = Paths.samples + "/build/universal-dwarf5/HoldKit.framework.dSYM"
+        let u = try CLI.run(["lookup", "-o", universal, "-arch", "i386", "0x1000"])
+        #expect(u.status == 65)
+        #expect(u.stderr.contains("it has: arm64, x86_64") || u.stderr.contains("it has: x86_64, arm64"), "\(u.stderr)")
+    }
+
+    @Test(arguments: [
+        (["0x100004110", "main+4"], "'main+4' (argument 2)"),
+        (["0x10000411g"], "'0x10000411g' (argument 1)"),
+    ])
+    func anAddressThatIsNotANumberIsBadInput(_ addresses: [String], _ named: String) throws {
+        let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldApp.app.dSYM"
+        let r = try CLI.run(["lookup", "-o", dsym] + addresses)
+        #expect(r.status == 65)
+        #expect(r.stdout.isEmpty, "nothing is printed before the bad address is found")
+        #expect(r.stderr.contains(named) && r.stderr.contains("is not an address"), "\(r.stderr)")
+    }
+
+    @Test func aBadAddressInAFileIsNamedWithItsLine() throws {
+        let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldApp.app.dSYM"
+        let r = try CLI.run(["lookup", "-o", dsym, "-f", "-"], stdin: Array("0x100004110\n0x100004114 oops\n".utf8))
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("'oops' (stdin line 2)"), "\(r.stderr)")
+    }
+
+    @Test func slideAndLoadAddressTogetherIsUsage() throws {
+        let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldApp.app.dSYM"
+        let r = try CLI.run(["lookup", "-o", dsym, "-s", "0x1000", "-l", "0x100001000", "0x100005110"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("either -l LOADADDR or -s SLIDE"))
+    }
+}
