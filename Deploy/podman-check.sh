@@ -58,6 +58,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap "exit 1" INT TERM
 
 # ---- 1. the base image, cached ----
 if pod image exists "$base_image"; then
