@@ -19,18 +19,26 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/C/CMicroHTTPD"),
         .systemLibrary(name: "CArchive", path: "Sources/C/CArchive"),
         .systemLibrary(name: "CZlib", path: "Sources/C/CZlib"),
+        .systemLibrary(name: "CNettle", path: "Sources/C/CNettle"),
+        .systemLibrary(name: "CProcess", path: "Sources/C/CProcess"),
         .target(
             name: "CDemangle", path: "Sources/C/CDemangle",
             linkerSettings: [.linkedLibrary("stdc++")]),
+        // libcurl is dlopen'd by this shim on first use, not linked (only bucket stores need it).
+        .target(name: "CCurl", path: "Sources/C/CCurl"),
 
         // The data flow: model -> reports -> object files / store -> symbolication.
         .target(name: "SymbolicateModel", path: "Sources/Model"),
+        // SHA-256 and HMAC-SHA-256 through Debian's libnettle (libarchive already links it).
+        .target(name: "Digest", dependencies: ["CNettle"], path: "Sources/Digest"),
         .target(name: "Reports", dependencies: ["SymbolicateModel"], path: "Sources/Reports"),
         .target(
             name: "ObjectFiles", dependencies: ["SymbolicateModel", "CDwarf", "CElf", "CZlib"],
             path: "Sources/ObjectFiles"),
+        // .zip / .tar / cpio, read and written: the one target that talks to libarchive.
+        .target(name: "Archives", dependencies: ["SymbolicateModel", "CArchive"], path: "Sources/Archives"),
         .target(
-            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "CSQLite", "CArchive"],
+            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite"],
             path: "Sources/Store"),
         .target(
             name: "Symbolication",
@@ -39,35 +47,40 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Symbolication", "Store", "Reports", "SymbolicateModel", "CMicroHTTPD", "CSQLite", "CZlib", "CArchive",
+                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "CMicroHTTPD", "CSQLite", "Digest",
+                "CProcess",
             ],
             path: "Sources/Server"),
         .target(
-            name: "Batch", dependencies: ["Symbolication", "Store", "Reports", "SymbolicateModel", "CArchive"],
+            name: "Batch", dependencies: ["Symbolication", "Store", "Reports", "SymbolicateModel", "Archives", "Digest"],
             path: "Sources/Batch"),
         .target(
             name: "CLI",
             dependencies: [
-                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch", "CArchive",
+                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch",
             ],
             path: "Sources/CLI"),
+        // S3-compatible object storage over libcurl: Signature V4, retries, listings.
+        .target(name: "ObjectStorage", dependencies: ["Digest", "CCurl"], path: "Sources/ObjectStorage"),
         .executableTarget(name: "symbolicate", dependencies: ["CLI"], path: "Sources/symbolicate"),
         // In-process lookup benchmark (Benchmarks/run.sh drives it next to the peer tools).
         .executableTarget(
-            name: "symbolicate-bench", dependencies: ["Store", "ObjectFiles", "Symbolication", "SymbolicateModel"],
+            name: "symbolicate-bench", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"],
             path: "Benchmarks/LookupBench"),
 
-        .testTarget(name: "ModelTests", dependencies: ["SymbolicateModel"]),
+        .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel"]),
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"]),
         .testTarget(
             name: "SymbolicationTests",
-            dependencies: ["Symbolication", "Reports", "ObjectFiles", "Store", "SymbolicateModel"]),
+            dependencies: ["Symbolication", "Reports", "SymbolicateModel"]),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "Reports", "SymbolicateModel", "CZlib"]),
-        .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Store", "Reports", "SymbolicateModel"]),
+            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
+        .testTarget(
+            name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Digest"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -188,4 +188,5 @@ verify llvm-dwarfdump-14 "$OUT"/*-dwarf4/*.dSYM/Contents/Resources/DWARF/*
 verify llvm-dwarfdump-19 "$OUT"/*-dwarf5/*.dSYM/Contents/Resources/DWARF/*
 
 python3 "$HERE/make_reports.py" --build "$OUT" --reports "$REPORTS"
+python3 "$HERE/make_diagnostics.py" --reports "$REPORTS" --out "$HERE/diagnostics"
 echo "generate.sh: samples written to $OUT and $REPORTS"

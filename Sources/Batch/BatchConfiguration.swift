@@ -3,6 +3,7 @@
 // `validate()` refuses contradictions (resume into an archive, no inputs, a missing input)
 // before any thread starts.
 
+import Archives
 import Foundation
 import SymbolicateModel
 import Symbolication
@@ -42,6 +43,8 @@ public struct BatchConfiguration: Sendable {
     public var queueCapacity: Int?
     /// Larger inputs are counted as unreadable instead of being loaded.
     public var maxReportSize: Int
+    /// Where `--report-list` writes one JSON line per input file (ReportList), if anywhere.
+    public var reportList: String?
     /// Where `-` reads its list of paths; stdin by default.
     public var standardInputLines: @Sendable () -> String?
 
@@ -49,7 +52,7 @@ public struct BatchConfiguration: Sendable {
         inputs: [String], destination: Destination, format: OutputFormat? = nil,
         jobs: Int = ProcessInfo.processInfo.activeProcessorCount, shard: Shard? = nil, resume: Bool = false,
         progress: ProgressStyle = .automatic, progressInterval: Double = 5, queueCapacity: Int? = nil,
-        maxReportSize: Int = 64 << 20, standardInputLines: @escaping @Sendable () -> String? = { readLine() }
+        maxReportSize: Int = 64 << 20, reportList: String? = nil, standardInputLines: @escaping @Sendable () -> String? = { readLine() }
     ) {
         self.inputs = inputs
         self.destination = destination
@@ -61,6 +64,7 @@ public struct BatchConfiguration: Sendable {
         self.progressInterval = progressInterval
         self.queueCapacity = queueCapacity
         self.maxReportSize = maxReportSize
+        self.reportList = reportList
         self.standardInputLines = standardInputLines
     }
 
@@ -74,6 +78,9 @@ public struct BatchConfiguration: Sendable {
         guard !inputs.isEmpty else { throw SymbolicateError(.badInput, "no INPUT given: name folders, archives or `-`") }
         guard jobs >= 1, jobs <= 1024 else { throw SymbolicateError(.badInput, "-j expects 1 to 1024 workers, got \(jobs)") }
         guard maxReportSize > 0 else { throw SymbolicateError(.badInput, "the report size limit must be positive") }
+        if let reportList, reportList.isEmpty {
+            throw SymbolicateError(.badInput, "the report list file name is empty")
+        }
         if inputs.filter({ $0 == "-" }).count > 1 {
             throw SymbolicateError(.badInput, "`-` (a list of paths on stdin) may be given once")
         }
@@ -99,3 +106,7 @@ public struct BatchConfiguration: Sendable {
         }
     }
 }
+
+/// The output archive's writer lives in the Archives target beside the reader; this name lets the
+/// Batch files that write outputs use it as their own.
+typealias ArchiveWriter = Archives.ArchiveWriter

@@ -28,7 +28,7 @@ public final class BatchRunner: Sendable {
         try configuration.validate()
         let started = Date()
         let sink = try OutputSink(configuration.destination)
-        let collector = SummaryCollector()
+        let collector = SummaryCollector(reportList: try configuration.reportList.map { path throws(SymbolicateError) in try ReportList(path: path) })
         let inputProgress = InputProgress()
         let census = configuration.progress == .none ? InputCensus(files: nil, archiveBytes: nil) : InputCensus(configuration)
         let reporter = ProgressReporter(
@@ -60,6 +60,7 @@ public final class BatchRunner: Sendable {
 
         if let error = failure.error { throw error }
         try sink.finish()
+        try collector.finishReportList()
         var summary = collector.summary()
         summary.shard = configuration.shard?.description
         summary.jobs = configuration.jobs
@@ -74,13 +75,13 @@ public final class BatchRunner: Sendable {
             processed = try service.process(item.bytes, format: configuration.format)
         } catch let error as SymbolicateError {
             if ReportFacts.looksLikeReport(item.bytes) {
-                collector.recordUnparsable(reason: error.message, path: item.source)
+                collector.recordUnparsable(reason: error.message, path: item.source, kind: ReportFacts.guessKind(item.bytes))
             } else {
-                collector.recordNonReport()
+                collector.recordNonReport(path: item.source)
             }
             return nil
         } catch {
-            collector.recordUnparsable(reason: "\(error)", path: item.source)
+            collector.recordUnparsable(reason: "\(error)", path: item.source, kind: ReportFacts.guessKind(item.bytes))
             return nil
         }
         do {

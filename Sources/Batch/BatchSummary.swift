@@ -47,12 +47,30 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         public var example: String
     }
 
+    /// A file that was not read as a report, and why.
+    public struct SkippedFile: Sendable, Codable, Equatable {
+        public var path: String
+        public var reason: String
+    }
+
+    /// Reports that crashed in the same place: the same top frames of the crashed thread, as
+    /// function names, outside system images (ReportFacts).
     public struct CrashGroup: Sendable, Codable, Equatable {
+        /// The first 16 hex digits of the SHA-256 of the group's key (its frames, one a line).
+        public var id: String
+        /// The exception type and the key's frames, for people.
         public var signature: String
         public var exceptionType: String
         public var frames: [String]
         public var count: Int
         public var example: String
+        /// How many of the group's reports each app version has, most first.
+        public var appVersions: [VersionCount]
+    }
+
+    public struct VersionCount: Sendable, Codable, Equatable {
+        public var version: String
+        public var count: Int
     }
 
     public var counts = Counts()
@@ -60,6 +78,10 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     public var unreadable: [Reason] = []
     public var missingImages: [MissingImage] = []
     public var crashGroups: [CrashGroup] = []
+    /// Every file not read as a report (unreadable, or not a report), by path; at most
+    /// `SummaryCollector.maxSkippedFiles`, with `skippedFilesOmitted` counting the rest.
+    public var skippedFiles: [SkippedFile] = []
+    public var skippedFilesOmitted = 0
     /// Inputs that could not be read to the end (a missing file, an archive damaged beyond repair).
     public var inputErrors: [String] = []
     public var shard: String?
@@ -109,6 +131,12 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             out += "\nUnreadable files:\n"
             for r in unreadable.prefix(limit) { out += "  \(Self.right(r.count))  \(r.reason)  (e.g. \(r.example))\n" }
         }
+        if !skippedFiles.isEmpty {
+            out += "\nSkipped files:\n"
+            for f in skippedFiles.prefix(limit) { out += "  \(f.path): \(f.reason)\n" }
+            let more = skippedFiles.count - min(limit, skippedFiles.count) + skippedFilesOmitted
+            if more > 0 { out += "  ... \(more) more in the JSON summary\n" }
+        }
         if !missingImages.isEmpty {
             out += "\nMissing symbols, by reports needing them:\n"
             for m in missingImages.prefix(limit) {
@@ -119,8 +147,13 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         }
         if !crashGroups.isEmpty {
             out += "\nTop crash groups:\n"
+            let indent = String(repeating: " ", count: 10)
             for g in crashGroups.prefix(limit) {
-                out += "  \(Self.right(g.count))  \(g.signature)\n" + String(repeating: " ", count: 10) + "e.g. \(g.example)\n"
+                out += "  \(Self.right(g.count))  \(g.id)  \(g.signature)\n"
+                if !g.appVersions.isEmpty {
+                    out += indent + "app " + g.appVersions.map { "\($0.version): \($0.count)" }.joined(separator: ", ") + "\n"
+                }
+                out += indent + "e.g. \(g.example)\n"
             }
         }
         if !inputErrors.isEmpty {

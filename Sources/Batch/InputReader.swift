@@ -7,6 +7,7 @@
 // archives too; their members go under the archive's name without its extension. The output
 // folder is skipped when it lies inside an input folder.
 
+import Archives
 import Foundation
 import SymbolicateModel
 
@@ -107,7 +108,7 @@ final class InputReader {
     }
 
     private func readFile(_ path: String, rel: String, inputBase: String) {
-        guard let name = admit(rel: rel, inputBase: inputBase) else { return }
+        guard let name = admit(rel: rel, inputBase: inputBase, source: path) else { return }
         if let size = FileKind.size(path), size > configuration.maxReportSize {
             collector.recordUnreadable(reason: "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report", path: path)
             return
@@ -119,108 +120,88 @@ final class InputReader {
         send(WorkItem(source: path, outputName: name, bytes: [UInt8](data)))
     }
 
-    /// Streams an archive's members to the workers. When a member's data is damaged so badly
-    /// that libarchive cannot go on (a broken deflate stream in a zip), the member is counted
-    /// as unreadable and the archive is opened again and skipped past it without decompressing
-    /// (zip members state their compressed size), so one damaged member does not end the run.
-    /// A damaged header, or a compressed stream broken for the whole archive (.tar.gz), ends
-    /// the archive with an input error.
+    /// Streams an archive's members to the workers. A member that cannot be read (a damaged
+    /// header or damaged data, encrypted, too large) is counted as unreadable under its name and
+    /// the archive goes on: the reader resumes a zip at the next member even where libarchive
+    /// itself cannot (ArchiveReader+Resume). A member whose header is too damaged to give its
+    /// name is named by its number and the member before it. Only an archive that cannot be
+    /// read on at all (a .tar.gz whose compressed stream breaks) ends with an input error.
     private func readArchive(_ path: String, prefix: String, inputBase: String) {
         let startBytes = Int64(progress.bytesDone)
-        var position = 0
-        var reopenings = 0
-        while !stopped {
-            let damaged: Bool
-            do {
-                var reader = try Self.open(path, skipping: position)
-                damaged = readMembers(
-                    &reader, path: path, prefix: prefix, inputBase: inputBase, position: &position, startBytes: startBytes)
-                progress.setBytesDone(startBytes + reader.bytesConsumed)
-            } catch {
-                collector.recordInputError("\(path): \(error.message)")
-                return
-            }
-            guard damaged else { return }
-            reopenings += 1
-            guard reopenings <= Self.maxReopenings else {
-                collector.recordInputError("\(path): more than \(Self.maxReopenings) damaged members; reading stopped")
-                return
-            }
+        let reader: ArchiveReader
+        do {
+            reader = try ArchiveReader(path: path, policy: Self.policy)
+        } catch {
+            collector.recordInputError("\(path): \(error.message)")
+            return
         }
-    }
-
-    /// Opens an archive and moves past its first `count` members without reading their data.
-    private static func open(_ path: String, skipping count: Int) throws(ArchiveReadError) -> ArchiveReader {
-        var reader = try ArchiveReader(path: path)
-        var skipped = 0
-        while skipped < count {
-            skipped += 1
-            do {
-                guard try reader.next() != nil else { break }
-            } catch where !error.fatal {
-                continue
-            }
-        }
-        return reader
-    }
-
-    static let maxReopenings = 1_000
-
-    /// Reads members from the reader's current position; returns true when a member's data
-    /// was damaged beyond what this reader can go on from (the caller reopens past it).
-    private func readMembers(
-        _ reader: inout ArchiveReader, path: String, prefix: String, inputBase: String, position: inout Int,
-        startBytes: Int64
-    ) -> Bool {
+        defer { progress.setBytesDone(startBytes + reader.compressedBytesRead) }
         while !stopped {
-            let member: ArchiveMember
+            let member: ArchiveReader.Entry
             do {
-                guard let next = try reader.next() else { return false }
+                guard let next = try reader.next() else { return }
                 member = next
-                position += 1
             } catch {
                 if error.fatal {
                     collector.recordInputError("\(path): \(error.message)")
-                    return false
+                    return
                 }
-                position += 1
-                collector.recordUnreadable(reason: Self.generic(error.message), path: path)
+                collector.recordUnreadable(reason: Self.generic(error.message), path: Self.place(of: error, in: path))
                 continue
             }
-            progress.setBytesDone(startBytes + reader.bytesConsumed)
-            guard member.isRegularFile, let memberPath = OutputPaths.sanitize(member.path) else { continue }
+            progress.setBytesDone(startBytes + reader.compressedBytesRead)
+            let memberPath = member.name
+            guard member.type == .file, !memberPath.isEmpty else { continue }
             let rel = prefix.isEmpty ? memberPath : prefix + "/" + memberPath
             let source = path + "/" + memberPath
-            guard let name = admit(rel: rel, inputBase: inputBase) else { continue }
+            guard let name = admit(rel: rel, inputBase: inputBase, source: source) else { continue }
             if member.isEncrypted {
                 collector.recordUnreadable(reason: "encrypted archive member", path: source)
                 continue
             }
-            if let size = member.declaredSize, size > configuration.maxReportSize {
+            if let size = member.size, size > configuration.maxReportSize {
                 collector.recordUnreadable(reason: "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report", path: source)
                 continue
             }
             do {
-                let bytes = try reader.readData(limit: configuration.maxReportSize)
+                let bytes = try reader.readAll(limit: configuration.maxReportSize)
                 send(WorkItem(source: source, outputName: name, bytes: bytes))
             } catch {
-                collector.recordUnreadable(reason: Self.generic(error.message), path: source)
-                if error.fatal { return true }
+                collector.recordUnreadable(reason: reason(error), path: source)
             }
         }
-        return false
+    }
+
+    /// Reports are read whatever their names (sanitized into output names), a damaged member is
+    /// counted and the archive goes on, and each member is bounded by `maxReportSize` instead
+    /// of limits on the whole archive.
+    static let policy = ArchiveReader.Policy(names: .sanitize, memberErrors: .recoverable, limits: .none)
+
+    /// Names a member whose header failed: by its name when known, else by its number and the
+    /// member before it (`r.zip: member 6, after set/r084.crash`). Such a member's shard cannot
+    /// be known, so every shard names it.
+    static func place(of error: ArchiveError, in path: String) -> String {
+        if let member = error.member { return path + "/" + member }
+        var place = path + ": member \(error.memberIndex ?? 0)"
+        if let previous = error.previousMember { place += ", after " + previous }
+        return place
     }
 
     /// The output name of a file at `rel`, or nil when the file is not for this run (another
-    /// shard, or done by an earlier run with `--resume`). Names are handed out for every file,
+    /// shard, or done by an earlier run with `--resume`) or its name cannot be written (counted
+    /// as unreadable, with the reason, under `source`). Names are handed out for every file,
     /// whatever its shard, so that all shards agree on them.
-    private func admit(rel: String, inputBase: String) -> String? {
+    private func admit(rel: String, inputBase: String, source: String) -> String? {
         let name = allocator.allocate(OutputPaths.outputName(rel, format: configuration.format), inputBase: inputBase)
         if let shard = configuration.shard, !shard.contains(rel) { return nil }
         if configuration.resume, case .directory(let root) = configuration.destination,
             FileKind(root + "/" + name) == .file
         {
-            collector.recordAlreadyDone()
+            collector.recordAlreadyDone(path: source)
+            return nil
+        }
+        if case .directory = configuration.destination, let reason = OutputPaths.unwritableReason(name) {
+            collector.recordUnreadable(reason: reason, path: source)
             return nil
         }
         return name
@@ -228,6 +209,14 @@ final class InputReader {
 
     private func send(_ item: WorkItem) {
         if !channel.send(item) { stopped = true }
+    }
+
+    /// Why a member could not be read, as the summary groups it.
+    private func reason(_ error: ArchiveError) -> String {
+        if error.code == .memberTooLarge {
+            return "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report"
+        }
+        return Self.generic(error.message)
     }
 
     /// libarchive messages that name a member number are grouped under one reason.

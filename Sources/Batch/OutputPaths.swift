@@ -10,20 +10,33 @@
 //    `~3`, ... before the extension. Only a 64-bit hash of each name is kept (16 bytes per file).
 // 3. Format: with `--format F`, a name ending in .crash, .ips, .json or .txt takes F's extension
 //    instead; other names get `.F` appended. Without `--format` the name is kept.
+// 4. Length: in an output folder, a name whose file or folder part is longer than the file system
+//    allows (NAME_MAX, 255 bytes, less room for the temporary name written beside it) cannot be
+//    written; its report is skipped with that reason, and the run goes on.
 //
 // The shard of a report is a stable 64-bit hash (FNV-1a, then a SplitMix64 finalizer for an
 // even spread) of its sanitized path inside its input, modulo N.
 
+import Archives
 import SymbolicateModel
 import Symbolication
 
 enum OutputPaths {
+    /// Longest file or folder name of an output in an output folder, in UTF-8 bytes: NAME_MAX
+    /// (255) less room for the `.NAME.partial-PID-N` temporary name the output is written under.
+    static let maxNameBytes = 255 - 40
+
+    /// Why `path` cannot be an output file's relative path in a folder, or nil when it can.
+    static func unwritableReason(_ path: String) -> String? {
+        guard let longest = path.split(separator: "/").map(\.utf8.count).max(), longest > maxNameBytes else {
+            return nil
+        }
+        return "name too long for an output file (\(longest) bytes in one part of the path; at most \(maxNameBytes))"
+    }
+
     /// The path with every unsafe component removed; nil when nothing is left.
     static func sanitize(_ path: String) -> String? {
-        let parts = path.split(whereSeparator: { $0 == "/" || $0 == "\\" })
-            .filter { $0 != "." && $0 != ".." && !$0.isEmpty }
-        guard !parts.isEmpty else { return nil }
-        return parts.joined(separator: "/")
+        ArchiveNames.sanitize(path)
     }
 
     static let reportExtensions: Set<String> = ["crash", "ips", "json", "txt"]

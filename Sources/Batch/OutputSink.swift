@@ -2,17 +2,26 @@
 // hidden temporary file beside its final name and renamed into place, so a file that exists
 // under its final name is complete: that is what lets `--resume` skip it without reading it.
 // Into an archive, members are appended one at a time under a lock (libarchive writes one
-// stream); the archive itself is renamed into place by `finish()`. A name clash between an
+// stream); the archive itself is renamed into place by `finish()`. Both go through OutputFile,
+// so a device or pipe already at an output's path is written in place, never replaced. A name clash between an
 // output file and an output folder (`a` and `a/b.crash` in one archive) throws `.conflict`,
 // which fails that one report; every other write error throws `.io` and stops the run.
 
 import Foundation
+import Store
 import SymbolicateModel
 
 final class OutputSink: @unchecked Sendable {
     private final class ArchiveBox {
         var writer: ArchiveWriter
-        init(_ writer: consuming ArchiveWriter) { self.writer = writer }
+        let file: OutputFile
+        var finished = false
+        init(_ writer: consuming ArchiveWriter, _ file: OutputFile) {
+            self.writer = writer
+            self.file = file
+        }
+        /// A run that stops before `finish()` leaves no half archive behind.
+        deinit { if !finished { file.discard() } }
     }
 
     private let root: String?
@@ -30,7 +39,16 @@ final class OutputSink: @unchecked Sendable {
             try Self.makeFolder(path)
         case .archive(let path):
             root = nil
-            archive = ArchiveBox(try ArchiveWriter(destination: path))
+            guard ArchiveWriter.Kind(fileName: path) != nil else {
+                throw SymbolicateError(.badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: path)
+            }
+            let file = try OutputFile(path: path)
+            do {
+                archive = ArchiveBox(try ArchiveWriter(destination: path, fileDescriptor: file.fileDescriptor), file)
+            } catch {
+                file.discard()
+                throw error
+            }
         }
     }
 
@@ -54,15 +72,19 @@ final class OutputSink: @unchecked Sendable {
             lock.withLock { _ = createdFolders.insert(folder) }
         }
         let fileName = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
-        let temporary = folder + "/.\(fileName).partial-\(processID)-\(serial)"
-        try Self.writeFile(temporary, bytes)
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            if code == EISDIR || code == ENOTEMPTY || code == EEXIST {
-                throw SymbolicateError(.conflict, "an output folder is in the way of this output", path: path)
-            }
-            throw SymbolicateError(.io, "cannot move the output into place: \(String(cString: strerror(code)))", path: path)
+        let file: OutputFile
+        do {
+            file = try OutputFile(path: path, temporaryPrefix: ".\(fileName).partial-\(processID)-\(serial)-")
+        } catch where error.code == .conflict {
+            throw SymbolicateError(.conflict, "an output folder is in the way of this output", path: path)
+        }
+        do {
+            try file.write(bytes)
+            // Not synced one by one: a crash loses at most outputs that `--resume` writes again.
+            try file.commit(durable: false)
+        } catch {
+            file.discard()
+            throw error
         }
     }
 
@@ -71,7 +93,14 @@ final class OutputSink: @unchecked Sendable {
         guard let archive else { return }
         lock.lock()
         defer { lock.unlock() }
-        try archive.writer.finish()
+        archive.finished = true
+        do {
+            try archive.writer.finish()
+        } catch {
+            archive.file.discard()
+            throw error
+        }
+        try archive.file.commit()
     }
 
     private static func makeFolder(_ path: String) throws(SymbolicateError) {
@@ -86,32 +115,6 @@ final class OutputSink: @unchecked Sendable {
                 }
             }
             throw SymbolicateError(.io, "cannot create the output folder: \(error.localizedDescription)", path: path)
-        }
-    }
-
-    private static func writeFile(_ path: String, _ bytes: [UInt8]) throws(SymbolicateError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw SymbolicateError(.io, "cannot create the output: \(String(cString: strerror(errno)))", path: path)
-        }
-        var offset = 0
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { buffer in
-            while offset < buffer.count {
-                let n = Foundation.write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += n
-            }
-        }
-        let closed = close(fd)
-        if failure != 0 || closed != 0 {
-            let reason = String(cString: strerror(failure != 0 ? failure : errno))
-            unlink(path)
-            throw SymbolicateError(.io, "cannot write the output: \(reason)", path: path)
         }
     }
 }

@@ -4,10 +4,19 @@
 // unparsable report (counted with its reason) from a file that is not a report at all
 // (counted and skipped).
 //
-// The signature is the exception type plus the top three frames of the crashed thread (the
-// Last Exception Backtrace when no thread is marked crashed): for each frame the innermost
-// symbol we found, else the symbol the report already names, else `image + 0xoffset`.
+// Crash groups are keyed by the top three frames of the crashed thread (the Last Exception
+// Backtrace when no thread is marked crashed) that lie outside system images, each as a function
+// name: the innermost symbol we found, else the symbol the report already names (without
+// offset, file:line or `(in Image)`), else `image + 0xoffset`. Nothing of the build's identity
+// (UUIDs, versions, arch, load addresses) and not the exception type (a Swift trap is
+// EXC_BREAKPOINT on arm64 and EXC_BAD_INSTRUCTION on x86_64) enters the key, so one crash in
+// two builds or on two archs is one group. A thread with only system frames is keyed by those.
+// A report with no crashed thread (a CPU-resource microstackshot, a bare call-stack tree) is in
+// no group.
+// The group id is the first 16 hex digits of the key's SHA-256. The signature shown to people
+// is the exception type followed by the key's frames.
 
+import Digest
 import Foundation
 import SymbolicateModel
 import Symbolication
@@ -25,12 +34,27 @@ struct ReportFacts: Sendable {
     var missing: [Missing]
     var appVersion: String?
     var exceptionType: String
+    /// The group key's frames.
     var topFrames: [String]
+    /// What kind of report: `crash` (text), `ips`, or the format's own name for other kinds.
+    var kind: String
+    var framesSymbolicated: Int
+    var framesTotal: Int
 
     static let signatureDepth = 3
 
     var signature: String {
         ([exceptionType] + topFrames).joined(separator: " | ")
+    }
+
+    /// What crash groups are keyed by: the frames, one a line; nil without a crashed thread.
+    var groupKey: String? {
+        topFrames.isEmpty ? nil : topFrames.joined(separator: "\n")
+    }
+
+    /// The first 16 hex digits of the SHA-256 of the group key.
+    var groupID: String? {
+        groupKey.map { String(SHA256.hex(Array($0.utf8)).prefix(16)) }
     }
 
     init(_ processed: ProcessedReport) {
@@ -52,6 +76,21 @@ struct ReportFacts: Sendable {
         appVersion = Self.appVersion(report)
         exceptionType = Self.exceptionType(report, ipsBody: ipsBody)
         topFrames = Self.topFrames(report, outcome)
+        kind = Self.kind(report.format)
+        framesSymbolicated = outcome.symbolicatedFrames
+        framesTotal = outcome.totalFrames
+    }
+
+    /// The kind an unparsable report seems to be: `ips` when it starts as JSON, else `crash`.
+    static func guessKind(_ bytes: [UInt8]) -> String {
+        let first = bytes.prefix(4096).first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        return first == UInt8(ascii: "{") ? "ips" : "crash"
+    }
+
+    /// `crash` for the text layouts, `ips`, and any other format by its own name.
+    static func kind(_ format: ReportFormat) -> String {
+        if format == .text || format == .jsonHeaderText { return "crash" }
+        return format.rawValue
     }
 
     // MARK: - Fields
@@ -82,14 +121,16 @@ struct ReportFacts: Sendable {
             ?? report.backtraces.firstIndex { $0.kind == .lastException }
         guard let index else { return [] }
         let frames = report.backtraces[index].frames
-        return frames.indices.prefix(signatureDepth).map { f in
+        let own = frames.indices.filter { !isSystemImage(report.image(for: frames[$0])) }
+        let chosen = own.isEmpty ? Array(frames.indices) : own
+        return chosen.prefix(signatureDepth).map { f in
             let frame = frames[f]
             if let result = outcome.results[FrameID(backtrace: index, frame: f)], result.status == .symbolicated,
                 let symbol = result.frames.first?.symbol, !symbol.isEmpty
             {
-                return symbol
+                return functionName(symbol)
             }
-            if let symbol = frame.symbol, !symbol.isEmpty, !symbol.hasPrefix("0x") { return symbol }
+            if let symbol = frame.symbol, !symbol.isEmpty, !symbol.hasPrefix("0x") { return functionName(symbol) }
             let image = report.image(for: frame)
             let name = image?.name ?? frame.imageName ?? "???"
             if let image, frame.address >= image.loadAddress {
@@ -97,6 +138,29 @@ struct ReportFacts: Sendable {
             }
             return "\(name) 0x" + String(frame.address, radix: 16)
         }
+    }
+
+    /// A symbol as a function name: without ` + 123`, ` (File.swift:12)` or ` (in Image)`.
+    static func functionName(_ symbol: String) -> String {
+        var name = symbol.trimmingCharacters(in: .whitespaces)
+        name = name.replacing(/\s\(in [^()]*\)$/, with: "")
+        name = name.replacing(/\s\([^()]*:\d+\)$/, with: "")
+        name = name.replacing(/\s\+\s(0x[0-9a-fA-F]+|\d+)$/, with: "")
+        return name
+    }
+
+    /// Folders where Apple's own images live, on a device and inside a simulator runtime.
+    private static let systemFolders = ["/System/", "/usr/lib/", "/usr/libexec/", "/Library/Apple/"]
+
+    /// True for an image of the operating system (by its path), never for one without a path.
+    static func isSystemImage(_ image: BinaryImage?) -> Bool {
+        guard var path = image?.path, !path.isEmpty else { return false }
+        // iOS 16+ system libraries (/private/preboot/Cryptexes/OS/System/...) and a simulator
+        // runtime's root (.../RuntimeRoot/System/...) hold the same folders one level down.
+        for root in ["/private/preboot/Cryptexes/OS/", "/RuntimeRoot/"] {
+            if let range = path.range(of: root) { path = "/" + path[range.upperBound...] }
+        }
+        return systemFolders.contains { path.hasPrefix($0) }
     }
 
     // MARK: - .ips body

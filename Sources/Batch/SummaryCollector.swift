@@ -6,6 +6,7 @@
 // smallest path that has it, so the summary does not depend on the order workers finish in.
 
 import Foundation
+import SymbolicateModel
 
 final class SummaryCollector: @unchecked Sendable {
     private struct Tally {
@@ -22,26 +23,50 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     private struct GroupTally {
+        var signature: String
         var exceptionType: String
         var frames: [String]
         var count = 0
         var example: String
+        var versions: [String: Int] = [:]
     }
 
     static let maxReasons = 1_000
     static let maxMissing = 100_000
     static let maxGroups = 100_000
     static let maxVersionsPerImage = 50
+    static let maxVersionsPerGroup = 50
+    static let unknownVersion = "(unknown)"
+    static let alreadyDone = "already done (its output exists; --resume)"
+    static let maxSkippedFiles = 100_000
+    static let notAReport = "not a crash report"
     static let other = "(other)"
 
     private let lock = NSLock()
+    /// The `--report-list` file, written under the lock.
+    private let reportList: ReportList?
     private var counts = BatchSummary.Counts()
     private var unparsable: [String: Tally] = [:]
     private var unreadable: [String: Tally] = [:]
     private var missing: [String: MissingTally] = [:]
     private var groups: [String: GroupTally] = [:]
     private var inputErrors: [String] = []
+    private var skipped: [BatchSummary.SkippedFile] = []
+    private var skippedOmitted = 0
     private var finished = 0
+
+    init(reportList: ReportList? = nil) {
+        self.reportList = reportList
+    }
+
+    /// Writes out the rest of the report list; throws the first error writing it met.
+    func finishReportList() throws(SymbolicateError) {
+        let error: SymbolicateError? = lock.withLock {
+            reportList?.flush()
+            return reportList?.failure
+        }
+        if let error { throw error }
+    }
 
     /// The counts so far, without ranking anything (cheap enough for every progress tick).
     var currentCounts: BatchSummary.Counts {
@@ -74,27 +99,44 @@ final class SummaryCollector: @unchecked Sendable {
                     tally.name = min(tally.name, m.name)
                     tally.archs.insert(m.arch)
                 }
-                if let v = facts.appVersion, tally.versions.count < Self.maxVersionsPerImage { tally.versions.insert(v) }
+                if let v = facts.appVersion, tally.versions.count < Self.maxVersionsPerImage {
+                    tally.versions.insert(v)
+                }
                 missing[key] = tally
             }
-            var signature = facts.signature
-            if groups[signature] == nil && groups.count >= Self.maxGroups { signature = Self.other }
-            var group =
-                groups[signature]
-                ?? GroupTally(exceptionType: facts.exceptionType, frames: facts.topFrames, example: path)
-            group.count += 1
-            group.example = min(group.example, path)
-            groups[signature] = group
+            if var id = facts.groupID {
+                if groups[id] == nil && groups.count >= Self.maxGroups { id = Self.other }
+                var group =
+                    groups[id]
+                    ?? GroupTally(
+                        signature: id == Self.other ? Self.other : facts.signature, exceptionType: facts.exceptionType,
+                        frames: id == Self.other ? [] : facts.topFrames, example: path)
+                group.count += 1
+                if id != Self.other, facts.signature < group.signature {
+                    // The same key under several exception types shows the smallest, whatever the order.
+                    group.signature = facts.signature
+                    group.exceptionType = facts.exceptionType
+                }
+                group.example = min(group.example, path)
+                var version = facts.appVersion ?? Self.unknownVersion
+                if group.versions[version] == nil && group.versions.count >= Self.maxVersionsPerGroup {
+                    version = Self.other
+                }
+                group.versions[version, default: 0] += 1
+                groups[id] = group
+            }
+            reportList?.report(path: path, facts: facts)
         }
     }
 
-    func recordUnparsable(reason: String, path: String) {
+    func recordUnparsable(reason: String, path: String, kind: String) {
         lock.withLock {
             counts.files += 1
             counts.reportsRead += 1
             counts.unparsable += 1
             finished += 1
             Self.add(reason, path, to: &unparsable)
+            reportList?.unparsable(path: path, kind: kind, reason: reason)
         }
     }
 
@@ -104,22 +146,35 @@ final class SummaryCollector: @unchecked Sendable {
             counts.unreadable += 1
             finished += 1
             Self.add(reason, path, to: &unreadable)
+            skip(path, reason)
         }
     }
 
-    func recordNonReport() {
+    func recordNonReport(path: String) {
         lock.withLock {
             counts.files += 1
             counts.skippedNonReports += 1
             finished += 1
+            skip(path, Self.notAReport)
         }
     }
 
-    func recordAlreadyDone() {
+    /// Names a skipped file (called with the lock held).
+    private func skip(_ path: String, _ reason: String) {
+        reportList?.skipped(path: path, reason: reason)
+        if skipped.count < Self.maxSkippedFiles {
+            skipped.append(BatchSummary.SkippedFile(path: path, reason: reason))
+        } else {
+            skippedOmitted += 1
+        }
+    }
+
+    func recordAlreadyDone(path: String) {
         lock.withLock {
             counts.files += 1
             counts.alreadyDone += 1
             finished += 1
+            reportList?.skipped(path: path, reason: Self.alreadyDone)
         }
     }
 
@@ -141,19 +196,25 @@ final class SummaryCollector: @unchecked Sendable {
             var s = BatchSummary()
             s.counts = counts
             s.inputErrors = inputErrors
+            s.skippedFiles = skipped.sorted { ($0.path, $0.reason) < ($1.path, $1.reason) }
+            s.skippedFilesOmitted = skippedOmitted
             s.unparsable = Self.ranked(unparsable)
             s.unreadable = Self.ranked(unreadable)
             s.missingImages = missing.map { key, t in
                 BatchSummary.MissingImage(
-                    uuid: key, name: t.name, archs: t.archs.sorted(), appVersions: t.versions.sorted(), reports: t.reports,
+                    uuid: key, name: t.name, archs: t.archs.sorted(), appVersions: t.versions.sorted(),
+                    reports: t.reports,
                     example: t.example)
             }
             .sorted { ($1.reports, $0.uuid) < ($0.reports, $1.uuid) }
-            s.crashGroups = groups.map { signature, g in
+            s.crashGroups = groups.map { id, g in
                 BatchSummary.CrashGroup(
-                    signature: signature, exceptionType: g.exceptionType, frames: g.frames, count: g.count, example: g.example)
+                    id: id, signature: g.signature, exceptionType: g.exceptionType, frames: g.frames, count: g.count,
+                    example: g.example,
+                    appVersions: g.versions.map { BatchSummary.VersionCount(version: $0.key, count: $0.value) }
+                        .sorted { ($1.count, $0.version) < ($0.count, $1.version) })
             }
-            .sorted { ($1.count, $0.signature) < ($0.count, $1.signature) }
+            .sorted { ($1.count, $0.signature, $0.id) < ($0.count, $1.signature, $1.id) }
             return s
         }
     }

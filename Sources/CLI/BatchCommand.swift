@@ -48,6 +48,10 @@ enum BatchCommand: Command {
           --resume                 Skip reports whose output already exists (outputs are written
                                    atomically, so an existing one is complete). Needs -o.
           --summary FILE.json      Also write the summary as JSON.
+          --report-list FILE.jsonl One JSON line per input file: path, kind (crash, ips, ...,
+                                   skipped), status (full, partial, none, unparsable,
+                                   skipped), frames_symbolicated, frames_total, group (the
+                                   crash group's id) and reason (why skipped or unparsable).
           --progress MODE          auto (bar on a terminal, lines otherwise), bar, lines, none.
           -h, --help               Show this help.
 
@@ -56,16 +60,22 @@ enum BatchCommand: Command {
         64 usage error.
 
         The summary (stderr) counts reports fully / partially / not symbolicated, unparsable
-        (with reasons) and skipped, ranks the missing symbol files by the number of reports that
-        need them, and lists the top crash groups (exception type + top three frames of the
-        crashed thread).
+        (with reasons) and skipped (each named, with the reason), ranks the missing symbol files
+        by the number of reports that need them, and lists the top crash groups with their count
+        per app version. A crash group is keyed by the top three frames of the crashed thread
+        outside system images, as function names (image + offset where no symbol is known), so
+        one crash in two builds or on two archs is one group; its id is the first 16 hex digits
+        of the SHA-256 of that key.
 
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
             arguments,
-            valued: ["-o", "--output-archive", "--format", "-d", "--store", "-j", "--shard", "--summary", "--progress"],
+            valued: [
+                "-o", "--output-archive", "--format", "-d", "--store", "-j", "--shard", "--summary", "--report-list",
+                "--progress",
+            ],
             flags: ["--resume", "--no-store", "--no-inline", "--no-adjust"],
             aliases: ["--output": "-o", "--dsym": "-d", "--jobs": "-j"])
         let configuration = try configuration(args)
@@ -127,6 +137,7 @@ enum BatchCommand: Command {
             }
         }
         configuration.resume = args.has("--resume")
+        configuration.reportList = args.value("--report-list")
         if configuration.resume, case .archive = destination {
             throw UsageError("--resume needs an output folder (-o), not --output-archive")
         }

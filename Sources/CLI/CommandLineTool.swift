@@ -9,50 +9,70 @@ public enum CommandLineTool {
 
     public static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
-        let code = run(args)
-        fflush(nil)
-        exit(code)
+        switch outcome(args) {
+        case .exit(let code):
+            fflush(nil)
+            exit(code)
+        case .outputClosed:
+            StandardOutput.endForClosedReader()
+        }
     }
 
-    /// Runs one invocation and returns its exit code (used by `main` and by tests).
+    /// Runs one invocation and returns its exit code (used by `main` and by tests). A reader of
+    /// stdout that went away counts as a failure here; `main` ends by SIGPIPE instead.
     public static func run(_ args: [String]) -> Int32 {
+        switch outcome(args) {
+        case .exit(let code): return code
+        case .outputClosed: return ExitCode.failure
+        }
+    }
+
+    enum Outcome {
+        case exit(Int32)
+        /// stdout's reader went away (EPIPE): end without a word.
+        case outputClosed
+    }
+
+    static func outcome(_ args: [String]) -> Outcome {
         if args.isEmpty {
             Console.error(SymbolicateCommand.help)
-            return ExitCode.usage
-        }
-        if args == ["--help"] || args == ["-h"] || args == ["help"] {
-            Console.out(overview)
-            return ExitCode.ok
-        }
-        if args == ["--version"] {
-            Console.out("symbolicate \(version)\n")
-            return ExitCode.ok
+            return .exit(ExitCode.usage)
         }
         var command: any Command.Type = SymbolicateCommand.self
-        var rest = args
-        if let first = args.first, let named = commands.first(where: { $0.name == first && $0 != SymbolicateCommand.self }) {
-            command = named
-            rest = Array(args.dropFirst())
-        } else if args.first == "help", args.count > 1, let named = commands.first(where: { $0.name == args[1] }) {
-            Console.out(named.help)
-            return ExitCode.ok
-        }
-        if rest.contains("--help") || rest.contains("-h") {
-            Console.out(command.help)
-            return ExitCode.ok
-        }
         do {
-            return try command.run(rest)
+            if args == ["--help"] || args == ["-h"] || args == ["help"] {
+                try Console.out(overview)
+                return .exit(ExitCode.ok)
+            }
+            if args == ["--version"] {
+                try Console.out("symbolicate \(version)\n")
+                return .exit(ExitCode.ok)
+            }
+            var rest = args
+            if let first = args.first, let named = commands.first(where: { $0.name == first && $0 != SymbolicateCommand.self }) {
+                command = named
+                rest = Array(args.dropFirst())
+            } else if args.first == "help", args.count > 1, let named = commands.first(where: { $0.name == args[1] }) {
+                try Console.out(named.help)
+                return .exit(ExitCode.ok)
+            }
+            if rest.contains("--help") || rest.contains("-h") {
+                try Console.out(command.help)
+                return .exit(ExitCode.ok)
+            }
+            return .exit(try command.run(rest))
+        } catch is StandardOutput.Closed {
+            return .outputClosed
         } catch let error as UsageError {
             Console.error("error: \(error.message)\n")
             Console.error(command.help)
-            return ExitCode.usage
+            return .exit(ExitCode.usage)
         } catch let error as SymbolicateError {
             Console.error("error: \(error.description)")
-            return error.code.exitCode
+            return .exit(error.code.exitCode)
         } catch {
             Console.error("error: \(error)")
-            return ExitCode.failure
+            return .exit(ExitCode.failure)
         }
     }
 

@@ -49,7 +49,7 @@ enum HealthcheckCommand: Command {
                 Console.error("unhealthy: \(line)")
                 return ExitCode.failure
             }
-            Console.out("healthy: \(line)\n")
+            try Console.out("healthy: \(line)\n")
             return ExitCode.ok
         } catch let error as SymbolicateError {
             // Every way of not getting a 2xx is "unhealthy" (1), which is what HEALTHCHECK expects.

@@ -33,6 +33,7 @@ enum ImportCommand: Command {
         let args = try Arguments(arguments, valued: ["--store"], flags: ["--json"])
         guard !args.positionals.isEmpty else { throw UsageError("import needs at least one PATH") }
         let store = try SymbolStore(directory: StoreOption.directory(args.value("--store")))
+        try store.requireWritable("import")
         let bar = ProgressLine(enabled: Console.stderrIsTerminal)
         let summary = store.importPaths(args.positionals) { progress in
             var line = "importing \(progress.inputsDone + 1)/\(progress.inputsTotal): \(progress.slicesDone) slices"
@@ -43,7 +44,7 @@ enum ImportCommand: Command {
         }
         bar.finish()
         if args.has("--json") {
-            Console.out(json(summary))
+            try Console.out(json(summary))
         } else {
             Console.error(text(summary))
         }

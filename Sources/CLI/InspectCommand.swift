@@ -26,7 +26,7 @@ enum InspectCommand: Command {
             throw UsageError("inspect takes exactly one REPORT")
         }
         let report = try ReportParser.parse(try IO.read(path))
-        Console.out(args.has("--json") ? ReportInspector.json(report) : ReportInspector.text(report))
+        try Console.out(args.has("--json") ? ReportInspector.json(report) : ReportInspector.text(report))
         return ExitCode.ok
     }
 }

@@ -29,7 +29,7 @@ enum ListCommand: Command {
             return ExitCode.failure
         }
         let builds = try store.list()
-        Console.out(args.has("--json") ? json(builds) : table(builds))
+        try Console.out(args.has("--json") ? json(builds) : table(builds))
         return ExitCode.ok
     }
 

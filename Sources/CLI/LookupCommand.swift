@@ -79,7 +79,7 @@ enum LookupCommand: Command {
                 out += atosLine(frame, image: table.build.name)
             }
         }
-        Console.out(out)
+        try Console.out(out)
         return ExitCode.ok
     }
 

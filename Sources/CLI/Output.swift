@@ -1,20 +1,64 @@
-// Reading inputs and writing outputs for commands: `-` means stdin / stdout, files are written
-// to a temporary name and renamed so a failed run never leaves half an output, and messages go
-// to stderr.
+// Reading inputs and writing outputs for commands: `-` means stdin / stdout, named outputs go
+// through OutputFile (renamed into place over regular files, written in place into devices and
+// pipes), and messages go to stderr.
+//
+// Standard output is written with a loop over write(2), not FileHandle (whose `write` traps on
+// any error): a full disk or an I/O error is one message and exit 1; a reader that went away
+// (EPIPE, seen when SIGPIPE was inherited as ignored) ends the command quietly, as SIGPIPE
+// would have.
 
 import Foundation
+import Store
 import SymbolicateModel
 
 enum Console {
+    /// A message on stderr. A stderr that cannot be written to is not reported anywhere.
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        raw(message + "\n", to: STDERR_FILENO)
     }
 
-    static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+    /// Text on stdout; throws as `StandardOutput.write` does.
+    static func out(_ text: String) throws {
+        try StandardOutput.write(Array(text.utf8))
+    }
+
+    /// Bytes on a descriptor, errors ignored (progress lines and messages on stderr).
+    static func raw(_ text: String, to fd: Int32) {
+        var text = text
+        _ = text.withUTF8 { OutputFile.writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
     static var stderrIsTerminal: Bool { isatty(2) != 0 }
+}
+
+enum StandardOutput {
+    /// The reader of stdout went away: the command stops without a message.
+    struct Closed: Error {}
+
+    static func write(_ bytes: [UInt8]) throws {
+        let code = bytes.withUnsafeBytes { OutputFile.writeAll(STDOUT_FILENO, $0) }
+        switch code {
+        case 0: return
+        case EPIPE: throw Closed()
+        default:
+            throw SymbolicateError(
+                .io,
+                "cannot write to standard output: \(String(cString: strerror(code))); "
+                    + "free some space or write the output elsewhere (-o FILE)")
+        }
+    }
+
+    /// Ends the process the way a writer to a closed pipe ends: by SIGPIPE, even when the
+    /// signal was inherited as ignored or blocked.
+    static func endForClosedReader() -> Never {
+        signal(SIGPIPE, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+        raise(SIGPIPE)
+        exit(128 + SIGPIPE)
+    }
 }
 
 enum IO {
@@ -36,16 +80,12 @@ enum IO {
         return [UInt8](data)
     }
 
-    /// Writes atomically to `path`, or to stdout for nil / `-`.
+    /// Writes `bytes` to `path` as OutputFile does, or to stdout for nil / `-`.
     static func write(_ bytes: [UInt8], to path: String?) throws {
         guard let path, path != "-" else {
-            FileHandle.standardOutput.write(Data(bytes))
+            try StandardOutput.write(bytes)
             return
         }
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw SymbolicateError(.io, "cannot write the output: \(error.localizedDescription)", path: path)
-        }
+        try OutputFile.write(bytes, to: path)
     }
 }

@@ -20,12 +20,12 @@ final class ProgressLine: Sendable {
             state = (now, clipped.count)
             return "\r" + clipped + pad
         }
-        if let line { FileHandle.standardError.write(Data(line.utf8)) }
+        if let line { Console.raw(line, to: STDERR_FILENO) }
     }
 
     func finish() {
         guard enabled else { return }
         let width = last.withLock { $0.width }
-        if width > 0 { FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: width) + "\r").utf8)) }
+        if width > 0 { Console.raw("\r" + String(repeating: " ", count: width) + "\r", to: STDERR_FILENO) }
     }
 }

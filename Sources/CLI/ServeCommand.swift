@@ -11,31 +11,51 @@ enum ServeCommand: Command {
     static let name = "serve"
     static let summary = "Run the HTTP server (symbolicate, upload symbols, stored reports, web page)"
     static let help = """
-        USAGE: symbolicate serve [--store DIR] [--listen HOST:PORT] [--token-file FILE] [--max-body SIZE]
-                                 [--threads N] [--max-concurrent N] [--timeout SECONDS]
+        USAGE: symbolicate serve [--store DIR] [--listen HOST:PORT] [--admin-listen HOST:PORT]
+                                 [--token-file FILE] [--read-token-file FILE] [--max-body SIZE]
+                                 [--threads N] [--max-concurrent N] [--max-per-address N]
+                                 [--timeout SECONDS] [--header-timeout SECONDS]
 
         Serves the symbol store over HTTP: POST /v1/symbolicate (a .crash or .ips report in, the
         symbolicated report out), POST /v1/symbols (upload dSYMs; token), /v1/reports (stored reports,
-        re-symbolicated when their dSYMs arrive), /v1/missing, /healthz, /metrics, /openapi.json, and a
-        web page at /. Stops on SIGINT or SIGTERM after finishing the requests in flight.
+        re-symbolicated when their dSYMs arrive), /v1/missing, /healthz, /readyz, /metrics,
+        /openapi.json, and a web page at /. Stops on SIGINT or SIGTERM after finishing the requests in flight.
 
         OPTIONS:
           --store DIR          The symbol store, created when missing (default: $SYMBOLICATE_STORE,
                                else $XDG_DATA_HOME/symbolicate or ~/.local/share/symbolicate)
           --listen HOST:PORT   Address to listen on (default: 127.0.0.1:8080; port 0 picks a free port)
-          --token-file FILE    Bearer tokens accepted on writes, one per line. Without it, writes are refused.
+          --admin-listen HOST:PORT
+                               Also serve /healthz, /readyz and /metrics on this address, on connections
+                               of their own, so probes get through while the main port is full
+          --token-file FILE    Bearer tokens accepted on writes (and reads), one `NAME:TOKEN` or `TOKEN`
+                               per line; a bare token is named in logs by the first 8 hex digits of
+                               its SHA-256. Without this option, writes are refused.
+          --read-token-file FILE
+                               Tokens (same format) that reads then need: /v1/symbolicate, /v1/symbols,
+                               /v1/reports/ID, /v1/missing and the compatibility endpoints. Without it,
+                               reads need no token. /, /healthz, /readyz, /metrics stay open.
           --max-body SIZE      Largest upload accepted, e.g. 512M or 2G (default: 512M); reports are
                                limited to 16M or SIZE, whichever is smaller
           --threads N          Network threads (default: the number of cores)
           --max-concurrent N   Requests served at once; more get 503 + Retry-After (default: 256)
+          --max-per-address N  Connections one client address may hold open (default: 64; 0: no limit,
+                               e.g. behind a proxy where every client has the proxy's address)
           --timeout SECONDS    Idle connection timeout (default: 30)
+          --header-timeout SECONDS
+                               Time a connection may take to send a request's headers, however slowly
+                               the bytes trickle in, and the longest an idle keep-alive connection
+                               waits for its next request (default: 10; 0: no limit)
           -h, --help           Show this help
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
             arguments,
-            valued: ["--store", "--listen", "--token-file", "--max-body", "--threads", "--max-concurrent", "--timeout"],
+            valued: [
+                "--store", "--listen", "--admin-listen", "--token-file", "--read-token-file", "--max-body", "--threads",
+                "--max-concurrent", "--max-per-address", "--timeout", "--header-timeout",
+            ],
             flags: [])
         guard args.positionals.isEmpty else {
             throw UsageError("serve takes no positional arguments (got '\(args.positionals[0])')")
@@ -44,7 +64,9 @@ enum ServeCommand: Command {
         var configuration = ServerConfiguration(
             storeDirectory: args.value("--store") ?? SymbolStore.defaultDirectory(environment: environment))
         if let listen = args.value("--listen") { configuration.listen = listen }
+        if let listen = args.value("--admin-listen") { configuration.adminListen = listen }
         if let file = args.value("--token-file") { configuration.tokens = try TokenSet(file: file) }
+        if let file = args.value("--read-token-file") { configuration.readTokens = try TokenSet(file: file) }
         if let size = args.value("--max-body") {
             guard let bytes = parseByteSize(size), bytes > 0 else {
                 throw UsageError("--max-body expects a size such as 512M or 2G, got '\(size)'")
@@ -59,9 +81,26 @@ enum ServeCommand: Command {
             guard cap >= 1 else { throw UsageError("--max-concurrent must be at least 1") }
             configuration.maxConcurrentRequests = cap
         }
+        if let limit = try args.integer("--max-per-address") {
+            guard (0...1_000_000).contains(limit) else {
+                throw UsageError("--max-per-address must be 0 (no limit) or more")
+            }
+            configuration.connectionsPerAddress = limit
+        }
+        if let timeout = try args.integer("--header-timeout") {
+            guard (0...3600).contains(timeout) else {
+                throw UsageError("--header-timeout must be from 0 (no limit) to 3600 seconds")
+            }
+            configuration.headerTimeout = timeout
+        }
         if let timeout = try args.integer("--timeout") {
             guard (1...3600).contains(timeout) else { throw UsageError("--timeout must be from 1 to 3600 seconds") }
             configuration.connectionTimeout = timeout
+        }
+        // What a server killed mid-request left behind (its import children died with it).
+        let stale = SymbolStore.removeStaleTransfers(inStore: configuration.storeDirectory)
+        if !stale.isEmpty {
+            Console.error("removed \(stale.count) upload(s) left in \(configuration.storeDirectory)/tmp by a stopped server")
         }
         let server = try SymbolicationServer(configuration: configuration)
         try server.start()

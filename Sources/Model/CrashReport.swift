@@ -10,6 +10,11 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     case jsonHeaderText = "json-header-text"
     /// iOS 15+ / macOS 12+ `.ips`: a JSON header line followed by a JSON body (bug_type 309).
     case ips
+    /// A MetricKit `MXDiagnosticPayload` (alone or in an array) or a bare `MXCallStackTree`.
+    case metricKit = "metrickit"
+    /// A resource report (`Event: cpu usage`, ...) of microstackshot sample trees, possibly after
+    /// a one-line JSON header; written back in place like a text report.
+    case microstackshot
 }
 
 /// One `Key: value` header line of a text report (or a top-level scalar of an `.ips` body),
@@ -96,6 +101,12 @@ public struct Frame: Sendable, Hashable {
         self.isReturnAddress = isReturnAddress
         self.symbolColumn = symbolColumn
     }
+
+    /// True when the report names the frame itself (a symbol that is not `???` or `<redacted>`).
+    public var isNamedByReport: Bool {
+        guard let symbol, !symbol.isEmpty else { return false }
+        return symbol != "???" && symbol != "<redacted>"
+    }
 }
 
 /// A thread's backtrace, or one of the other backtraces a report carries.
@@ -106,6 +117,9 @@ public struct Backtrace: Sendable, Hashable {
         case lastException = "last-exception"
         /// A backtrace inside Application Specific Information (`.ips` `asiBacktraces`).
         case applicationSpecific = "application-specific"
+        /// Samples aggregated into a tree (MetricKit with `callStackPerThread: false`): frames in
+        /// document order, roots outermost; each frame says whether it is a return address.
+        case sampleTree = "sample-tree"
     }
 
     public var kind: Kind

@@ -63,7 +63,9 @@ public struct SymbolTable: Sendable {
         public var function: UInt32
         /// Index into `files`, or `SymbolTable.none`.
         public var file: UInt32
-        /// 0 when unknown.
+        /// `SymbolTable.none` when the debug information gives no line. 0 is the line table's own
+        /// line 0 (code no source line owns: thunks, outlined copies, `<compiler-generated>`),
+        /// which Apple's tools print as `(File.swift:0)`, so it is kept.
         public var line: UInt32
         /// Index into `locations` of the call site this location was inlined into, or `SymbolTable.none`.
         public var parent: UInt32
@@ -121,6 +123,11 @@ public struct SymbolTable: Sendable {
         }
     }
 
+    /// A stored line as the model's line: nil for `SymbolTable.none`, else the line (0 included).
+    public static func line(_ stored: UInt32) -> Int? {
+        stored == SymbolTable.none ? nil : Int(stored)
+    }
+
     /// The index of the range holding `address`, or nil.
     public func rangeIndex(containing address: UInt64) -> Int? {
         var lo = 0
@@ -145,7 +152,7 @@ public struct SymbolTable: Sendable {
             guard Int(loc.function) < functions.count else { break }
             let f = functions[Int(loc.function)]
             let file = Int(loc.file) < files.count ? files[Int(loc.file)] : nil
-            result.append(Resolved(function: f.name, entry: f.entry, file: file, line: loc.line == 0 ? nil : Int(loc.line)))
+            result.append(Resolved(function: f.name, entry: f.entry, file: file, line: SymbolTable.line(loc.line)))
             index = loc.parent
             guardCount += 1
         }

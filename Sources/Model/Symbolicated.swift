@@ -48,6 +48,10 @@ public enum FrameStatus: String, Sendable, Hashable, CaseIterable {
     case unknownImage = "unknown_image"
     /// The frame cannot be interpreted (address below the image's load address, ...).
     case malformed
+    /// We have no symbols for the frame, but the report already names it (an `.ips` frame's
+    /// `symbol`, a text frame printed as `symbol + offset`, as devices do for system libraries).
+    /// The report's name is kept; the frame is not counted as missing.
+    case namedByReport = "named_by_report"
 }
 
 public struct FrameResult: Sendable, Hashable {

@@ -184,7 +184,7 @@ struct DebugInfoReader {
                         entry: isInline ? 0 : (attrs.lowPC ?? ranges.map(\.start).min() ?? 0),
                         parent: isInline ? parent : -1,
                         callFile: isInline ? (attrs.callFile.map { file($0) } ?? SymbolTableConstants.none) : SymbolTableConstants.none,
-                        callLine: isInline ? UInt32(truncatingIfNeeded: attrs.callLine ?? 0) : 0)
+                        callLine: isInline ? (attrs.callLine.map { UInt32(clamping: $0) } ?? SymbolTableConstants.none) : SymbolTableConstants.none)
                     childParent = Int32(info.nodes.count)
                     info.nodes.append(node)
                     for r in ranges { info.scopes.append(DebugInfo.Scope(start: r.start, end: r.end, node: childParent)) }

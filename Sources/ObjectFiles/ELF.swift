@@ -13,6 +13,8 @@ struct ELFFile {
     let path: String
     let is64: Bool
     let machine: UInt16
+    /// `e_type` (ET_REL for a relocatable object, ET_EXEC / ET_DYN for linked files).
+    let fileType: UInt16
     let buildID: [UInt8]?
     let textAddress: UInt64
     let textSize: UInt64
@@ -27,6 +29,7 @@ struct ELFFile {
         self.path = path
         is64 = image.is64
         machine = image.machine
+        fileType = image.fileType
         buildID = try image.buildID()
         let text = try image.executableSegment()
         textAddress = text?.address ?? 0
@@ -39,10 +42,10 @@ struct ELFFile {
 
     var arch: Arch {
         switch machine {
-        case 62: return .x86_64
-        case 183: return Arch("aarch64")
-        case 3: return .i386
-        case 40: return Arch("arm")
+        case EM_X86_64: return .x86_64
+        case EM_AARCH64: return Arch("aarch64")
+        case EM_386: return .i386
+        case EM_ARM: return Arch("arm")
         default: return Arch("elf-machine-\(machine)")
         }
     }
@@ -91,17 +94,16 @@ struct ELFFile {
         var fileName: String?
         for (i, symbol) in try image.symbols(in: table).enumerated() {
             let type = symbol.info & 0xf
-            if type == 4 {  // STT_FILE
+            if type == STT_FILE {
                 fileName = symbol.name
                 continue
             }
-            // STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_GNU_IFUNC
-            guard type == 0 || type == 1 || type == 2 || type == 10 else { continue }
+            guard type == STT_NOTYPE || type == STT_OBJECT || type == STT_FUNC || type == STT_GNU_IFUNC else { continue }
             // Defined in a real section (not SHN_UNDEF, nor a reserved index such as SHN_ABS).
             let shndx = Int(symbol.sectionIndex)
-            guard shndx != 0, shndx < 0xff00, shndx < sections.count, let name = symbol.name else { continue }
-            if type == 0, name.isEmpty || name.hasPrefix("$") { continue }
-            let local = symbol.info >> 4 == 0
+            guard shndx != SHN_UNDEF, shndx < SHN_LORESERVE, shndx < sections.count, let name = symbol.name else { continue }
+            if type == STT_NOTYPE, name.isEmpty || name.hasPrefix("$") { continue }
+            let local = symbol.info >> 4 == STB_LOCAL
             out.append(
                 RawSymbol(
                     address: symbol.value, size: symbol.size, name: name, order: i + 1,

@@ -42,6 +42,8 @@ struct ElfImage: ~Copyable {
     let path: String
     let is64: Bool
     let machine: UInt16
+    /// `e_type`: ET_REL, ET_EXEC, ET_DYN, ET_CORE.
+    let fileType: UInt16
     /// Every section header, in index order (index 0 is the null section).
     let sections: [ElfSection]
     private let elf: OpaquePointer
@@ -98,6 +100,7 @@ struct ElfImage: ~Copyable {
         self.path = path
         self.is64 = gelf_getclass(elf) == ELFCLASS64
         self.machine = ehdr.e_machine
+        self.fileType = ehdr.e_type
     }
 
     deinit { elf_end(elf) }

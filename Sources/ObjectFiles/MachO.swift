@@ -13,16 +13,17 @@ struct MachOSection {
     var fileOffset: UInt32
     var flags: UInt32
 
-    /// S_ATTR_PURE_INSTRUCTIONS: the section holds only code.
-    var isCode: Bool { flags & 0x8000_0000 != 0 }
+    var isCode: Bool { flags & S_ATTR_PURE_INSTRUCTIONS != 0 }
 }
 
 struct MachOFile {
-    static let magic32: UInt32 = 0xfeed_face
-    static let magic64: UInt32 = 0xfeed_facf
+    static let magic32 = MH_MAGIC
+    static let magic64 = MH_MAGIC_64
 
     var is64: Bool
     var cpuType: UInt32
+    /// MH_OBJECT, MH_EXECUTE, MH_DYLIB, MH_DSYM, ...
+    var fileType: UInt32
     var cpuSubtype: UInt32
     var uuid: [UInt8]?
     var textAddress: UInt64 = 0
@@ -43,7 +44,7 @@ struct MachOFile {
         is64 = magic == MachOFile.magic64
         cpuType = try r.u32()
         cpuSubtype = try r.u32()
-        _ = try r.u32()  // filetype
+        fileType = try r.u32()
         let ncmds = try r.u32()
         let sizeofcmds = try r.u32()
         _ = try r.u32()  // flags
@@ -63,12 +64,12 @@ struct MachOFile {
             var body = try commands.sub(at + 8, Int(size) - 8)
             try commands.seek(at + Int(size))
             switch cmd {
-            case 0x1b:  // LC_UUID
+            case LC_UUID:
                 uuid = try body.bytes(16)
-            case 0x2:  // LC_SYMTAB
+            case LC_SYMTAB:
                 symtab = (try body.u32(), try body.u32(), try body.u32(), try body.u32())
-            case 0x1, 0x19:  // LC_SEGMENT, LC_SEGMENT_64
-                try readSegment(&body, is64: cmd == 0x19)
+            case LC_SEGMENT, LC_SEGMENT_64:
+                try readSegment(&body, is64: cmd == LC_SEGMENT_64)
             default:
                 break
             }
@@ -104,21 +105,21 @@ struct MachOFile {
     }
 
     var arch: Arch {
-        let sub = cpuSubtype & 0x00ff_ffff
+        let sub = cpuSubtype & ~CPU_SUBTYPE_MASK
         switch cpuType {
-        case 0x0100_000c: return sub == 2 ? .arm64e : .arm64
-        case 0x0200_000c: return .arm64_32
-        case 0x0100_0007: return sub == 8 ? .x86_64h : .x86_64
-        case 7: return .i386
-        case 12:
+        case CPU_TYPE_ARM64: return sub == CPU_SUBTYPE_ARM64E ? .arm64e : .arm64
+        case CPU_TYPE_ARM64_32: return .arm64_32
+        case CPU_TYPE_X86_64: return sub == CPU_SUBTYPE_X86_64_H ? .x86_64h : .x86_64
+        case CPU_TYPE_X86: return .i386
+        case CPU_TYPE_ARM:
             switch sub {
-            case 6: return .armv6
-            case 11: return .armv7s
-            case 12: return .armv7k
-            case 10: return Arch("armv7f")
-            case 14: return Arch("armv6m")
-            case 15: return Arch("armv7m")
-            case 16: return Arch("armv7em")
+            case CPU_SUBTYPE_ARM_V6: return .armv6
+            case CPU_SUBTYPE_ARM_V7S: return .armv7s
+            case CPU_SUBTYPE_ARM_V7K: return .armv7k
+            case CPU_SUBTYPE_ARM_V7F: return Arch("armv7f")
+            case CPU_SUBTYPE_ARM_V6M: return Arch("armv6m")
+            case CPU_SUBTYPE_ARM_V7M: return Arch("armv7m")
+            case CPU_SUBTYPE_ARM_V7EM: return Arch("armv7em")
             default: return .armv7
             }
         default: return Arch("cpu-\(cpuType)-\(sub)")
@@ -163,10 +164,10 @@ struct MachOFile {
             let sect = try r.u8()
             _ = try r.u16()
             let value = is64 ? try r.u64() : UInt64(try r.u32())
-            guard type & 0xe0 == 0, type & 0x0e == 0x0e, sect > 0, Int(sect) <= sections.count else { continue }
+            guard type & N_STAB == 0, type & N_TYPE == N_SECT, sect > 0, Int(sect) <= sections.count else { continue }
             guard Int(strx) < strings.count, let raw = try? strings.string(at: Int(strx)) else { continue }
             let name = raw.hasPrefix("_") ? String(raw.dropFirst()) : raw
-            found.append((value, Int(sect) - 1, name, type & 0x01 != 0))
+            found.append((value, Int(sect) - 1, name, type & N_EXT != 0))
         }
         // Sizes: distance to the next distinct address in the same section, or to its end.
         var bySection: [Int: [UInt64]] = [:]

@@ -137,7 +137,17 @@ public enum ObjectFile {
         return out
     }
 
+    /// What a relocatable object (`.o`) is told: its addresses are not yet those of any image,
+    /// so nothing in it can answer a crash report's frames.
+    static func relocatableObject(_ path: String) -> SymbolicateError {
+        SymbolicateError(
+            .unsupported,
+            "an object file (.o), not a linked binary or dSYM: import the linked binary or its dSYM instead",
+            path: path)
+    }
+
     private static func machOSlice(_ m: MachOFile, name: String, path: String) throws -> ObjectSlice {
+        guard m.fileType != MH_OBJECT else { throw relocatableObject(path) }
         let info = BuildInfo(
             uuid: BuildID(bytes: m.uuid ?? []), arch: m.arch, name: name, textVMAddress: m.textAddress,
             textSize: m.textSize, kind: m.hasDebugInfo ? .debugInfo : .symbolTable, path: path)
@@ -145,6 +155,7 @@ public enum ObjectFile {
     }
 
     private static func elfSlice(_ e: ELFFile, name: String, path: String) throws -> ObjectSlice {
+        guard e.fileType != ET_REL else { throw relocatableObject(path) }
         let info = BuildInfo(
             uuid: BuildID(bytes: e.buildID ?? []), arch: e.arch, name: name, textVMAddress: e.textAddress,
             textSize: e.textSize, kind: e.hasDebugInfo ? .debugInfo : .symbolTable, path: path)

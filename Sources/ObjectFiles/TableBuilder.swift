@@ -278,7 +278,7 @@ struct TableBuilder {
             let symbol = si < syms.count && syms[si].start <= p ? si : -1
             var loc = SymbolTable.none
             if node >= 0 {
-                loc = chain(info, node, line?.file ?? SymbolTable.none, line?.line ?? 0, symbol)
+                loc = chain(info, node, line?.file ?? SymbolTable.none, line?.line ?? SymbolTable.none, symbol)
             } else if let line {
                 let fn: UInt32
                 var file = line.file
@@ -291,7 +291,7 @@ struct TableBuilder {
                 }
                 loc = location(fn, file, line.line, SymbolTable.none)
             } else if symbol >= 0 {
-                loc = location(symbolFunction(symbol), syms[symbol].file, 0, SymbolTable.none)
+                loc = location(symbolFunction(symbol), syms[symbol].file, SymbolTable.none, SymbolTable.none)
             }
             if ranges.last?.location != loc, !(ranges.isEmpty && loc == SymbolTable.none) {
                 ranges.append(SymbolTable.Range(start: p, location: loc))

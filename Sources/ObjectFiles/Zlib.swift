@@ -1,15 +1,27 @@
-// zlib behind one function: inflating the older `.zdebug_*` "ZLIB" form of compressed ELF debug
-// sections (libelf inflates SHF_COMPRESSED ones, after their header is checked against the same
-// limits). The expected size comes from the section; it is capped so that a hostile header cannot
-// make us allocate without limit.
+// zlib behind one small wrapper, the only code that talks to it: inflating the older
+// `.zdebug_*` "ZLIB" form of compressed ELF debug sections (libelf inflates SHF_COMPRESSED ones,
+// after their header is checked against the same limits), and inflating a gzip or zlib stream of
+// unknown length within an output limit (the server's `Content-Encoding: gzip` bodies). Both
+// refuse what would make us allocate without limit: a section header claiming an implausible
+// size, a stream that inflates past the caller's limit (refused as soon as it is passed).
 
 internal import CZlib
 
-enum Zlib {
+public enum Zlib {
     /// Largest section we agree to inflate, and the largest expansion ratio we believe (zlib's
     /// deflate cannot exceed about 1032:1, so a header claiming more is lying).
     static let maxOutput = 1 << 30
     static let maxRatio = 1100
+
+    /// Why a stream did not inflate.
+    public enum StreamError: Error, Sendable, Equatable {
+        /// The output passed the caller's limit.
+        case tooLarge(limit: Int)
+        /// Not gzip or zlib data, or truncated: zlib's status code.
+        case badData(status: Int32)
+        /// zlib could not start (no memory).
+        case cannotStart
+    }
 
     static func inflate(_ input: ByteReader, expectedSize: UInt64) throws -> [UInt8] {
         guard expectedSize <= UInt64(maxOutput), expectedSize <= UInt64(max(input.count, 1)) * UInt64(maxRatio) else {
@@ -30,5 +42,41 @@ enum Zlib {
             throw DecodeError("compressed section inflates to \(destLen) bytes, header says \(expectedSize)")
         }
         return out
+    }
+
+    /// Inflates gzip or zlib data (the header is detected by zlib), up to `limit` output bytes.
+    public static func inflate(_ input: [UInt8], limit: Int) throws(StreamError) -> [UInt8] {
+        var stream = z_stream()
+        // 15 + 32: any window size, gzip or zlib header detected automatically.
+        guard inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw .cannotStart
+        }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var input = input
+        let overLimit: Int32 = -100
+        let status: Int32 = input.withUnsafeMutableBufferPointer { source in
+            stream.next_in = source.baseAddress
+            stream.avail_in = UInt32(source.count)
+            while true {
+                let rc: Int32 = chunk.withUnsafeMutableBufferPointer { target in
+                    stream.next_out = target.baseAddress
+                    stream.avail_out = UInt32(target.count)
+                    return CZlib.inflate(&stream, Z_NO_FLUSH)
+                }
+                let produced = chunk.count - Int(stream.avail_out)
+                if output.count + produced > limit { return overLimit }
+                output.append(contentsOf: chunk[0..<produced])
+                if rc == Z_STREAM_END { return Z_STREAM_END }
+                if rc != Z_OK { return rc }
+                if stream.avail_in == 0 && produced == 0 { return Z_BUF_ERROR }
+            }
+        }
+        switch status {
+        case Z_STREAM_END: return output
+        case overLimit: throw .tooLarge(limit: limit)
+        default: throw .badData(status: status)
+        }
     }
 }

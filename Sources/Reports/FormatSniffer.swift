@@ -64,7 +64,7 @@ enum FormatSniffer {
         }
         if ["crashDiagnostics", "hangDiagnostics", "cpuExceptionDiagnostics", "diskWriteExceptionDiagnostics",
             "callStackTree", "callStacks", "callStackPerThread", "diagnosticMetaData", "timeStampBegin"].contains(where: has) {
-            return refusal("a MetricKit payload")
+            return refusal("a MetricKit payload with no diagnostics or call stacks (a metric payload?)")
         }
         if has("report"), has("crash") || has("binary_images") || has("system") {
             return refusal("KSCrash JSON (render it as an Apple text report first)")

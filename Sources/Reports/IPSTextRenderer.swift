@@ -2,7 +2,8 @@
 // it (Report Version 104): the header block, exception and termination, Kernel Triage,
 // Application Specific Information, the Last Exception Backtrace, every thread with its
 // frames (symbolicated ones from the results), the ARM64 thread state of the crashed thread,
-// and Binary Images in the iOS form. The layout follows Apple's own conversions.
+// and Binary Images in the iOS form. The layout follows Apple's own conversions. macOS reports
+// are rendered in macOS's own layout instead (IPSTextRenderer+macOS.swift).
 
 import SymbolicateModel
 
@@ -12,6 +13,7 @@ enum IPSTextRenderer {
         if let start = ReportParser.ipsBodyStart(report.original) {
             body = try? IPSReportParser.parseBody(report.original, bodyStart: start)
         }
+        if let body, isMacOS(body) { return renderMacOS(report, body: body, results: results) }
         var out: [String] = [""]
         header(body, report, into: &out)
         for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .lastException {
@@ -41,7 +43,7 @@ enum IPSTextRenderer {
         return Array(out.joined(separator: "\n").utf8)
     }
 
-    private static func pad(_ key: String, _ width: Int) -> String {
+    static func pad(_ key: String, _ width: Int) -> String {
         key.count >= width ? key + " " : key + String(repeating: " ", count: width - key.count)
     }
 
@@ -107,7 +109,7 @@ enum IPSTextRenderer {
         }
     }
 
-    private static func frames(_ report: CrashReport, _ b: Int, _ results: [FrameID: FrameResult], into out: inout [String]) {
+    static func frames(_ report: CrashReport, _ b: Int, _ results: [FrameID: FrameResult], into out: inout [String]) {
         for (f, frame) in report.backtraces[b].frames.enumerated() {
             let image = report.image(for: frame)?.name ?? frame.imageName ?? "???"
             if let result = results[FrameID(backtrace: b, frame: f)] {
@@ -143,25 +145,25 @@ enum IPSTextRenderer {
             + "  <" + uuid + "> " + (image.path ?? "???")
     }
 
-    private static func hex(_ v: UInt64, _ digits: Int) -> String {
+    static func hex(_ v: UInt64, _ digits: Int) -> String {
         let h = String(v, radix: 16)
         return "0x" + String(repeating: "0", count: max(0, digits - h.count)) + h
     }
 
     /// The register block of the crashed thread (ARM64 and x86-64); other flavors are left out.
-    private static func threadState(_ body: JSONNode, into out: inout [String]) {
+    static func threadState(_ body: JSONNode, into out: inout [String], macOS: Bool = false) {
         let threads = body["threads"]?.elements ?? []
         guard let index = threads.firstIndex(where: { $0["triggered"]?.bool == true }) ?? body["faultingThread"]?.int,
               threads.indices.contains(index), let state = threads[index]["threadState"]
         else { return }
         switch state["flavor"]?.string {
         case "ARM_THREAD_STATE64": armState(state, thread: index, into: &out)
-        case "x86_THREAD_STATE": x86State(state, thread: index, into: &out)
+        case "x86_THREAD_STATE": x86State(state, thread: index, into: &out, macOS: macOS)
         default: return
         }
     }
 
-    private static func x86State(_ state: JSONNode, thread index: Int, into out: inout [String]) {
+    private static func x86State(_ state: JSONNode, thread index: Int, into out: inout [String], macOS: Bool) {
         func value(_ name: String) -> UInt64 { state[name]?["value"]?.uint64 ?? 0 }
         out.append("Thread \(index) crashed with X86 Thread State (64-bit):")
         let rows: [[(String, String)]] = [
@@ -173,9 +175,20 @@ enum IPSTextRenderer {
         }
         out.append("  ")
         out.append("Logical CPU:     \(value("cpu"))")
-        out.append("Error Code:      \(hex(value("err"), 8)) ")
+        let meaning = macOS ? pageFaultMeaning(trap: value("trap"), error: value("err")) : ""
+        out.append("Error Code:      \(hex(value("err"), 8)) " + meaning)
         out.append("Trap Number:     \(value("trap"))")
         out.append("")
+    }
+
+    /// What a page fault's error code says (trap 14; the x86 page-fault error code bits P, W,
+    /// U, I/D), as macOS prints it: `(no mapping for user data write)`.
+    static func pageFaultMeaning(trap: UInt64, error: UInt64) -> String {
+        guard trap == 14 else { return "" }
+        let cause = error & 0x1 != 0 ? "protection violation" : "no mapping"
+        let mode = error & 0x4 != 0 ? "user" : "kernel"
+        let access = error & 0x10 != 0 ? "instruction fetch" : (error & 0x2 != 0 ? "data write" : "data read")
+        return "(\(cause) for \(mode) \(access))"
     }
 
     private static func armState(_ state: JSONNode, thread index: Int, into out: inout [String]) {

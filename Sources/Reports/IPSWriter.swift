@@ -81,7 +81,7 @@ enum IPSWriter {
         if let offset = level.symbolOffset { pairs.append(("symbolLocation", String(offset))) }
         if let file = level.fileName {
             pairs.append(("sourceFile", JSONWriter.quote(file)))
-            if let line = level.line, line > 0 { pairs.append(("sourceLine", String(line))) }
+            if let line = level.line { pairs.append(("sourceLine", String(line))) }
         }
         return pairs
     }

@@ -1,5 +1,6 @@
 // JSONScanner: a small JSON reader that keeps, for every value and every object key, the byte
-// range it occupies in the document. The `.ips` writer needs those ranges to add keys and
+// range it occupies in the document. It lexes (strings, numbers, literals); JSONTape handles the
+// nesting without recursion, and `parse` builds the tree from the tape. The `.ips` writer needs those ranges to add keys and
 // frames without disturbing a byte of the rest, which Foundation's JSONSerialization cannot
 // give (it also loses key order and duplicate keys, both of which we keep). Nesting depth is
 // capped so hostile input cannot exhaust the stack; errors are thrown, never trapped.
@@ -95,111 +96,51 @@ struct JSONNode: Sendable {
 struct JSONScanner {
     static let maxDepth = 256
 
-    private let bytes: [UInt8]
-    private var pos: Int
-    private let end: Int
+    let bytes: [UInt8]
+    var pos: Int
+    let end: Int
 
-    /// Parses one JSON value starting at `start` (after whitespace); returns it and the offset after it.
+    /// Parses one JSON value starting at `start` (after whitespace); returns it and the offset
+    /// after it. The document is read into a JSONTape first (no recursion), refused when nested
+    /// deeper than `maxDepth`, and the tree is then built from the tape bottom-up, also without
+    /// recursion: a hostile document cannot exhaust a thread's stack.
     static func parse(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) throws -> (JSONNode, Int) {
-        var scanner = JSONScanner(bytes: bytes, pos: start, end: min(end ?? bytes.count, bytes.count))
-        scanner.skipSpace()
-        let node = try scanner.value(depth: 0)
-        return (node, scanner.pos)
+        let (tape, after) = try JSONTape.parse(bytes, from: start, to: end, maxDepth: maxDepth)
+        return (tape.tree(), after)
     }
 
-    private func fail(_ what: String) -> SymbolicateError {
+    func fail(_ what: String) -> SymbolicateError {
         SymbolicateError(.badInput, "malformed JSON at byte \(pos): \(what)")
     }
 
-    private mutating func skipSpace() {
+    mutating func skipSpace() {
         while pos < end {
             let b = bytes[pos]
             if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { pos += 1 } else { break }
         }
     }
 
-    private mutating func value(depth: Int) throws -> JSONNode {
-        guard depth < JSONScanner.maxDepth else { throw fail("nesting deeper than \(JSONScanner.maxDepth)") }
-        guard pos < end else { throw fail("unexpected end of input") }
+    /// Reads a number as written; leaves `pos` after it.
+    mutating func number() throws -> String {
         let start = pos
-        switch bytes[pos] {
-        case UInt8(ascii: "{"):
+        while pos < end {
+            let b = bytes[pos]
+            let isNumberByte = (b >= 0x30 && b <= 0x39) || b == UInt8(ascii: "-") || b == UInt8(ascii: "+")
+                || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
+            guard isNumberByte else { break }
             pos += 1
-            var members: [JSONNode.Member] = []
-            skipSpace()
-            if pos < end, bytes[pos] == UInt8(ascii: "}") {
-                pos += 1
-                return JSONNode(kind: .object(members), range: start..<pos)
-            }
-            while true {
-                skipSpace()
-                guard pos < end, bytes[pos] == UInt8(ascii: "\"") else { throw fail("expected a key") }
-                let keyStart = pos
-                let key = try stringBody()
-                let keyRange = keyStart..<pos
-                skipSpace()
-                guard pos < end, bytes[pos] == UInt8(ascii: ":") else { throw fail("expected ':'") }
-                pos += 1
-                skipSpace()
-                let v = try value(depth: depth + 1)
-                members.append(JSONNode.Member(key: key, keyRange: keyRange, value: v))
-                skipSpace()
-                guard pos < end else { throw fail("unterminated object") }
-                if bytes[pos] == UInt8(ascii: ",") { pos += 1; continue }
-                if bytes[pos] == UInt8(ascii: "}") { pos += 1; break }
-                throw fail("expected ',' or '}'")
-            }
-            return JSONNode(kind: .object(members), range: start..<pos)
-        case UInt8(ascii: "["):
-            pos += 1
-            var elements: [JSONNode] = []
-            skipSpace()
-            if pos < end, bytes[pos] == UInt8(ascii: "]") {
-                pos += 1
-                return JSONNode(kind: .array(elements), range: start..<pos)
-            }
-            while true {
-                skipSpace()
-                elements.append(try value(depth: depth + 1))
-                skipSpace()
-                guard pos < end else { throw fail("unterminated array") }
-                if bytes[pos] == UInt8(ascii: ",") { pos += 1; continue }
-                if bytes[pos] == UInt8(ascii: "]") { pos += 1; break }
-                throw fail("expected ',' or ']'")
-            }
-            return JSONNode(kind: .array(elements), range: start..<pos)
-        case UInt8(ascii: "\""):
-            let s = try stringBody()
-            return JSONNode(kind: .string(s), range: start..<pos)
-        case UInt8(ascii: "t"):
-            try literal("true")
-            return JSONNode(kind: .bool(true), range: start..<pos)
-        case UInt8(ascii: "f"):
-            try literal("false")
-            return JSONNode(kind: .bool(false), range: start..<pos)
-        case UInt8(ascii: "n"):
-            try literal("null")
-            return JSONNode(kind: .null, range: start..<pos)
-        default:
-            while pos < end {
-                let b = bytes[pos]
-                let isNumberByte = (b >= 0x30 && b <= 0x39) || b == UInt8(ascii: "-") || b == UInt8(ascii: "+")
-                    || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
-                guard isNumberByte else { break }
-                pos += 1
-            }
-            guard pos > start else { throw fail("unexpected character") }
-            return JSONNode(kind: .number(String(decoding: bytes[start..<pos], as: UTF8.self)), range: start..<pos)
         }
+        guard pos > start else { throw fail("unexpected character") }
+        return String(decoding: bytes[start..<pos], as: UTF8.self)
     }
 
-    private mutating func literal(_ word: String) throws {
+    mutating func literal(_ word: String) throws {
         guard ByteText.hasPrefix(bytes, at: pos, word, end: end) else { throw fail("expected \(word)") }
         pos += word.utf8.count
     }
 
     /// Reads a string starting at the opening quote; leaves `pos` after the closing quote.
-    private mutating func stringBody() throws -> String {
+    mutating func stringBody() throws -> String {
         pos += 1
         let start = pos
         // Fast path: no escapes.

@@ -21,7 +21,17 @@ public enum ReportParser {
         }
         let first = ByteText.trim(bytes, lines[firstIndex].range)
         if bytes[first.lowerBound] == UInt8(ascii: "{") || bytes[first.lowerBound] == UInt8(ascii: "[") {
+            if MetricKitParser.mayBeMetricKit(bytes) {
+                do {
+                    if let report = try MetricKitParser.parse(bytes, from: first.lowerBound) { return report }
+                } catch let error as SymbolicateError {
+                    throw SymbolicateError(.badInput, "malformed MetricKit payload: \(error.message)")
+                }
+            }
             throw FormatSniffer.jsonRefusal(bytes, from: first.lowerBound)
+        }
+        if MicrostackshotParser.isMicrostackshot(bytes, from: 0) {
+            return try MicrostackshotParser.parse(bytes, from: 0, format: .microstackshot, jsonHeader: nil)
         }
         if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }
         return try TextReportParser.parse(bytes, from: 0, format: .text, jsonHeader: nil)
@@ -82,6 +92,9 @@ public enum ReportParser {
         }
         guard k < bytes.count else {
             throw SymbolicateError(.badInput, "truncated report: a JSON header (bug_type \(bugType)) with nothing after it")
+        }
+        if MicrostackshotParser.isMicrostackshot(bytes, from: bodyStart) {
+            return try MicrostackshotParser.parse(bytes, from: bodyStart, format: .microstackshot, jsonHeader: headerText)
         }
         if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }
         return try TextReportParser.parse(bytes, from: bodyStart, format: .jsonHeaderText, jsonHeader: headerText)

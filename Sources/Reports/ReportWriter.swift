@@ -42,26 +42,30 @@ public enum ReportWriter {
         guard !useful.isEmpty else { return report.original }
         switch report.format {
         case .ips: return IPSWriter.write(report, results: useful)
-        case .text, .jsonHeaderText: return writeText(report, results: useful)
+        case .metricKit: return MetricKitWriter.write(report, results: useful)
+        case .text, .jsonHeaderText, .microstackshot: return writeText(report, results: useful)
         }
     }
 
-    /// The report in Apple's text layout: `.ips` is translated, text is written as `write` does.
+    /// The report in Apple's text layout: `.ips` and MetricKit are translated, text is written as
+    /// `write` does.
     public static func renderText(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
         switch report.format {
         case .ips:
             let useful = results.filter { $0.value.status == .symbolicated && !$0.value.frames.isEmpty }
             return IPSTextRenderer.render(report, results: useful)
-        case .text, .jsonHeaderText: return write(report, results: results)
+        case .metricKit: return MetricKitWriter.renderText(report, results: results)
+        case .text, .jsonHeaderText, .microstackshot: return write(report, results: results)
         }
     }
 
-    /// `SYMBOL + OFFSET (File.swift:LINE)`, the symbol column of a symbolicated frame line.
-    static func symbolColumn(_ f: SymbolicatedFrame) -> String {
+    /// `SYMBOL + OFFSET (File.swift:LINE)`, the symbol column of a symbolicated frame line. Line 0
+    /// (code no source line owns) is printed as Apple's tools print it: `(<compiler-generated>:0)`.
+    public static func symbolColumn(_ f: SymbolicatedFrame) -> String {
         var s = f.symbol
         if let offset = f.symbolOffset { s += " + \(offset)" }
         if let file = f.fileName {
-            if let line = f.line, line > 0 { s += " (\(file):\(line))" } else { s += " (\(file))" }
+            if let line = f.line { s += " (\(file):\(line))" } else { s += " (\(file))" }
         }
         return s
     }
@@ -98,25 +102,36 @@ public enum ReportWriter {
             }
             for (f, frame) in backtrace.frames.enumerated() {
                 guard let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn else { continue }
-                edits += frameEdits(original, column: column, result: result, ending: ending)
+                // A sample-tree line keeps its `(Image + offset) [address]` tail on inline lines too.
+                edits += frameEdits(
+                    original, column: column, result: result, ending: ending, keepsTail: backtrace.kind == .sampleTree)
             }
         }
         return ByteEdit.apply(edits, to: original)
     }
 
     /// The edits that rewrite one frame line: its symbol column gets the outermost level, and
-    /// each inline level is inserted as a copy of the line's prefix before it.
-    static func frameEdits(_ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8]) -> [ByteEdit] {
+    /// each inline level is inserted as a copy of the line's prefix before it (and of the text
+    /// after the column to the end of the line, with `keepsTail`).
+    static func frameEdits(
+        _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], keepsTail: Bool = false
+    ) -> [ByteEdit] {
         guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else { return [] }
         var lineStart = column.lowerBound
         while lineStart > 0, original[lineStart - 1] != 0x0A, original[lineStart - 1] != 0x0D { lineStart -= 1 }
         var prefix = Array(original[lineStart..<column.lowerBound])
         let needsSpace = column.isEmpty && !(prefix.last.map { $0 == 0x20 || $0 == 0x09 } ?? true)
         if needsSpace { prefix.append(0x20) }
+        var tail: [UInt8] = []
+        if keepsTail {
+            var lineEnd = column.upperBound
+            while lineEnd < original.count, original[lineEnd] != 0x0A, original[lineEnd] != 0x0D { lineEnd += 1 }
+            tail = Array(original[column.upperBound..<lineEnd])
+        }
         var edits: [ByteEdit] = []
         var inserted: [UInt8] = []
         for level in result.frames.dropLast() {
-            inserted += prefix + Array(symbolColumn(level).utf8) + ending
+            inserted += prefix + Array(symbolColumn(level).utf8) + tail + ending
         }
         if !inserted.isEmpty { edits.append(ByteEdit(range: lineStart..<lineStart, bytes: inserted)) }
         let text = (needsSpace ? " " : "") + symbolColumn(outer)

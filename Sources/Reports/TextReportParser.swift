@@ -84,7 +84,7 @@ enum TextReportParser {
         for (i, line) in lines.enumerated() {
             let text = ByteText.string(bytes, ByteText.trim(bytes, line.range))
             var isStart = false
-            if threadHeader(text) != nil || text == "Binary Images:" || text.hasPrefix("Last Exception Backtrace:") {
+            if threadHeader(text) != nil || isBinaryImagesHeader(text) || text.hasPrefix("Last Exception Backtrace:") {
                 isStart = true
                 hasMarker = true
             } else if let field = headerField(bytes, line.range) {
@@ -97,8 +97,40 @@ enum TextReportParser {
         return nil
     }
 
+    /// `Binary Images:`, and the sections jailbroken devices add: `Binary Images (dpkg):`,
+    /// `Binary Images (Other):`.
+    static func isBinaryImagesHeader(_ text: String) -> Bool {
+        guard text.hasPrefix("Binary Images"), text.hasSuffix(":") else { return false }
+        let middle = text.dropFirst(13).dropLast().trimmingCharacters(in: " ")
+        return middle.isEmpty || (middle.hasPrefix("(") && middle.hasSuffix(")") && middle.count < 40)
+    }
+
+    /// A report pasted with every line indented (quoted in a mail, an issue, a chat): the
+    /// indentation its header lines share, removed from every line that has it. Line ranges
+    /// still point into the original bytes, so the writer keeps the indentation.
+    static func dedented(_ bytes: [UInt8], _ lines: [TextLine]) -> [TextLine] {
+        func indentWidth(_ line: TextLine) -> Int {
+            var i = line.range.lowerBound
+            while i < line.range.upperBound, bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 }
+            return i - line.range.lowerBound
+        }
+        var indent: Int? = nil
+        for line in lines {
+            let width = indentWidth(line)
+            let inner = (line.range.lowerBound + width)..<line.range.upperBound
+            guard let field = headerField(bytes, inner), markerKeys.contains(field.key) else { continue }
+            indent = min(indent ?? width, width)
+            if indent == 0 { return lines }
+        }
+        guard let indent, indent > 0 else { return lines }
+        return lines.map { line in
+            let width = min(indentWidth(line), indent)
+            return TextLine(range: (line.range.lowerBound + width)..<line.range.upperBound, end: line.end)
+        }
+    }
+
     static func parse(_ bytes: [UInt8], from offset: Int, format: ReportFormat, jsonHeader: String?) throws -> CrashReport {
-        let lines = ByteText.lines(bytes, from: offset)
+        let lines = dedented(bytes, ByteText.lines(bytes, from: offset))
         guard let start = reportStart(bytes, lines) else {
             throw SymbolicateError(.unsupported, "not an Apple crash report: no header fields, threads or Binary Images found")
         }
@@ -118,7 +150,7 @@ enum TextReportParser {
             switch b.kind {
             case .thread: threads.append(b)
             case .lastException: exceptions.append(b)
-            case .applicationSpecific: others.append(b)
+            case .applicationSpecific, .sampleTree: others.append(b)
             }
             current = nil
         }
@@ -198,7 +230,7 @@ enum TextReportParser {
                 }
                 continue
             }
-            if text == "Binary Images:" {
+            if isBinaryImagesHeader(text) {
                 finish()
                 section = .images
                 continue

@@ -1,7 +1,7 @@
 // The access log: one JSON object per request on stderr, written with a single write(2) so lines
 // from different threads never interleave. It carries what operators need (time, method, path,
-// route, status, sizes, duration) and never a header value or a body, so tokens and reports
-// cannot leak into logs.
+// route, status, sizes, duration, the name of the token used) and never a header value or a body,
+// so tokens and reports cannot leak into logs.
 
 import Foundation
 import Reports
@@ -12,16 +12,17 @@ struct AccessLog: Sendable {
 
     func record(
         method: String, path: String, route: String, status: Int, bytesIn: Int, bytesOut: Int, seconds: Double,
-        clientGone: Bool
+        clientGone: Bool, token: String? = nil
     ) {
         guard fd >= 0 else { return }
-        var line = "{\"time\":\"\(AccessLog.timestamp())\",\"method\":\(JSONWriter.quote(method))"
+        var line = "{\"time\":\"\(AccessLog.timestamp())\",\"method\":\(JSONWriter.quote(String(method.prefix(32))))"
         line += ",\"path\":\(JSONWriter.quote(String(path.prefix(512)))),\"route\":\(JSONWriter.quote(route))"
         line += ",\"status\":\(status),\"bytes_in\":\(bytesIn),\"bytes_out\":\(bytesOut)"
         let micros = Int((seconds * 1_000_000).rounded())
         let fraction = String(micros % 1000)
         line += ",\"duration_ms\":\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
         if clientGone { line += ",\"client_gone\":true" }
+        if let token { line += ",\"token\":\(JSONWriter.quote(token))" }
         line += "}\n"
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { buffer in

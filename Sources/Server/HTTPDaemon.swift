@@ -1,8 +1,10 @@
 // The libmicrohttpd wrapper: starts a daemon (epoll, internal thread pool) on a socket we opened,
-// turns its callbacks into `Exchange` objects, reads bodies into memory or a file within a limit,
+// turns its callbacks into `Exchange` objects, reads bodies into memory or a file within a limit
+// (a multipart/form-data body through libmicrohttpd's post processor, keeping the one file part),
 // suspends connections whose handler runs on a worker queue, and sends `HTTPResponse`s. C types
 // stay in this file; the context object crosses C as an `Unmanaged` pointer retained from start
-// to stop, and each exchange is retained from its first callback to its completion callback.
+// to stop, and each exchange is retained from the URI callback (the request line, before headers)
+// to the completion callback.
 
 import Dispatch
 import Foundation
@@ -26,12 +28,16 @@ protocol ExchangeHandler: AnyObject, Sendable {
     func finish(_ exchange: Exchange) -> ExchangeDecision
     /// The response was sent or the connection ended.
     func completed(_ exchange: Exchange, clientGone: Bool)
+    /// The header watchdog closed a connection.
+    func headerTimedOut()
 }
 
 /// One request in flight. Touched by one network thread at a time (and by a worker while suspended).
 final class Exchange: @unchecked Sendable {
-    let method: String
-    let path: String
+    /// The request target exactly as sent (before percent-decoding), query included.
+    let target: String
+    var method = ""
+    var path = ""
     var headers: [String: String] = [:]
     var query: [String: String] = [:]
     let started = DispatchTime.now()
@@ -39,23 +45,51 @@ final class Exchange: @unchecked Sendable {
     var body: [UInt8] = []
     var bodyFile: String?
     private var fileDescriptor: Int32 = -1
+    /// Bytes read from the connection (the limit applies to these) and bytes kept as the body
+    /// (fewer for a multipart form: only its file part).
     var bytesReceived = 0
+    var bodyLength = 0
     var overLimit = false
     var writeError: String?
+    /// A multipart/form-data body: libmicrohttpd's parser, the part being kept, what went wrong.
+    fileprivate var postProcessor: OpaquePointer?
+    private var formPart: (key: String, received: UInt64)?
+    private var formDone = false
+    var isForm = false
+    var formFileName: String?
+    var formError: String?
     /// Filled by the server: route name for metrics and logs, whether it counted against the cap.
-    var routeName = "unmatched"
+    var routeName = Metrics.unmatchedRoute
     var route: Route?
     var parameters: [String: String] = [:]
     var counted = false
+    /// The name (never the value) of the token the request was authorized with.
+    var tokenName: String?
     /// The response waiting to be sent after a resume, and what was sent (for the log).
     var pending: HTTPResponse?
     var status = 0
     var bytesSent = 0
     var begun = false
 
-    init(method: String, path: String) {
-        self.method = method
-        self.path = path
+    init(target: String) {
+        self.target = target
+    }
+
+    /// Why the request's framing is unsafe to serve, or nil: Content-Length headers that disagree
+    /// (a proxy in front may have used the other one: request smuggling) or a NUL escaped into the
+    /// target (C strings end there, so `/healthz%00x` would be served as `/healthz`).
+    var framingProblem: String? {
+        if let lengths = headers["content-length"], lengths.contains(",") {
+            let values = Set(lengths.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            if values.count > 1 {
+                let listed = values.sorted().joined(separator: ", ")
+                return "the request has Content-Length headers that disagree (\(listed))"
+            }
+        }
+        if target.range(of: "%00") != nil {
+            return "the request target holds an encoded NUL (%00)"
+        }
+        return nil
     }
 
     func startBody(_ policy: BodyPolicy, directory: String) {
@@ -74,7 +108,8 @@ final class Exchange: @unchecked Sendable {
         }
     }
 
-    func append(_ bytes: UnsafeRawBufferPointer) {
+    /// Bytes from the connection: counted against the limit, then kept (or parsed as a form).
+    func receive(_ bytes: UnsafeRawBufferPointer) {
         bytesReceived += bytes.count
         guard !overLimit else { return }
         if bytesReceived > policy.limit {
@@ -82,6 +117,49 @@ final class Exchange: @unchecked Sendable {
             body = []
             return
         }
+        if let postProcessor {
+            guard formError == nil, let base = bytes.baseAddress else { return }
+            if MHD_post_process(postProcessor, base.assumingMemoryBound(to: CChar.self), bytes.count) == .NO {
+                formError = "the multipart/form-data body could not be parsed"
+            }
+        } else {
+            keep(bytes)
+        }
+    }
+
+    /// One piece of a form field from the post processor: the first field named `file`, or else the
+    /// first one that carries a file name, becomes the body; other fields are ignored.
+    fileprivate func formData(key: String, fileName: String?, offset: UInt64, _ bytes: UnsafeRawBufferPointer) {
+        guard !formDone else { return }
+        if let part = formPart {
+            guard key == part.key, offset == part.received else {
+                formDone = true
+                return
+            }
+            formPart = (key, part.received + UInt64(bytes.count))
+        } else {
+            guard key == "file" || fileName != nil, offset == 0 else { return }
+            formPart = (key, UInt64(bytes.count))
+            formFileName = fileName
+        }
+        keep(bytes)
+    }
+
+    /// The form is complete: frees the parser; a form without a file part is an error.
+    fileprivate func finishForm() {
+        guard let postProcessor else { return }
+        self.postProcessor = nil
+        let complete = MHD_destroy_post_processor(postProcessor) == .YES
+        guard formError == nil, !overLimit else { return }
+        if formPart == nil {
+            formError = "the multipart/form-data body has no file field; send the file as -F file=@PATH"
+        } else if !complete {
+            formError = "the multipart/form-data body ends before its closing boundary"
+        }
+    }
+
+    private func keep(_ bytes: UnsafeRawBufferPointer) {
+        bodyLength += bytes.count
         switch policy {
         case .none:
             break
@@ -126,6 +204,10 @@ final class HTTPDaemon: @unchecked Sendable {
         var threads: Int
         var connectionTimeoutSeconds: Int
         var connectionLimit: Int
+        /// Connections one client address may hold open at once; 0 for no limit.
+        var connectionsPerAddress: Int
+        /// Seconds a connection may take to send a request's headers (the watchdog); 0 for no limit.
+        var headerTimeoutSeconds: Int
         var uploadDirectory: String
         /// Seconds a request (its body included) may take to arrive.
         var requestTimeoutSeconds: Int
@@ -135,13 +217,24 @@ final class HTTPDaemon: @unchecked Sendable {
     private let handler: any ExchangeHandler
     private let uploadDirectory: String
     private let requestTimeout: Double
+    private let watchdog: HeaderWatchdog?
     private let workers = DispatchQueue(label: "symbolicate.server.workers", attributes: .concurrent)
     private var context: Unmanaged<HTTPDaemon>?
+
+    /// Buffer for the multipart parser's keys and headers; file data streams through it.
+    private static let formBufferSize = 64 << 10
 
     init(_ configuration: Configuration, handler: any ExchangeHandler) throws {
         self.handler = handler
         self.uploadDirectory = configuration.uploadDirectory
         self.requestTimeout = Double(configuration.requestTimeoutSeconds)
+        if configuration.headerTimeoutSeconds > 0 {
+            watchdog = HeaderWatchdog(seconds: configuration.headerTimeoutSeconds) { [weak handler] in
+                handler?.headerTimedOut()
+            }
+        } else {
+            watchdog = nil
+        }
         let context = Unmanaged.passRetained(self)
         self.context = context
         let flags =
@@ -152,9 +245,22 @@ final class HTTPDaemon: @unchecked Sendable {
             Int32(MHD_OPTION.CONNECTION_TIMEOUT.rawValue), UInt32(max(1, configuration.connectionTimeoutSeconds)),
             Int32(MHD_OPTION.CONNECTION_LIMIT.rawValue), UInt32(max(1, configuration.connectionLimit)),
             Int32(MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue), Int(32 << 10),
+            Int32(MHD_OPTION.URI_LOG_CALLBACK.rawValue),
+            OpaquePointer(unsafeBitCast(uriCallback, to: UnsafeRawPointer.self)), OpaquePointer(context.toOpaque()),
             Int32(MHD_OPTION.NOTIFY_COMPLETED.rawValue), OpaquePointer(unsafeBitCast(completedCallback, to: UnsafeRawPointer.self)),
             OpaquePointer(context.toOpaque()),
         ]
+        if configuration.connectionsPerAddress > 0 {
+            let limit = UInt32(configuration.connectionsPerAddress)
+            options += [Int32(MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue), limit]
+        }
+        if watchdog != nil {
+            options += [
+                Int32(MHD_OPTION.NOTIFY_CONNECTION.rawValue),
+                OpaquePointer(unsafeBitCast(connectionCallback, to: UnsafeRawPointer.self)),
+                OpaquePointer(context.toOpaque()),
+            ]
+        }
         if configuration.threads > 1 {
             options += [Int32(MHD_OPTION.THREAD_POOL_SIZE.rawValue), UInt32(configuration.threads)]
         }
@@ -163,6 +269,7 @@ final class HTTPDaemon: @unchecked Sendable {
             MHD_start_daemon_va(flags, 0, nil, nil, accessCallback, context.toOpaque(), list)
         }
         guard let started else {
+            watchdog?.stop()
             context.release()
             self.context = nil
             throw HTTPError(500, "internal", "libmicrohttpd refused to start (socket, threads or options)")
@@ -179,6 +286,7 @@ final class HTTPDaemon: @unchecked Sendable {
     /// Stops the daemon: closes every connection and joins the threads.
     func stop() {
         guard let daemon else { return }
+        watchdog?.stop()
         MHD_stop_daemon(daemon)
         self.daemon = nil
         context?.release()
@@ -187,30 +295,57 @@ final class HTTPDaemon: @unchecked Sendable {
 
     // MARK: - Callbacks (network threads)
 
+    /// The request line has arrived (headers not yet): the exchange starts here, with the target as sent.
+    fileprivate func requestLine(_ target: String) -> UnsafeMutableRawPointer {
+        Unmanaged.passRetained(Exchange(target: target)).toOpaque()
+    }
+
+    fileprivate func connection(_ connection: OpaquePointer, opened: Bool) {
+        guard let watchdog else { return }
+        let key = UInt(bitPattern: connection)
+        if opened {
+            watchdog.opened(key, fd: cmhd_connection_fd(connection))
+        } else {
+            watchdog.closed(key)
+        }
+    }
+
     fileprivate func access(
         _ connection: OpaquePointer, url: String, method: String, data: UnsafePointer<CChar>?,
         size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        guard let raw = slot.pointee else {
-            let exchange = Exchange(method: method, path: url)
-            let unmanaged = Unmanaged.passRetained(exchange)
-            slot.pointee = unmanaged.toOpaque()
-            MHD_get_connection_values(connection, .HEADER_KIND, headerCallback, unmanaged.toOpaque())
-            MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, argumentCallback, unmanaged.toOpaque())
+        let raw = slot.pointee ?? requestLine(url)
+        slot.pointee = raw
+        let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
+        if !exchange.begun {
             exchange.begun = true
+            exchange.method = method
+            exchange.path = url
+            watchdog?.requestStarted(UInt(bitPattern: connection))
+            MHD_get_connection_values(connection, .HEADER_KIND, headerCallback, raw)
+            MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, argumentCallback, raw)
             switch handler.begin(exchange) {
             case .respond(let response):
                 return send(response, exchange, connection)
             case .readBody(let policy):
                 exchange.startBody(policy, directory: uploadDirectory)
+                if policy != .none, let type = exchange.headers["content-type"],
+                    type.lowercased().hasPrefix("multipart/form-data")
+                {
+                    exchange.isForm = true
+                    exchange.postProcessor = MHD_create_post_processor(
+                        connection, HTTPDaemon.formBufferSize, formCallback, raw)
+                    if exchange.postProcessor == nil {
+                        exchange.formError = "the multipart/form-data body has no usable boundary"
+                    }
+                }
                 return .YES
             case .offload(let work):
                 return offload(work, exchange, connection)
             }
         }
-        let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
         if size.pointee > 0 {
-            if let data { exchange.append(UnsafeRawBufferPointer(start: data, count: size.pointee)) }
+            if let data { exchange.receive(UnsafeRawBufferPointer(start: data, count: size.pointee)) }
             size.pointee = 0
             // A body still trickling in after the request time limit: drop the connection.
             if exchange.elapsedSeconds > requestTimeout {
@@ -224,6 +359,7 @@ final class HTTPDaemon: @unchecked Sendable {
             return send(pending, exchange, connection)
         }
         guard exchange.status == 0 else { return .YES }
+        exchange.finishForm()
         exchange.closeBodyFile()
         switch handler.finish(exchange) {
         case .respond(let response):
@@ -263,10 +399,19 @@ final class HTTPDaemon: @unchecked Sendable {
         return result
     }
 
-    fileprivate func completed(_ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_RequestTerminationCode) {
+    fileprivate func completed(
+        _ connection: OpaquePointer?, _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+        code: MHD_RequestTerminationCode
+    ) {
+        if let connection { watchdog?.requestEnded(UInt(bitPattern: connection)) }
         guard let slot, let raw = slot.pointee else { return }
         slot.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
+        // A request libmicrohttpd ended before its headers were complete: log the target it sent.
+        if !exchange.begun {
+            exchange.path = String(exchange.target.prefix(while: { $0 != "?" }).prefix(512))
+        }
+        exchange.finishForm()
         exchange.discardBodyFile()
         handler.completed(exchange, clientGone: code != .REQUEST_TERMINATED_COMPLETED_OK)
     }
@@ -280,9 +425,35 @@ private let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, 
     return daemon.access(connection, url: path, method: verb, data: data, size: size, slot: slot)
 }
 
-private let completedCallback: MHD_RequestCompletedCallback = { cls, _, slot, code in
+/// `MHD_OPTION_URI_LOG_CALLBACK`: `void *(*)(void *cls, const char *uri, struct MHD_Connection *)`;
+/// what it returns is the request's slot pointer in every later callback.
+private typealias URICallback =
+    @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer?
+
+private let uriCallback: URICallback = { cls, uri, _ in
+    guard let cls else { return nil }
+    let target = uri.map { String(cString: $0) } ?? ""
+    return Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().requestLine(target)
+}
+
+private let completedCallback: MHD_RequestCompletedCallback = { cls, connection, slot, code in
     guard let cls else { return }
-    Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().completed(slot, code: code)
+    Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().completed(connection, slot, code: code)
+}
+
+private let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let cls, let connection else { return }
+    Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+        .connection(connection, opened: code == .CONNECTION_NOTIFY_STARTED)
+}
+
+private let formCallback: MHD_PostDataIterator = { cls, _, key, fileName, _, _, data, offset, size in
+    guard let cls else { return .NO }
+    let exchange = Unmanaged<Exchange>.fromOpaque(cls).takeUnretainedValue()
+    exchange.formData(
+        key: key.map { String(cString: $0) } ?? "", fileName: fileName.map { String(cString: $0) },
+        offset: offset, UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
+    return .YES
 }
 
 private let headerCallback: MHD_KeyValueIterator = { cls, _, key, value in

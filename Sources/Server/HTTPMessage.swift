@@ -22,6 +22,12 @@ public struct HTTPRequest: Sendable {
     public var bodyLength: Int
     /// Path parameters filled by the router (`uuid`, `id`).
     public var parameters: [String: String]
+    /// True when the body came as multipart/form-data; `body`/`bodyFile` then hold its file part.
+    public var isForm = false
+    /// The file name of the form's file part (`curl -F file=@NAME`).
+    public var formFileName: String?
+    /// The name (or fingerprint) of the token the request was authorized with; never the token.
+    public var tokenName: String?
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],

@@ -2,7 +2,13 @@
 // setrlimit CPU-time, address-space and file-size limits and a wall-clock deadline, so a hostile
 // or broken upload can exhaust only the child. The child is made with fork + execve; between the
 // two it only calls async-signal-safe functions on memory prepared before the fork.
+//
+// The child dies with the server: it asks for SIGKILL when its parent goes (PR_SET_PDEATHSIG),
+// then checks that the parent is still the one that forked it, since a parent killed before the
+// request would never send the signal. The signal follows the forking thread, which waits for
+// the child in `run`, so it outlives the child unless the whole server dies.
 
+internal import CProcess
 import Foundation
 import SymbolicateModel
 
@@ -70,6 +76,7 @@ struct ImportRunner: Sendable {
         guard let path = argv[0] else { throw ioError("strdup") }
         let outWrite = stdoutPipe[1]
         let errWrite = stderrPipe[1]
+        let parent = getpid()
 
         let pid = argv.withUnsafeBufferPointer { args in
             envp.withUnsafeBufferPointer { env in
@@ -77,6 +84,7 @@ struct ImportRunner: Sendable {
                 let pid = fork()
                 if pid == 0 {
                     // Child: only async-signal-safe calls from here to execve.
+                    if cprocess_set_parent_death_signal(SIGKILL) != 0 || getppid() != parent { _exit(127) }
                     if devNull >= 0 { dup2(devNull, 0) }
                     dup2(outWrite, 1)
                     dup2(errWrite, 2)

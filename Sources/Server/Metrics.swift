@@ -1,6 +1,9 @@
 // Counters and a latency histogram in Prometheus text exposition format (version 0.0.4), kept
 // behind one lock: requests by route, method and status, request duration by route, frames
 // symbolicated and missing, imports by outcome, and the store's builds and bytes (read when scraped).
+// Every label takes its value from a bounded set, whatever clients send: routes are the routing
+// table's patterns or `unmatched`, methods the standard ones or `other`, statuses 100-599 or `0`
+// (no response), so /metrics cannot be grown by odd requests.
 
 import Foundation
 
@@ -30,8 +33,16 @@ final class Metrics: @unchecked Sendable {
     private var resymbolicated: UInt64 = 0
     private var inFlight = 0
     private var rejectedBusy: UInt64 = 0
+    private var headerTimeouts: UInt64 = 0
 
+    /// The methods that keep their own label value; any other is `other`.
+    static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+    static let unmatchedRoute = "unmatched"
+
+    /// `route` must be a routing-table pattern or `unmatched`: the caller passes what the router matched.
     func recordRequest(route: String, method: String, status: Int, seconds: Double) {
+        let method = Metrics.methods.contains(method) && route != Metrics.unmatchedRoute ? method : "other"
+        let status = (100...599).contains(status) ? status : 0
         lock.lock()
         defer { lock.unlock() }
         requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
@@ -54,6 +65,12 @@ final class Metrics: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         imports[outcome, default: 0] += 1
+    }
+
+    func recordHeaderTimeout() {
+        lock.lock()
+        defer { lock.unlock() }
+        headerTimeouts += 1
     }
 
     func recordResymbolicated(_ count: Int) {
@@ -118,6 +135,9 @@ final class Metrics: @unchecked Sendable {
         }
         counter(&out, "symbolicate_reports_resymbolicated_total", "Stored reports re-symbolicated after an upload.", resymbolicated)
         counter(&out, "symbolicate_http_rejected_busy_total", "Requests refused with 503 at the concurrency cap.", rejectedBusy)
+        counter(
+            &out, "symbolicate_http_header_timeouts_total", "Connections closed for taking too long to send headers.",
+            headerTimeouts)
         out += "# HELP symbolicate_http_requests_in_flight Requests being served.\n"
         out += "# TYPE symbolicate_http_requests_in_flight gauge\n"
         out += "symbolicate_http_requests_in_flight \(inFlight)\n"

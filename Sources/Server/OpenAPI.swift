@@ -9,7 +9,7 @@ enum OpenAPI {
   "info": {
     "title": "symbolicate",
     "version": "0.1.0",
-    "description": "Symbolication of Apple crash reports (.crash text and .ips) against a store of dSYMs and binaries."
+    "description": "Symbolication of Apple crash reports (.crash text and .ips) against a store of dSYMs and binaries. Writes need a bearer token; reads need one too when the server was started with --read-token-file (a write token also reads)."
   },
   "components": {
     "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
@@ -28,6 +28,11 @@ enum OpenAPI {
           "text_size": { "type": "integer" }, "imported_at": { "type": "string" }, "last_used_at": { "type": "string" },
           "bytes": { "type": "integer" }, "status": { "type": "string" }, "source": { "type": "string" }
         }
+      },
+      "FileForm": {
+        "type": "object", "required": ["file"],
+        "description": "A form as `curl -F file=@PATH` sends it: the field `file` (or else the first field with a file name) is the body; other fields are ignored.",
+        "properties": { "file": { "type": "string", "format": "binary" } }
       },
       "StoredReport": {
         "type": "object", "required": ["id", "complete", "missing", "report"],
@@ -53,17 +58,22 @@ enum OpenAPI {
     "/": { "get": { "summary": "The web page", "responses": { "200": { "description": "HTML", "content": { "text/html": { "schema": { "type": "string" } } } } } } },
     "/healthz": { "get": { "summary": "Liveness", "responses": { "200": { "description": "OK",
       "content": { "application/json": { "schema": { "type": "object", "properties": { "status": { "type": "string" } } } } } } } } },
+    "/readyz": { "get": { "summary": "Readiness: the symbol store and the stored-report database answer",
+      "responses": { "200": { "description": "Ready",
+        "content": { "application/json": { "schema": { "type": "object", "properties": { "status": { "type": "string" } } } } } },
+        "503": { "$ref": "#/components/responses/Error" } } } },
     "/metrics": { "get": { "summary": "Prometheus metrics", "responses": { "200": { "description": "Prometheus text format",
       "content": { "text/plain": { "schema": { "type": "string" } } } } } } },
     "/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI 3",
       "content": { "application/json": { "schema": { "type": "object" } } } } } } },
     "/v1/symbolicate": { "post": {
       "summary": "Symbolicate one crash report",
-      "description": "Body: a .crash text report or an .ips report, optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
+      "description": "Body: a .crash text report or an .ips report (as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
       "parameters": [ { "$ref": "#/components/parameters/format" } ],
       "requestBody": { "required": true, "content": {
         "text/plain": { "schema": { "type": "string" } },
-        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
+        "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
       "responses": {
         "200": { "description": "The symbolicated report", "headers": {
             "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "Comma-separated UUIDs with no symbols" } },
@@ -84,7 +94,9 @@ enum OpenAPI {
           "400": { "$ref": "#/components/responses/Error" } } },
       "post": { "summary": "Upload symbols: a .zip or .tar.gz of dSYMs/.apps/.xcarchives, or one Mach-O or ELF file",
         "security": [ { "bearer": [] } ],
-        "requestBody": { "required": true, "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+        "requestBody": { "required": true, "content": {
+          "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
+          "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
         "responses": {
           "200": { "description": "Every build was already present", "content": { "application/json": { "schema": { "type": "object" } } } },
           "201": { "description": "Builds imported", "content": { "application/json": { "schema": { "type": "object",
@@ -109,7 +121,8 @@ enum OpenAPI {
       "security": [ { "bearer": [] } ],
       "parameters": [ { "$ref": "#/components/parameters/format" } ],
       "requestBody": { "required": true, "content": { "text/plain": { "schema": { "type": "string" } },
-        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
+        "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
       "responses": {
         "201": { "description": "Stored", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
         "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
@@ -118,7 +131,8 @@ enum OpenAPI {
     "/v1/reports/{id}": { "get": { "summary": "A stored report",
       "parameters": [ { "name": "id", "in": "path", "required": true,
           "schema": { "type": "string", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" } },
-        { "name": "view", "in": "query", "schema": { "type": "string", "enum": ["raw"] } } ],
+        { "name": "view", "in": "query", "schema": { "type": "string", "enum": ["json", "raw"] },
+          "description": "json (default): the stored record; raw: the symbolicated report alone"  } ],
       "responses": {
         "200": { "description": "The report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } },
           "text/plain": { "schema": { "type": "string" } } } },

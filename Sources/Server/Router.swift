@@ -1,5 +1,5 @@
 // The routing table: method + path pattern -> a handler and what the server must do before calling
-// it (require a token, read the body into memory or stream it to a file, run it off the network
+// it (require a read or write token, read the body into memory or stream it to a file, run it off the network
 // threads). Patterns are literal segments and `{name}` parameters; matching is exact, so an
 // unknown path is a 404 and a known path with another method is a 405 with `Allow`.
 
@@ -20,13 +20,23 @@ public enum BodyPolicy: Sendable, Equatable {
     }
 }
 
+/// Who may call a route.
+public enum RouteAccess: Sendable {
+    /// Everyone: health, metrics, the page, the API description.
+    case open
+    /// Everyone, unless the server was given read tokens: then a read or a write token.
+    case read
+    /// A write token (uploads, deletes, stored reports).
+    case write
+}
+
 public struct Route: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) throws -> HTTPResponse
 
     public var method: String
     /// `/v1/symbols/{uuid}`; also the route's name in metrics and logs.
     public var pattern: String
-    public var requiresToken: Bool
+    public var access: RouteAccess
     public var body: BodyPolicy
     /// True for slow work (imports, stored reports): the connection is suspended and the handler
     /// runs on a worker queue, so the network threads keep serving fast requests.
@@ -35,12 +45,12 @@ public struct Route: Sendable {
     let segments: [Substring]
 
     public init(
-        _ method: String, _ pattern: String, requiresToken: Bool = false, body: BodyPolicy = .none,
+        _ method: String, _ pattern: String, access: RouteAccess = .read, body: BodyPolicy = .none,
         offloaded: Bool = false, handler: @escaping Handler
     ) {
         self.method = method
         self.pattern = pattern
-        self.requiresToken = requiresToken
+        self.access = access
         self.body = body
         self.offloaded = offloaded
         self.handler = handler

@@ -1,6 +1,6 @@
 // The routing table and the small endpoints: `POST /v1/symbolicate` (the hot path: parse,
-// symbolicate, render, on the network thread), `GET /healthz`, `GET /metrics`, `GET /openapi.json`
-// and the web page at `/`. Uploads, stored reports and the compatibility endpoints live in their
+// symbolicate, render, on the network thread), `GET /healthz`, `GET /readyz` (the store answers),
+// `GET /metrics`, `GET /openapi.json` and the web page at `/`. Uploads, stored reports and the compatibility endpoints live in their
 // own files.
 
 import Foundation
@@ -10,36 +10,30 @@ import SymbolicateModel
 extension SymbolicationServer {
     func makeRoutes() -> [Route] {
         let context = self.context
-        let metrics = self.metrics
         let reportLimit = min(configuration.maxReportBody, configuration.maxBody)
         let uploadLimit = configuration.maxBody
         return [
-            Route("GET", "/") { _ in
+            Route("GET", "/", access: .open) { _ in
                 HTTPResponse(
                     contentType: "text/html; charset=utf-8", body: Array(WebPage.html.utf8),
                     headers: [("Content-Security-Policy", WebPage.contentSecurityPolicy)])
             },
-            Route("GET", "/healthz") { _ in .json(["status": "ok"]) },
-            Route("GET", "/metrics") { _ in
-                HTTPResponse(
-                    contentType: "text/plain; version=0.0.4; charset=utf-8",
-                    body: Array(metrics.render(gauges: context.gauges()).utf8))
-            },
-            Route("GET", "/openapi.json") { _ in
+        ] + adminRoutes() + [
+            Route("GET", "/openapi.json", access: .open) { _ in
                 HTTPResponse(contentType: "application/json", body: Array(OpenAPI.document.utf8))
             },
             Route("POST", "/v1/symbolicate", body: .memory(limit: reportLimit)) { request in
                 try SymbolicationServer.symbolicate(request, context: context, limit: reportLimit)
             },
-            Route("POST", "/v1/symbols", requiresToken: true, body: .file(limit: uploadLimit), offloaded: true) {
+            Route("POST", "/v1/symbols", access: .write, body: .file(limit: uploadLimit), offloaded: true) {
                 request in try SymbolUploads.upload(request, context: context)
             },
             Route("GET", "/v1/symbols") { request in try SymbolUploads.list(request, context: context) },
             Route("GET", "/v1/symbols/{uuid}") { request in try SymbolUploads.show(request, context: context) },
-            Route("DELETE", "/v1/symbols/{uuid}", requiresToken: true, offloaded: true) { request in
+            Route("DELETE", "/v1/symbols/{uuid}", access: .write, offloaded: true) { request in
                 try SymbolUploads.delete(request, context: context)
             },
-            Route("POST", "/v1/reports", requiresToken: true, body: .memory(limit: reportLimit), offloaded: true) {
+            Route("POST", "/v1/reports", access: .write, body: .memory(limit: reportLimit), offloaded: true) {
                 request in try StoredReports.post(request, context: context, limit: reportLimit)
             },
             Route("GET", "/v1/reports/{id}") { request in try StoredReports.get(request, context: context) },
@@ -49,6 +43,34 @@ extension SymbolicationServer {
             },
             Route("POST", "/symbolicate/v5", body: .memory(limit: reportLimit)) { request in
                 try MozillaCompatibility.symbolicate(request, context: context, limit: reportLimit)
+            },
+        ]
+    }
+
+    /// What the admin listener serves (and the main port too): liveness, readiness, metrics.
+    func adminRoutes() -> [Route] {
+        let context = self.context
+        let metrics = self.metrics
+        return [
+            Route("GET", "/healthz", access: .open) { _ in .json(["status": "ok"]) },
+            Route("GET", "/readyz", access: .open) { [weak self] _ in
+                if self?.isStopping ?? true {
+                    throw HTTPError(503, "not_ready", "the server is stopping", headers: [("Retry-After", "1")])
+                }
+                do {
+                    _ = try context.store.statistics
+                    _ = try context.reports.count()
+                } catch {
+                    throw HTTPError(
+                        503, "not_ready", "the store does not answer: \(HTTPError.from(error).message)",
+                        headers: [("Retry-After", "5")])
+                }
+                return .json(["status": "ready"])
+            },
+            Route("GET", "/metrics", access: .open) { _ in
+                HTTPResponse(
+                    contentType: "text/plain; version=0.0.4; charset=utf-8",
+                    body: Array(metrics.render(gauges: context.gauges()).utf8))
             },
         ]
     }
@@ -79,13 +101,36 @@ extension SymbolicationServer {
         return nil
     }
 
-    /// The request body decoded (gzip) and checked not to be empty.
+    /// The request body decoded (gzip) and checked not to be empty nor a report whose line breaks
+    /// were stripped on the way.
     static func reportBody(_ request: HTTPRequest, limit: Int) throws -> [UInt8] {
-        let bytes = try ContentDecoding.decode(request.body, encoding: request.header("content-encoding"), limit: limit)
+        let encoding = request.isForm ? nil : request.header("content-encoding")
+        let bytes = try ContentDecoding.decode(request.body, encoding: encoding, limit: limit)
         guard !bytes.isEmpty else {
-            throw HTTPError.badRequest("the body is empty; send a crash report (.crash text or .ips)")
+            throw HTTPError.badRequest(
+                "the body is empty; send a crash report (.crash text or .ips): "
+                    + "curl --data-binary @FILE or -F file=@FILE")
+        }
+        if lostItsLineBreaks(bytes) {
+            throw HTTPError.badRequest(
+                "the report has no line breaks: `curl -d @FILE` removes them; send the file with "
+                    + "`curl --data-binary @FILE` (or `curl -F file=@FILE`)")
         }
         return bytes
+    }
+
+    /// True for a report sent with `curl -d @FILE`, which drops every CR and LF (and labels the body
+    /// form-urlencoded like --data-binary does, so the header cannot tell): a text report's fields
+    /// run into one line, and an .ips's two JSON documents run into one another. Real reports
+    /// always have line breaks.
+    static func lostItsLineBreaks(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 64, !bytes.contains(0x0A), !bytes.contains(0x0D) else { return false }
+        let head = String(decoding: bytes.prefix(256 << 10), as: UTF8.self)
+        let textFields = [
+            "Incident Identifier:", "Exception Type:", "Binary Images:", "Hardware Model:", "Crashed Thread:",
+        ]
+        if textFields.contains(where: { head.contains($0) }) { return true }
+        return head.contains("\"bug_type\"") && head.contains("}{")
     }
 
     /// UUIDs of images with no symbols, uppercase with dashes, in report order.

@@ -9,8 +9,13 @@ public struct ServerConfiguration: Sendable {
     public var storeDirectory: String
     /// `HOST:PORT`; port 0 picks a free port (see `SymbolicationServer.port`).
     public var listen: String = "127.0.0.1:8080"
-    /// Tokens accepted on writes; nil means every write is refused (403) until a token file is given.
+    /// Tokens accepted on writes (and reads); nil means every write is refused (403) until a token file is given.
     public var tokens: TokenSet?
+    /// Tokens accepted on reads; nil means reads need no token.
+    public var readTokens: TokenSet?
+    /// A second `HOST:PORT` serving only /healthz, /readyz and /metrics, on its own connections, so
+    /// probes and scrapes get through while the main port's connection table is full.
+    public var adminListen: String?
     /// Largest request body accepted (uploads), in bytes; 413 beyond.
     public var maxBody: Int = 512 << 20
     /// Largest report body (after gzip decoding) for the symbolicate and report endpoints.
@@ -21,6 +26,12 @@ public struct ServerConfiguration: Sendable {
     public var maxConcurrentRequests: Int = 256
     /// Open connections at once (libmicrohttpd refuses more).
     public var maxConnections: Int = 1024
+    /// Open connections one client address may hold; 0 for no limit (behind a proxy every client
+    /// has the proxy's address).
+    public var connectionsPerAddress: Int = 64
+    /// Seconds a connection may take to send a request's headers (also the longest a keep-alive
+    /// connection waits for its next request); 0 for no limit.
+    public var headerTimeout: Int = 10
     /// Seconds a connection may stay idle (slow clients are dropped).
     public var connectionTimeout: Int = 30
     /// Seconds a whole request, body included, may take to arrive (slow uploads are cut off).

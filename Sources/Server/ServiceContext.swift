@@ -58,7 +58,8 @@ final class ServiceContext: @unchecked Sendable {
         var missingFrames = 0
         for image in outcome.images {
             switch image.status {
-            case .missing, .uuidMismatch, .failed: missingFrames += image.framesTotal - image.framesSymbolicated
+            case .missing, .uuidMismatch, .failed:
+                missingFrames += image.framesTotal - image.framesSymbolicated - image.framesNamedByReport
             case .symbolicated, .symbolTableOnly, .noUUID: break
             }
         }

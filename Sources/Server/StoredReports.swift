@@ -8,6 +8,9 @@ import Symbolication
 import SymbolicateModel
 
 enum StoredReports {
+    /// `?view=` of `GET /v1/reports/{id}`: the JSON record (default) or the symbolicated report alone.
+    static let views = ["json", "raw"]
+
     static func post(_ request: HTTPRequest, context: ServiceContext, limit: Int) throws -> HTTPResponse {
         let format = try SymbolicationServer.requestedFormat(request)
         let bytes = try SymbolicationServer.reportBody(request, limit: limit)
@@ -24,10 +27,15 @@ enum StoredReports {
         guard let id = request.parameters["id"], id.count <= 64,
             id.allSatisfy({ $0.isHexDigit || $0 == "-" })
         else { throw HTTPError.badRequest("a report id is a UUID as POST /v1/reports answered it") }
+        let view = request.query["view"].flatMap { $0.isEmpty ? nil : $0.lowercased() } ?? "json"
+        guard StoredReports.views.contains(view) else {
+            let allowed = StoredReports.views.joined(separator: ", ")
+            throw HTTPError.badRequest("unknown view '\(request.query["view"] ?? "")'; use one of \(allowed)")
+        }
         guard let stored = try context.reports.report(id: id.lowercased()) else {
             throw HTTPError.notFound("no stored report with id \(id)")
         }
-        if request.query["view"] == "raw" {
+        if view == "raw" {
             var headers: [(String, String)] = []
             if !stored.missing.isEmpty { headers.append(("X-Symbolicate-Missing", stored.missing.joined(separator: ","))) }
             return HTTPResponse(contentType: stored.contentType, body: stored.output, headers: headers)

@@ -34,13 +34,25 @@ enum SymbolUploads {
             let message =
                 summary.parsed && summary.failures.isEmpty
                 ? "no Mach-O or ELF file with symbols was found in the upload" : summary.message
+            context.log.event("import_failed", ["failed": String(summary.failures.count), "token": request.tokenName ?? ""])
             return .json(["error": ["code": "import_failed", "message": message, "failures": summary.failures]], status: 422)
         }
         context.metrics.recordImport(outcome: "ok")
         if !summary.imported.isEmpty { context.storeChanged() }
+        // Which builds arrived, and through which token (its name or fingerprint, never its value).
+        func uuids(_ builds: [[String: Any]]) -> String {
+            builds.compactMap { build in
+                (build["uuid"] as? String).map { $0 + "/" + (build["arch"] as? String ?? "?") }
+            }
+            .joined(separator: ",")
+        }
         context.log.event(
-            "import", ["imported": String(summary.imported.count), "present": String(summary.present.count),
-                       "failed": String(summary.failures.count)])
+            "import",
+            [
+                "imported": String(summary.imported.count), "present": String(summary.present.count),
+                "failed": String(summary.failures.count), "imported_uuids": uuids(summary.imported),
+                "present_uuids": uuids(summary.present), "token": request.tokenName ?? "",
+            ])
         let uuids = Set(summary.imported.compactMap { $0["uuid"] as? String })
         let resymbolicated = try StoredReports.resymbolicate(uuids: uuids.sorted(), context: context)
         return .json(
@@ -140,10 +152,10 @@ enum SymbolUploads {
         return n
     }
 
-    /// The upload's file name: `?filename=` or Content-Disposition's `filename`, reduced to a safe
-    /// single path component; `upload` when none is given.
+    /// The upload's file name: `?filename=`, the form's file name (`-F file=@NAME`) or
+    /// Content-Disposition's `filename`, reduced to a safe single path component; `upload` when none is given.
     static func fileName(_ request: HTTPRequest) -> String {
-        var candidate = request.query["filename"] ?? ""
+        var candidate = request.query["filename"] ?? request.formFileName ?? ""
         if candidate.isEmpty, let disposition = request.header("content-disposition"),
             let range = disposition.range(of: "filename=")
         {

@@ -1,6 +1,8 @@
-// The server: owns the libmicrohttpd daemon, the routing table, the metrics and the access log,
-// and applies, in order, the checks every request passes before its handler runs: route (404/405),
-// the concurrency cap (503 + Retry-After), the token (401/403), the body limit (413). Stopping is
+// The server: owns the libmicrohttpd daemons (the main port, and an optional admin port serving
+// only health, readiness and metrics), the routing table, the metrics and the access log, and
+// applies, in order, the checks every request passes before its handler runs: framing (400), route
+// (404/405), the concurrency cap (503 + Retry-After; not on the admin port), the token for writes
+// and, when read tokens are configured, for reads (401/403), the body limit (413). Stopping is
 // graceful: stop accepting, answer new requests on open connections with 503, wait for the
 // requests in flight, then close everything.
 
@@ -13,12 +15,16 @@ public final class SymbolicationServer: @unchecked Sendable {
     let metrics = Metrics()
     let log: AccessLog
     private(set) var router = Router()
+    private(set) var adminRouter = Router()
     private var daemon: HTTPDaemon?
+    private var adminDaemon: HTTPDaemon?
     private var listenFD: Int32 = -1
     private let stateLock = NSLock()
     private var stopping = false
     /// The port actually bound (useful with port 0).
     public private(set) var port: UInt16 = 0
+    /// The admin port actually bound, when `adminListen` is set.
+    public private(set) var adminPort: UInt16 = 0
     let context: ServiceContext
 
     public init(configuration: ServerConfiguration) throws {
@@ -28,30 +34,57 @@ public final class SymbolicationServer: @unchecked Sendable {
             atPath: configuration.uploadDirectory, withIntermediateDirectories: true)
         self.context = try ServiceContext(configuration: configuration, metrics: metrics, log: log)
         self.router = Router(makeRoutes())
+        self.adminRouter = Router(adminRoutes())
     }
 
-    /// Opens the socket and starts serving; returns once the server accepts connections.
+    /// Opens the sockets and starts serving; returns once the server accepts connections.
     public func start() throws {
         let address = try ListenAddress(parsing: configuration.listen)
+        let adminAddress = try configuration.adminListen.map { try ListenAddress(parsing: $0) }
         let socket = try ListenSocket.open(address)
         listenFD = socket.fd
         port = socket.port
-        let handler = DaemonBridge(server: self)
         do {
-            daemon = try HTTPDaemon(
-                HTTPDaemon.Configuration(
-                    listenFD: socket.fd, threads: configuration.threads,
-                    connectionTimeoutSeconds: configuration.connectionTimeout,
-                    connectionLimit: configuration.maxConnections, uploadDirectory: configuration.uploadDirectory,
-                    requestTimeoutSeconds: configuration.requestTimeout),
-                handler: handler)
+            daemon = try startDaemon(socket.fd, admin: false)
+            if let adminAddress {
+                let adminSocket = try ListenSocket.open(adminAddress)
+                do {
+                    adminDaemon = try startDaemon(adminSocket.fd, admin: true)
+                } catch {
+                    close(adminSocket.fd)
+                    throw error
+                }
+                adminPort = adminSocket.port
+            }
         } catch {
+            daemon?.stop()
+            daemon = nil
             close(socket.fd)
             listenFD = -1
             throw error
         }
+        // The main port's line comes first: scripts read the first `listening` line for the address.
         log.event("listening", ["address": ListenAddress(host: address.host, port: port).description])
+        if let adminAddress {
+            let admin = ListenAddress(host: adminAddress.host, port: adminPort)
+            log.event("listening", ["address": admin.description, "admin": "true"])
+        }
     }
+
+    private func startDaemon(_ fd: Int32, admin: Bool) throws -> HTTPDaemon {
+        try HTTPDaemon(
+            HTTPDaemon.Configuration(
+                listenFD: fd, threads: admin ? 1 : configuration.threads,
+                connectionTimeoutSeconds: configuration.connectionTimeout,
+                connectionLimit: admin ? SymbolicationServer.adminConnectionLimit : configuration.maxConnections,
+                connectionsPerAddress: configuration.connectionsPerAddress,
+                headerTimeoutSeconds: configuration.headerTimeout, uploadDirectory: configuration.uploadDirectory,
+                requestTimeoutSeconds: configuration.requestTimeout),
+            handler: DaemonBridge(server: self, admin: admin))
+    }
+
+    /// Connections the admin port holds at once: probes and scrapers, not clients.
+    static let adminConnectionLimit = 64
 
     /// Stops accepting, waits up to the grace period for requests in flight, then closes all connections.
     public func stop() {
@@ -63,12 +96,18 @@ public final class SymbolicationServer: @unchecked Sendable {
         let fd = daemon.quiesce()
         if fd >= 0 { close(fd) }
         listenFD = -1
+        if let adminDaemon {
+            let adminFD = adminDaemon.quiesce()
+            if adminFD >= 0 { close(adminFD) }
+        }
         let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
         while metrics.requestsInFlight > 0, Date() < deadline {
             usleep(5_000)
         }
         daemon.stop()
         self.daemon = nil
+        adminDaemon?.stop()
+        adminDaemon = nil
         context.close()
         log.event("stopped")
     }
@@ -99,11 +138,17 @@ public final class SymbolicationServer: @unchecked Sendable {
 
     // MARK: - The checks before a handler
 
-    fileprivate func begin(_ exchange: Exchange) -> ExchangeDecision {
+    fileprivate func begin(_ exchange: Exchange, admin: Bool) -> ExchangeDecision {
+        if let problem = exchange.framingProblem {
+            return .respond(
+                HTTPError(400, "bad_request", problem + "; the request was refused", headers: [("Connection", "close")])
+                    .response)
+        }
         let route: Route
-        switch router.resolve(method: exchange.method, path: exchange.path) {
+        switch (admin ? adminRouter : router).resolve(method: exchange.method, path: exchange.path) {
         case .notFound:
-            return .respond(HTTPError.notFound("no endpoint at \(exchange.path); see /openapi.json").response)
+            let hint = admin ? "this port serves /healthz, /readyz and /metrics" : "see /openapi.json"
+            return .respond(HTTPError.notFound("no endpoint at \(exchange.path); \(hint)").response)
         case .methodNotAllowed(let allowed):
             let error = HTTPError(
                 405, "method_not_allowed", "\(exchange.method) is not allowed here; use \(allowed.joined(separator: ", "))",
@@ -120,25 +165,54 @@ public final class SymbolicationServer: @unchecked Sendable {
                 503, "shutting_down", "the server is stopping", headers: [("Retry-After", "1"), ("Connection", "close")])
             return .respond(error.response)
         }
-        guard metrics.admit(cap: configuration.maxConcurrentRequests) else {
-            let error = HTTPError(
-                503, "busy", "too many requests in flight; retry shortly", headers: [("Retry-After", "1")])
-            return .respond(error.response)
-        }
-        exchange.counted = true
-        if route.requiresToken {
-            guard let tokens = configuration.tokens else {
-                return .respond(
-                    HTTPError(403, "writes_disabled", "writes are disabled: start the server with --token-file").response)
-            }
-            if let error = tokens.check(authorization: exchange.headers["authorization"]) {
+        if !admin {
+            guard metrics.admit(cap: configuration.maxConcurrentRequests) else {
+                let error = HTTPError(
+                    503, "busy", "too many requests in flight; retry shortly", headers: [("Retry-After", "1")])
                 return .respond(error.response)
             }
+            exchange.counted = true
+        }
+        if let error = authorize(route.access, exchange) {
+            return .respond(error.response)
         }
         if let length = exchange.headers["content-length"].flatMap(Int.init), length > route.body.limit {
             return .respond(tooLarge(route.body.limit).response)
         }
         return .readBody(route.body)
+    }
+
+    /// nil when the request may call a route with this access (and then `exchange.tokenName` names
+    /// its token, if it sent one), else the error to answer. Write tokens also read.
+    private func authorize(_ access: RouteAccess, _ exchange: Exchange) -> HTTPError? {
+        let authorization = exchange.headers["authorization"]
+        switch access {
+        case .open:
+            return nil
+        case .read:
+            guard let readTokens = configuration.readTokens else { return nil }
+            guard let given = TokenSet.bearer(authorization) else { return TokenSet.missing(authorization) }
+            guard let name = readTokens.match(given) ?? configuration.tokens?.match(given) else {
+                return HTTPError(403, "forbidden", "the token is not accepted")
+            }
+            exchange.tokenName = name
+            return nil
+        case .write:
+            guard let tokens = configuration.tokens else {
+                return HTTPError(403, "writes_disabled", "writes are disabled: start the server with --token-file")
+            }
+            switch tokens.check(authorization: authorization) {
+            case .success(let name):
+                exchange.tokenName = name
+                return nil
+            case .failure(let error):
+                if case .success = configuration.readTokens?.check(authorization: authorization) {
+                    return HTTPError(
+                        403, "forbidden", "this token may only read; writes need a token from --token-file")
+                }
+                return error
+            }
+        }
     }
 
     fileprivate func finish(_ exchange: Exchange) -> ExchangeDecision {
@@ -147,15 +221,20 @@ public final class SymbolicationServer: @unchecked Sendable {
         }
         if exchange.overLimit { return .respond(tooLarge(route.body.limit).response) }
         if let problem = exchange.writeError { return .respond(HTTPError(500, "io", problem).response) }
-        let request = HTTPRequest(
+        if let problem = exchange.formError { return .respond(HTTPError.badRequest(problem).response) }
+        var request = HTTPRequest(
             method: exchange.method, path: exchange.path, query: exchange.query, headers: exchange.headers,
-            body: exchange.body, bodyFile: exchange.bodyFile, bodyLength: exchange.bytesReceived,
+            body: exchange.body, bodyFile: exchange.bodyFile, bodyLength: exchange.bodyLength,
             parameters: exchange.parameters)
+        request.isForm = exchange.isForm
+        request.formFileName = exchange.formFileName
+        request.tokenName = exchange.tokenName
+        let prepared = request
         exchange.body = []
         let handler = route.handler
         let run: @Sendable () -> HTTPResponse = {
             do {
-                return try handler(request)
+                return try handler(prepared)
             } catch {
                 return HTTPError.from(error).response
             }
@@ -169,7 +248,12 @@ public final class SymbolicationServer: @unchecked Sendable {
         metrics.recordRequest(route: exchange.routeName, method: exchange.method, status: exchange.status, seconds: seconds)
         log.record(
             method: exchange.method, path: exchange.path, route: exchange.routeName, status: exchange.status,
-            bytesIn: exchange.bytesReceived, bytesOut: exchange.bytesSent, seconds: seconds, clientGone: clientGone)
+            bytesIn: exchange.bytesReceived, bytesOut: exchange.bytesSent, seconds: seconds, clientGone: clientGone,
+            token: exchange.tokenName)
+    }
+
+    fileprivate func headerTimedOut() {
+        metrics.recordHeaderTimeout()
     }
 
     private func tooLarge(_ limit: Int) -> HTTPError {
@@ -177,13 +261,19 @@ public final class SymbolicationServer: @unchecked Sendable {
     }
 }
 
-/// Keeps the daemon's callbacks off the public type.
+/// Keeps the daemon's callbacks off the public type; one per daemon (main or admin port).
 private final class DaemonBridge: ExchangeHandler, @unchecked Sendable {
     weak var server: SymbolicationServer?
-    init(server: SymbolicationServer) { self.server = server }
+    let admin: Bool
+
+    init(server: SymbolicationServer, admin: Bool) {
+        self.server = server
+        self.admin = admin
+    }
 
     func begin(_ exchange: Exchange) -> ExchangeDecision {
-        server?.begin(exchange) ?? .respond(HTTPError(503, "shutting_down", "the server is stopping").response)
+        server?.begin(exchange, admin: admin)
+            ?? .respond(HTTPError(503, "shutting_down", "the server is stopping").response)
     }
 
     func finish(_ exchange: Exchange) -> ExchangeDecision {
@@ -192,5 +282,9 @@ private final class DaemonBridge: ExchangeHandler, @unchecked Sendable {
 
     func completed(_ exchange: Exchange, clientGone: Bool) {
         server?.completed(exchange, clientGone: clientGone)
+    }
+
+    func headerTimedOut() {
+        server?.headerTimedOut()
     }
 }

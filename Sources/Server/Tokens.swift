@@ -1,18 +1,31 @@
-// Bearer tokens for writes: read from a file (one token per line; blank lines and `#` comments
-// ignored) and compared in constant time. A missing `Authorization` header is a 401, a wrong token
-// a 403; tokens never reach the log or an error message.
+// Bearer tokens: read from a file and compared in constant time. A line is `NAME:TOKEN`, or a bare
+// `TOKEN` that is then named by its fingerprint (the first 8 hex digits of its SHA-256); blank lines
+// and `#` comments are ignored. The name is what logs and metrics may show; the token itself never
+// reaches a log or an error message. A missing `Authorization` header is a 401, a wrong token a 403.
 
+import Digest
 import Foundation
 import SymbolicateModel
 
 public struct TokenSet: Sendable {
-    private let tokens: [[UInt8]]
-
-    public init(tokens: [String]) {
-        self.tokens = tokens.map { Array($0.utf8) }
+    private struct Entry: Sendable {
+        var name: String
+        var value: [UInt8]
     }
 
-    /// Reads the token file; an empty or unreadable file is an error, so a typo cannot open writes to everyone.
+    private let entries: [Entry]
+
+    /// Bare tokens, each named by its fingerprint.
+    public init(tokens: [String]) {
+        self.entries = tokens.map { Entry(name: TokenSet.fingerprint($0), value: Array($0.utf8)) }
+    }
+
+    /// `(name, token)` pairs.
+    public init(named: [(name: String, token: String)]) {
+        self.entries = named.map { Entry(name: $0.name, value: Array($0.token.utf8)) }
+    }
+
+    /// Reads a token file; an empty or unreadable file is an error, so a typo cannot open the server to everyone.
     public init(file path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SymbolicateError(.io, "cannot read the token file", path: path)
@@ -22,30 +35,66 @@ public struct TokenSet: Sendable {
             .map { $0.trimmingCharacters(in: " \t") }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         guard !lines.isEmpty else {
-            throw SymbolicateError(.badInput, "the token file holds no token (one per line)", path: path)
+            throw SymbolicateError(
+                .badInput, "the token file holds no token (one `NAME:TOKEN` or `TOKEN` per line)", path: path)
         }
-        self.init(tokens: lines)
+        self.init(named: lines.map(TokenSet.parseLine))
     }
 
-    public var isEmpty: Bool { tokens.isEmpty }
+    /// `NAME:TOKEN` when the part before the first colon is a name (letters, digits, `._-@`) and a
+    /// token follows; anything else is a bare token.
+    static func parseLine(_ line: String) -> (name: String, token: String) {
+        if let colon = line.firstIndex(of: ":") {
+            let name = line[..<colon].trimmingCharacters(in: " \t")
+            let token = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+            let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@")
+            if !name.isEmpty, !token.isEmpty, name.count <= 64, name.allSatisfy({ allowed.contains($0) }) {
+                return (name, token)
+            }
+        }
+        return (fingerprint(line), line)
+    }
 
-    /// nil when the request may write; else the error to answer.
-    func check(authorization: String?) -> HTTPError? {
-        guard let authorization, !authorization.isEmpty else {
-            return HTTPError(
-                401, "unauthorized", "this endpoint needs `Authorization: Bearer TOKEN`",
-                headers: [("WWW-Authenticate", "Bearer realm=\"symbolicate\"")])
+    /// The first 8 hex digits of the token's SHA-256: names a bare token in logs without revealing it.
+    public static func fingerprint(_ token: String) -> String {
+        String(SHA256.hex(Array(token.utf8)).prefix(8))
+    }
+
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// The names of the tokens, in file order (for start-up messages).
+    public var names: [String] { entries.map(\.name) }
+
+    /// The matching token's name, or the error to answer.
+    func check(authorization: String?) -> Result<String, HTTPError> {
+        guard let given = TokenSet.bearer(authorization) else {
+            return .failure(TokenSet.missing(authorization))
         }
+        return match(given).map { .success($0) } ?? .failure(HTTPError(403, "forbidden", "the token is not accepted"))
+    }
+
+    /// The name of the token equal to `given`; every entry is compared, in constant time each.
+    func match(_ given: [UInt8]) -> String? {
+        var matched: String?
+        for entry in entries where TokenSet.constantTimeEqual(entry.value, given) { matched = entry.name }
+        return matched
+    }
+
+    /// The token of `Authorization: Bearer TOKEN`, or nil.
+    static func bearer(_ authorization: String?) -> [UInt8]? {
+        guard let authorization else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            return HTTPError(
-                401, "unauthorized", "the Authorization header must be `Bearer TOKEN`",
-                headers: [("WWW-Authenticate", "Bearer realm=\"symbolicate\"")])
-        }
-        let given = Array(parts[1].trimmingCharacters(in: " ").utf8)
-        var matched = false
-        for token in tokens where TokenSet.constantTimeEqual(token, given) { matched = true }
-        return matched ? nil : HTTPError(403, "forbidden", "the token is not accepted")
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: " ")
+        return token.isEmpty ? nil : Array(token.utf8)
+    }
+
+    /// The 401 for a request without a usable `Authorization` header.
+    static func missing(_ authorization: String?) -> HTTPError {
+        let message =
+            (authorization ?? "").isEmpty
+            ? "this endpoint needs `Authorization: Bearer TOKEN`" : "the Authorization header must be `Bearer TOKEN`"
+        return HTTPError(401, "unauthorized", message, headers: [("WWW-Authenticate", "Bearer realm=\"symbolicate\"")])
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

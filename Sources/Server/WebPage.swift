@@ -1,8 +1,10 @@
 // The web page served at `/`: one HTML document with inline CSS and JavaScript, no external
 // assets. Paste or drop a report to see its symbolicated stack (crashed thread first, inline frames
 // marked, missing images listed) or its symbolicated text; upload dSYMs with a token; a link
-// `/#report=BASE64URL` opens the report it carries. Everything
-// the server returns is inserted with textContent, never as HTML.
+// `/#report=BASE64URL` opens the report it carries. The token is asked for once (when the server
+// answers 401, or for an upload) and kept for the tab's session, so every API call sends it: a
+// server started with --read-token-file needs it for reads too. Everything the server returns is
+// inserted with textContent, never as HTML.
 
 enum WebPage {
     static let contentSecurityPolicy =
@@ -22,6 +24,8 @@ enum WebPage {
   header { padding:14px 24px; border-bottom:1px solid var(--line); background:#fff; display:flex; gap:16px; align-items:baseline; }
   header h1 { font-size:18px; margin:0; }
   header span { color:var(--muted); }
+  #tokenBox { margin-left:auto; }
+  #tokenBox[hidden] { display:none; }
   main { display:grid; grid-template-columns: minmax(320px, 1fr) minmax(420px, 1.4fr); gap:20px; padding:20px 24px; }
   section { background:#fff; border:1px solid var(--line); border-radius:10px; padding:16px; }
   h2 { font-size:15px; margin:0 0 10px; }
@@ -51,7 +55,8 @@ enum WebPage {
 </style>
 </head>
 <body>
-<header><h1>symbolicate</h1><span>Apple crash reports (.crash, .ips) symbolicated against this server's symbol store</span></header>
+<header><h1>symbolicate</h1><span>Apple crash reports (.crash, .ips) symbolicated against this server's symbol store</span>
+  <span id="tokenBox"><input id="token" type="password" placeholder="Token" autocomplete="off" aria-label="Token"> <button id="forget" class="secondary" type="button">Forget token</button></span></header>
 <main>
   <div>
     <section>
@@ -67,7 +72,6 @@ enum WebPage {
       <h2>Upload symbols</h2>
       <div>A .zip or .tar.gz of dSYMs, .app or .xcarchive folders, or one Mach-O / ELF file.</div>
       <div class="row">
-        <input id="token" type="password" placeholder="Token" autocomplete="off" aria-label="Token">
         <input id="symbols" type="file" aria-label="Symbols file">
         <button id="upload">Upload</button>
       </div>
@@ -87,6 +91,16 @@ enum WebPage {
 const $ = (id) => document.getElementById(id);
 const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
 function setStatus(text, isError) { const s = $("status"); s.textContent = text; s.className = isError ? "error" : ""; }
+
+// The token: asked for once, kept for this tab's session, sent with every API call.
+const tokenKey = "symbolicate.token";
+function token() { return $("token").value.trim(); }
+function authHeaders(headers) { const t = token(); if (t) headers["Authorization"] = "Bearer " + t; return headers; }
+function askForToken(message) { $("tokenBox").hidden = false; $("token").focus(); setStatus(message, true); }
+$("token").value = sessionStorage.getItem(tokenKey) || "";
+$("tokenBox").hidden = !$("token").value;
+$("token").addEventListener("change", () => { sessionStorage.setItem(tokenKey, token()); });
+$("forget").addEventListener("click", () => { sessionStorage.removeItem(tokenKey); $("token").value = ""; });
 
 async function errorText(response) {
   try { const j = await response.json(); return j.error ? j.error.message : response.statusText; } catch (e) { return response.statusText; }
@@ -148,7 +162,11 @@ async function symbolicate(asText) {
   setStatus("Symbolicating\u2026", false);
   $("text").hidden = true; $("stack").textContent = "";
   try {
-    const response = await fetch("/v1/symbolicate" + (asText ? "" : "?format=json"), { method: "POST", body: body, headers: { "Content-Type": "text/plain" } });
+    const response = await fetch("/v1/symbolicate" + (asText ? "" : "?format=json"), { method: "POST", body: body, headers: authHeaders({ "Content-Type": "text/plain" }) });
+    if (response.status === 401 || response.status === 403) {
+      askForToken(response.status === 401 ? "This server needs a token to read: enter it at the top, then symbolicate again." : "The token was refused: check it at the top.");
+      $("missing").textContent = ""; return;
+    }
     if (!response.ok) { setStatus("Error " + response.status + ": " + await errorText(response), true); $("missing").textContent = ""; return; }
     const missing = (response.headers.get("X-Symbolicate-Missing") || "").split(",").filter((s) => s);
     if (asText) {
@@ -195,9 +213,10 @@ loadFromHash();
 $("upload").addEventListener("click", async () => {
   const out = $("uploadResult"); const file = $("symbols").files[0];
   if (!file) { out.textContent = "Choose a file first."; return; }
+  if (!token()) { $("tokenBox").hidden = false; $("token").focus(); out.textContent = "Uploads need a token: enter it at the top."; return; }
   out.textContent = "Uploading " + file.name + "\u2026";
   try {
-    const response = await fetch("/v1/symbols?filename=" + encodeURIComponent(file.name), { method: "POST", body: file, headers: { "Authorization": "Bearer " + $("token").value, "Content-Type": "application/octet-stream" } });
+    const response = await fetch("/v1/symbols?filename=" + encodeURIComponent(file.name), { method: "POST", body: file, headers: authHeaders({ "Content-Type": "application/octet-stream" }) });
     const j = await response.json();
     if (!response.ok) { out.textContent = "Error " + response.status + ": " + (j.error ? j.error.message : ""); return; }
     const lines = [];

@@ -19,7 +19,8 @@ import SymbolicateModel
 
 enum BuildFile {
     /// Bumped whenever the tables below change; a file of another version is refused by name.
-    static let schemaVersion: Int64 = 2
+    /// 3: `locations.line` holds SymbolTable.none for "no line", so 0 is the line table's line 0.
+    static let schemaVersion: Int64 = 3
     /// `PRAGMA application_id`: "SYMB", so a stray SQLite file is not taken for a build file.
     static let applicationID: Int64 = 0x5359_4D42
 

@@ -95,7 +95,7 @@ final class BuildFileSource: SymbolSource, Sendable {
             guard Int(loc.function) < t.functions.count else { break }
             let f = t.functions[Int(loc.function)]
             let file = Int(loc.file) < t.files.count ? t.files[Int(loc.file)] : nil
-            result.append(.init(function: f.name, entry: f.entry, file: file, line: loc.line == 0 ? nil : Int(loc.line)))
+            result.append(.init(function: f.name, entry: f.entry, file: file, line: SymbolTable.line(loc.line)))
             index = loc.parent
         }
         return result.isEmpty ? nil : result
@@ -109,7 +109,7 @@ final class BuildFileSource: SymbolSource, Sendable {
         while index != SymbolTable.none, result.count < 256, let loc = try reader.location(index) {
             guard let f = try reader.function(loc.function) else { break }
             let file = try reader.file(loc.file)
-            result.append(.init(function: f.name, entry: f.entry, file: file, line: loc.line == 0 ? nil : Int(loc.line)))
+            result.append(.init(function: f.name, entry: f.entry, file: file, line: SymbolTable.line(loc.line)))
             index = loc.parent
         }
         return result.isEmpty ? nil : result

@@ -32,6 +32,31 @@ final class Catalog {
         try migrate()
     }
 
+    /// Opens the catalog of a store this process cannot write (a read-only mount, a folder of
+    /// another user): read-only, and without the WAL's shared-memory file when it cannot be
+    /// created there, as an immutable file (nobody can be writing what nobody can write).
+    init(readingOnly path: String) throws {
+        self.path = path
+        var database = try Database(path: path, mode: .readOnly)
+        database.setBusyTimeout(milliseconds: Catalog.busyTimeoutMilliseconds)
+        var version: Int64
+        do {
+            version = try database.pragmaInteger("user_version")
+        } catch let error as SymbolicateError where error.code == .io {
+            database = try Database(path: path, mode: .immutable)
+            version = try database.pragmaInteger("user_version")
+        }
+        self.database = database
+        guard version == Catalog.schemaVersion else {
+            throw SymbolicateError(
+                .unsupported,
+                "the store catalog has schema version \(version) and this symbolicate reads version "
+                    + "\(Catalog.schemaVersion); the store is read-only, so it cannot be set up or upgraded here",
+                path: path)
+        }
+        try checkApplicationID()
+    }
+
     /// Switches a new catalog to WAL. Two processes creating a store at the same moment can get
     /// SQLITE_BUSY here without the busy handler being consulted (SQLite reports the lock
     /// upgrade as a deadlock), so the switch is retried for as long as the busy timeout.

@@ -85,9 +85,24 @@ final class Database {
             code = .io
         default: code = .internal
         }
-        var text = "SQLite error \(rc) (\(String(cString: sqlite3_errstr(rc)))): \(message)"
-        if let sql { text += " -- in: \(sql)" }
+        let meaning = String(cString: sqlite3_errstr(rc))
+        var text = "SQLite error \(rc) (\(meaning))"
+        if message != meaning { text += ": \(message)" }
+        // A full disk has nothing to do with the statement; other errors name it, briefly (a
+        // multi-row INSERT is over a kilobyte of placeholders).
+        if let sql, rc & 0xFF != SQLITE_FULL { text += " -- in: \(excerpt(sql))" }
         return SymbolicateError(code, text, path: path)
+    }
+
+    /// The start of `sql` on one line, at most `limit` characters.
+    static func excerpt(_ sql: String, limit: Int = 80) -> String {
+        let words = sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).joined(separator: " ")
+        return words.count <= limit ? words : String(words.prefix(limit)) + "..."
+    }
+
+    /// True when `error` is SQLite's "database or disk is full".
+    static func isDiskFull(_ error: any Error) -> Bool {
+        (error as? SymbolicateError)?.message.hasPrefix("SQLite error \(SQLITE_FULL) ") == true
     }
 
     /// Runs one or more statements that return no rows.
@@ -138,13 +153,16 @@ final class Database {
 
     /// Runs `body` inside BEGIN IMMEDIATE ... COMMIT, rolling back when it throws. IMMEDIATE takes
     /// the write lock up front, so two writers queue on the busy timeout instead of deadlocking.
-    func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+    /// `undo` runs when the body or the COMMIT fails, before the ROLLBACK lets other writers
+    /// in: the place to take back what the body did outside the database.
+    func writeTransaction<T>(_ body: () throws -> T, undo: () -> Void = {}) throws -> T {
         try exec("BEGIN IMMEDIATE")
         do {
             let result = try body()
             try exec("COMMIT")
             return result
         } catch {
+            undo()
             try? exec("ROLLBACK")
             throw error
         }

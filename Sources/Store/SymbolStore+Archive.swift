@@ -9,6 +9,7 @@
 // that is a damaged object file is a failure of that member only. (Archives with more than
 // `maxPendingBuilds` new builds publish in batches of that size, to bound open files.)
 
+import Archives
 import Foundation
 import ObjectFiles
 import SymbolicateModel
@@ -59,9 +60,9 @@ extension SymbolStore {
     private func harvestArchive(
         _ path: String, display: String, depth: Int, into harvest: inout ArchiveHarvest, run: inout ImportRun
     ) throws {
-        let reader = try ArchiveReader(path: path, limits: archiveLimits)
+        let reader = try ArchiveReader.forImport(path: path, limits: archiveLimits)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while let entry = try reader.next() {
+        while let entry = try reader.nextForImport() {
             if depth == 0 {
                 run.bytesDone = reader.compressedBytesRead
                 run.bytesTotal = reader.compressedBytesTotal
@@ -116,7 +117,7 @@ extension SymbolStore {
             info.name = name
             do {
                 if let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
-                    isCurrent(existing, comparedWith: info.kind)
+                    isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
                 {
                     harvest.present.append((info, member))
                     continue
@@ -165,7 +166,7 @@ final class MemberSpool {
             let held = file.map { Int($0.size) } ?? bytes.count
             if let limit, held >= limit { return }
             let want = limit.map { min(buffer.count, $0 - held) } ?? buffer.count
-            let n = try buffer.withUnsafeMutableBytes { try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want])) }
+            let n = try buffer.withUnsafeMutableBytes { try reader.readForImport(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want])) }
             if n == 0 {
                 finished = true
                 return

@@ -10,6 +10,7 @@
 // importing the same build therefore end with one file and one row, and a process killed at
 // any point leaves either nothing or a temporary file that the next import removes.
 
+import Archives
 import Foundation
 import ObjectFiles
 import SymbolicateModel
@@ -40,13 +41,29 @@ extension SymbolStore {
     func importBuild(
         _ info: BuildInfo, source: String, force: Bool, load: () throws -> SymbolTable
     ) throws -> ImportOutcome {
+        try requireWritable("import")
         if !force, let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
-            isCurrent(existing, comparedWith: info.kind)
+            isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
         {
             return .alreadyPresent
         }
         let pending = try prepare(try load(), source: source)
         return try commit(pending, force: force)
+    }
+
+    /// Says "already present" only under the catalog's write lock, and marks the build used now:
+    /// a `gc` either deleted it before (and the import then writes it again) or runs after and
+    /// finds it in use, so no import can report a build present that a gc then deletes.
+    func confirmPresent(_ info: BuildInfo) throws -> Bool {
+        try catalog.withLock { catalog in
+            try catalog.database.writeTransaction {
+                guard let row = try catalog.build(uuid: info.uuid, arch: info.arch),
+                    isCurrent(row, comparedWith: info.kind)
+                else { return false }
+                try catalog.touch(uuid: info.uuid, arch: info.arch, at: Date())
+                return true
+            }
+        }
     }
 
     /// True when `existing` is a usable entry with symbols at least as good as `kind`.
@@ -62,36 +79,64 @@ extension SymbolStore {
         guard !table.build.uuid.bytes.isEmpty else {
             throw SymbolicateError(.badInput, "the symbol file has no UUID or build id", path: source)
         }
-        let temporary = try TemporaryFile(in: buildsDirectory, suffix: ".sqlite")
-        try BuildFile.write(table, to: temporary.path)
-        try BuildFile.checkRanges(of: table, at: temporary.path)
-        try temporary.sync()
-        return PendingBuild(temporary: temporary, build: table.build, source: source, byteSize: temporary.size)
+        do {
+            let temporary = try TemporaryFile(in: buildsDirectory, suffix: ".sqlite")
+            try BuildFile.write(table, to: temporary.path)
+            try BuildFile.checkRanges(of: table, at: temporary.path)
+            try temporary.sync()
+            return PendingBuild(temporary: temporary, build: table.build, source: source, byteSize: temporary.size)
+        } catch {
+            throw importFailure(error, table.build, source: source)
+        }
     }
 
-    /// Publishes a prepared build: rename into place and catalog row, under the write lock.
+    /// `error` as one line naming the build and the store (what a full disk, a read-only folder
+    /// or a damaged catalog says to the person importing).
+    func importFailure(_ error: any Error, _ build: BuildInfo, source: String) -> SymbolicateError {
+        let cause = error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)")
+        var reason = cause.message
+        if Database.isDiskFull(error) || reason.hasSuffix(String(cString: strerror(ENOSPC))) {
+            reason = "the disk is full (\(reason)); free some space and import again"
+        }
+        return SymbolicateError(
+            cause.code, "cannot add build \(build.uuid) (\(build.arch), \(build.name)) to the store \(directory): \(reason)",
+            path: source)
+    }
+
+    /// Publishes a prepared build: catalog row and rename into place, under the write lock. The
+    /// row goes in first, so a catalog that cannot be written leaves the store as it was; if the
+    /// commit fails after the rename, the renamed file goes too unless an older row lists it.
     func commit(_ pending: PendingBuild, force: Bool) throws -> ImportOutcome {
         let b = pending.build
         let file = SymbolStore.fileName(uuid: b.uuid, arch: b.arch)
-        let outcome: ImportOutcome = try catalog.withLock { catalog in
-            try catalog.database.writeTransaction {
-                let existing = try catalog.build(uuid: b.uuid, arch: b.arch)
-                if let existing, !force, isCurrent(existing, comparedWith: b.kind) {
-                    pending.temporary.discard()
-                    return .alreadyPresent
+        var renamedOverNothing = false
+        do {
+            return try catalog.withLock { catalog in
+                try catalog.database.writeTransaction {
+                    let existing = try catalog.build(uuid: b.uuid, arch: b.arch)
+                    if let existing, !force, isCurrent(existing, comparedWith: b.kind) {
+                        pending.temporary.discard()
+                        try catalog.touch(uuid: b.uuid, arch: b.arch, at: Date())
+                        return .alreadyPresent
+                    }
+                    try catalog.put(
+                        StoredBuild(
+                            uuid: b.uuid, arch: b.arch, name: b.name, kind: b.kind, textVMAddress: b.textVMAddress,
+                            textSize: b.textSize, sourcePath: pending.source, importedAt: Date(), lastUsedAt: nil,
+                            byteSize: pending.byteSize, status: .ready, schemaVersion: Int(BuildFile.schemaVersion),
+                            file: file))
+                    try pending.temporary.commit(to: absolutePath(file))
+                    renamedOverNothing = existing == nil
+                    if let existing, existing.kind < b.kind { return .superseded }
+                    return .imported
+                } undo: {
+                    // A file under this name with no row would be an orphan.
+                    if renamedOverNothing { unlink(absolutePath(file)) }
                 }
-                try pending.temporary.commit(to: absolutePath(file))
-                try catalog.put(
-                    StoredBuild(
-                        uuid: b.uuid, arch: b.arch, name: b.name, kind: b.kind, textVMAddress: b.textVMAddress,
-                        textSize: b.textSize, sourcePath: pending.source, importedAt: Date(), lastUsedAt: nil,
-                        byteSize: pending.byteSize, status: .ready, schemaVersion: Int(BuildFile.schemaVersion),
-                        file: file))
-                if let existing, existing.kind < b.kind { return .superseded }
-                return .imported
             }
+        } catch {
+            throw importFailure(error, b, source: pending.source)
         }
-        return outcome
     }
 
     // MARK: Paths
@@ -103,6 +148,12 @@ extension SymbolStore {
     /// in the summary's failures with the reason, and the store is left as it was for it.
     public func importPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)?) -> ImportSummary {
         var run = ImportRun(summary: ImportSummary(), progress: progress, inputsTotal: paths.count)
+        do {
+            try requireWritable("import")
+        } catch {
+            for input in paths { run.fail(input, error) }
+            return run.summary
+        }
         _ = TemporaryFile.removeStale(in: buildsDirectory)
         _ = TemporaryFile.removeStale(in: temporaryDirectory)
         for (index, input) in paths.enumerated() {

@@ -25,7 +25,9 @@ extension SymbolStore {
             reason = "has an unreadable build file \(row.file) (\((error as? SymbolicateError)?.message ?? "\(error)"))"
         }
         var rebuildError = ""
-        if SymbolStore.isRegularFile(row.sourcePath) {
+        if isReadOnly {
+            rebuildError = "; the store is read-only, so it cannot be rebuilt here"
+        } else if SymbolStore.isRegularFile(row.sourcePath) {
             do {
                 let slices = try ObjectFile.slices(atPath: row.sourcePath)
                 if let slice = slices.first(where: { $0.info.uuid == row.uuid && $0.info.arch == row.arch }) {
@@ -39,7 +41,9 @@ extension SymbolStore {
                 rebuildError = "; rebuilding from \(row.sourcePath) failed: \(error)"
             }
         }
-        catalog.withLock { catalog in try? catalog.setStatus(status, uuid: row.uuid, arch: row.arch) }
+        if !isReadOnly {
+            catalog.withLock { catalog in try? catalog.setStatus(status, uuid: row.uuid, arch: row.arch) }
+        }
         throw SymbolicateError(
             status == .missing ? .notFound : status == .outdated ? .unsupported : .io,
             "build \(row.uuid) (\(row.arch), \(row.name)) \(reason)\(rebuildError); re-import it: "
@@ -54,16 +58,31 @@ extension SymbolStore {
 
     /// Checks every build and the store folder. Removes temporaries left by dead imports (listed
     /// under `repaired`); reports everything else. `deep` also runs SQLite's integrity check on
-    /// every build file, which reads them in full.
+    /// every build file, which reads them in full. A read-only store is checked, not repaired.
     public func verify(deep: Bool = false) throws -> VerifyReport {
         var report = VerifyReport()
+        report.catalogSchemaVersion = Int(try catalogReader.withLock { try $0.database.pragmaInteger("user_version") })
+        if isReadOnly {
+            let rows = try catalogReader.withLock { try $0.all() }
+            for row in rows {
+                report.buildsChecked += 1
+                if let problem = check(row, deep: deep) { report.problems.append(problem) }
+            }
+            for file in try orphanFiles(listed: Set(rows.map(\.file))) {
+                report.problems.append(.init(kind: .orphanFile, file: file, message: "no catalog row lists this file"))
+            }
+            return report
+        }
         for (folder, prefix) in [(buildsDirectory, "builds/"), (temporaryDirectory, "tmp/")] {
             for name in TemporaryFile.removeStale(in: folder) {
                 report.repaired.append(
                     .init(kind: .staleTemporary, file: prefix + name, message: "left by an import that died; removed"))
             }
         }
-        report.catalogSchemaVersion = Int(try catalogReader.withLock { try $0.database.pragmaInteger("user_version") })
+        for name in SymbolStore.removeStaleTransfers(inStore: directory) {
+            report.repaired.append(
+                .init(kind: .staleTemporary, file: "tmp/" + name, message: "left by a server that was stopped; removed"))
+        }
         let rows = try catalogReader.withLock { try $0.all() }
         var listed = Set<String>()
         for row in rows {
@@ -159,8 +178,10 @@ extension SymbolStore {
         let cutoff = Date().addingTimeInterval(-Double(max(0, days)) * 86_400)
         func isOld(_ row: StoredBuild) -> Bool { max(row.importedAt, row.lastUsedAt ?? row.importedAt) < cutoff }
         if dryRun { return try list().filter(isOld) }
+        try requireWritable("gc")
         _ = TemporaryFile.removeStale(in: buildsDirectory)
         _ = TemporaryFile.removeStale(in: temporaryDirectory)
+        _ = SymbolStore.removeStaleTransfers(inStore: directory)
         let removed = try catalog.withLock { catalog in
             try catalog.database.writeTransaction {
                 var removed: [StoredBuild] = []
@@ -181,5 +202,47 @@ extension SymbolStore {
         }
         forget(removed)
         return removed
+    }
+
+    // MARK: The server's transfers
+
+    /// How old an upload body or staged import in `tmp/` must be to count as left behind. A live
+    /// upload rewrites its file at least once per connection timeout (an hour at most) and an
+    /// import child lives at most its wall-clock limit (ten minutes), so an hour is past both.
+    public static let staleTransferAge: TimeInterval = 3600
+
+    /// Removes what a server killed mid-request leaves in `<store>/tmp`: request bodies
+    /// (`upload-*`) and staged imports (`import-*` folders) not modified for `age` seconds. Files
+    /// of live requests, in this process or any other sharing the store, are younger. Returns the
+    /// names removed. Used at server start-up, by `verify` and by `gc`.
+    @discardableResult
+    public static func removeStaleTransfers(inStore directory: String, olderThan age: TimeInterval = staleTransferAge) -> [String] {
+        let folder = directory + "/tmp"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        let cutoff = Date().timeIntervalSince1970 - age
+        var removed: [String] = []
+        for name in names.sorted() where name.hasPrefix("upload-") || name.hasPrefix("import-") {
+            let path = folder + "/" + name
+            guard newestModification(path, depth: 0) < cutoff else { continue }
+            do {
+                try FileManager.default.removeItem(atPath: path)
+                removed.append(name)
+            } catch {
+                continue  // gone already, or not ours to remove: the next clean-up tries again
+            }
+        }
+        return removed
+    }
+
+    /// The latest modification time of `path` and, for a folder, of what it holds (one level:
+    /// a staged import is a folder with one hard link to its upload).
+    private static func newestModification(_ path: String, depth: Int) -> TimeInterval {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return .infinity }
+        var newest = TimeInterval(st.st_mtim.tv_sec) + TimeInterval(st.st_mtim.tv_nsec) / 1e9
+        if st.st_mode & S_IFMT == S_IFDIR, depth == 0, let names = try? FileManager.default.contentsOfDirectory(atPath: path) {
+            for name in names { newest = max(newest, newestModification(path + "/" + name, depth: 1)) }
+        }
+        return newest
     }
 }

@@ -21,31 +21,64 @@ public final class SymbolStore: Sendable {
     /// A second connection for reads, which WAL never blocks: lookups in this process do not
     /// queue behind a write that waits for another process's lock.
     let catalogReader: Locked<Catalog>
-    let archiveLimits: ArchiveReader.Limits
+    let archiveLimits: ArchiveImportLimits
     private let openSources: Locked<SourceCache>
+    /// True when this process cannot write the store (a read-only mount, another user's
+    /// folder): reading works, and every writer refuses with `requireWritable`.
+    public let isReadOnly: Bool
 
     /// Opens the store in `directory`, creating the folder and an empty catalog when missing.
     public convenience init(directory: String) throws {
-        try self.init(directory: directory, archiveLimits: ArchiveReader.Limits())
+        try self.init(directory: directory, archiveLimits: ArchiveImportLimits())
     }
 
-    init(directory: String, archiveLimits: ArchiveReader.Limits) throws {
+    init(directory: String, archiveLimits: ArchiveImportLimits) throws {
         let directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         self.directory = directory
         buildsDirectory = directory + "/builds"
         temporaryDirectory = directory + "/tmp"
         catalogPath = directory + "/catalog.sqlite"
         self.archiveLimits = archiveLimits
-        for folder in [directory, buildsDirectory, temporaryDirectory] {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw SymbolicateError(.io, "cannot create the store folder: \(error.localizedDescription)", path: folder)
+        isReadOnly = SymbolStore.isReadOnlyStore(directory)
+        if isReadOnly {
+            guard FileManager.default.fileExists(atPath: catalogPath) else {
+                throw SymbolicateError(
+                    .notFound, "no symbol store here, and the folder is read-only, so none can be created",
+                    path: directory)
             }
+            catalog = Locked(try Catalog(readingOnly: catalogPath))
+            catalogReader = Locked(try Catalog(readingOnly: catalogPath))
+        } else {
+            for folder in [directory, buildsDirectory, temporaryDirectory] {
+                do {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                } catch {
+                    throw SymbolicateError(.io, "cannot create the store folder: \(error.localizedDescription)", path: folder)
+                }
+            }
+            catalog = Locked(try Catalog(path: catalogPath))
+            catalogReader = Locked(try Catalog(path: catalogPath))
         }
-        catalog = Locked(try Catalog(path: catalogPath))
-        catalogReader = Locked(try Catalog(path: catalogPath))
         openSources = Locked(SourceCache())
+    }
+
+    /// A store folder that exists and that this process may not write: on a read-only file
+    /// system, or without write permission on the folder or its catalog.
+    static func isReadOnlyStore(_ directory: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: directory) else { return false }
+        if access(directory, W_OK) != 0 { return true }
+        var fs = statvfs()
+        if statvfs(directory, &fs) == 0, fs.f_flag & UInt(ST_RDONLY) != 0 { return true }
+        let catalog = directory + "/catalog.sqlite"
+        return FileManager.default.fileExists(atPath: catalog) && access(catalog, W_OK) != 0
+    }
+
+    /// Throws, saying so plainly, when the store cannot be written: `operation` ("import",
+    /// "remove", ...) names what needed to write.
+    public func requireWritable(_ operation: String) throws {
+        guard isReadOnly else { return }
+        throw SymbolicateError(
+            .io, "store \(directory) is read-only: \(operation) needs write access (check the mount and the folder's permissions)")
     }
 
     /// The store folder: `$SYMBOLICATE_STORE`, else `$XDG_DATA_HOME/symbolicate`, else
@@ -118,6 +151,7 @@ public final class SymbolStore: Sendable {
 
     /// Removes every build (all archs) of each UUID; returns what was removed.
     public func remove(_ uuids: [BuildID]) throws -> [StoredBuild] {
+        try requireWritable("remove")
         let removed = try catalog.withLock { catalog in
             try catalog.database.writeTransaction {
                 var removed: [StoredBuild] = []
@@ -170,6 +204,7 @@ public final class SymbolStore: Sendable {
 
     /// Records that `row` was used, at most once an hour per build, and never waits for a lock.
     private func noteUse(_ row: StoredBuild) {
+        guard !isReadOnly else { return }
         let now = Date()
         if let last = row.lastUsedAt, now.timeIntervalSince(last) < 3600 { return }
         catalog.withLock { catalog in

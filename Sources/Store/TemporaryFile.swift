@@ -2,7 +2,8 @@
 // either becomes a build file (fsync, rename, fsync of the folder) or disappears. The creating
 // process holds an flock on it for its whole life, which is how a later process tells a live
 // import's file from one left by an import that was killed: only the dead one can be locked, and
-// `removeStale` deletes exactly those. No pid files, no clocks, no guessing.
+// `removeStale` deletes exactly those. No pid files, no clocks, no guessing. OutputFile uses the
+// same file, under another prefix, for command outputs.
 
 import Foundation
 import SymbolicateModel
@@ -20,11 +21,11 @@ final class TemporaryFile {
     private let fd: Int32
     private var finished = false
 
-    /// Creates and locks a new empty file in `directory`.
-    init(in directory: String, suffix: String) throws {
+    /// Creates and locks a new empty file in `directory`, named `prefix`, a random part, `suffix`.
+    init(in directory: String, prefix: String = TemporaryFile.prefix, suffix: String) throws(SymbolicateError) {
         var attempt = 0
         while true {
-            let name = TemporaryFile.prefix + String(UInt64.random(in: 0...UInt64.max), radix: 16) + suffix
+            let name = prefix + String(UInt64.random(in: 0...UInt64.max), radix: 16) + suffix
             let path = directory + "/" + name
             let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if fd < 0 {
@@ -55,6 +56,13 @@ final class TemporaryFile {
         close(fd)
     }
 
+    var fileDescriptor: Int32 { fd }
+
+    /// Sets the permission bits (best effort: the file is usable whatever they are).
+    func setMode(_ mode: mode_t) {
+        _ = fchmod(fd, mode)
+    }
+
     var size: Int64 {
         var st = stat()
         return fstat(fd, &st) == 0 ? Int64(st.st_size) : 0
@@ -62,16 +70,8 @@ final class TemporaryFile {
 
     /// Appends bytes (used to spool archive members).
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            guard let base = bytes.baseAddress else { return }
-            let n = Glibc.write(fd, base + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw TemporaryFile.error("cannot write", errno, path)
-            }
-            offset += n
-        }
+        let code = OutputFile.writeAll(fd, bytes)
+        if code != 0 { throw TemporaryFile.error("cannot write", code, path) }
     }
 
     /// Flushes the file's data to disk.
@@ -80,12 +80,15 @@ final class TemporaryFile {
     }
 
     /// Makes the file durable and moves it to `destination` (replacing what is there), then
-    /// makes the rename durable. The file is no longer temporary afterwards.
-    func commit(to destination: String) throws {
-        guard fsync(fd) == 0 else { throw TemporaryFile.error("cannot sync", errno, path) }
+    /// makes the rename durable; `durable: false` skips both syncs. The file is no longer
+    /// temporary afterwards.
+    func commit(to destination: String, durable: Bool = true) throws(SymbolicateError) {
+        if durable {
+            guard fsync(fd) == 0 else { throw TemporaryFile.error("cannot sync", errno, path) }
+        }
         guard rename(path, destination) == 0 else { throw TemporaryFile.error("cannot rename into place", errno, path) }
         finished = true
-        TemporaryFile.syncDirectory(of: destination)
+        if durable { TemporaryFile.syncDirectory(of: destination) }
     }
 
     /// Removes the file now rather than when the object goes away.

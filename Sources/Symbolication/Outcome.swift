@@ -23,14 +23,23 @@ public struct ImageOutcome: Sendable {
     public var image: BinaryImage
     public var status: ImageStatus
     public var framesSymbolicated: Int
+    /// Frames we have no symbols for that the report names itself (`FrameStatus.namedByReport`).
+    public var framesNamedByReport: Int
     public var framesTotal: Int
 
-    public init(image: BinaryImage, status: ImageStatus, framesSymbolicated: Int = 0, framesTotal: Int = 0) {
+    public init(
+        image: BinaryImage, status: ImageStatus, framesSymbolicated: Int = 0, framesNamedByReport: Int = 0,
+        framesTotal: Int = 0
+    ) {
         self.image = image
         self.status = status
         self.framesSymbolicated = framesSymbolicated
+        self.framesNamedByReport = framesNamedByReport
         self.framesTotal = framesTotal
     }
+
+    /// Every frame in the image has a name: ours, or the report's own.
+    public var isNamed: Bool { framesSymbolicated + framesNamedByReport >= framesTotal }
 
     /// One line for people: `symbolicated`, `missing 4C4C…-… (HoldApp arm64)`, ...
     public var summary: String {
@@ -42,6 +51,8 @@ public struct ImageOutcome: Sendable {
             return "\(name): symbolicated \(framesSymbolicated)/\(framesTotal) frames"
         case .symbolTableOnly:
             return "\(name): symbol table only, \(framesSymbolicated)/\(framesTotal) frames (no file:line without a dSYM)"
+        case .missing where isNamed:
+            return "\(name): \(framesNamedByReport) frames named by the report (no symbols for \(uuid))"
         case .missing:
             return "\(name): missing \(uuid) (\(name)\(arch))"
         case .uuidMismatch(let found, let foundArch, let path):
@@ -61,26 +72,35 @@ public struct SymbolicationOutcome: Sendable {
     public var images: [ImageOutcome]
     public var symbolicatedFrames: Int
     public var totalFrames: Int
+    /// Frames we have no symbols for that the report names itself.
+    public var namedByReportFrames: Int
 
-    public init(results: [FrameID: FrameResult], images: [ImageOutcome], symbolicatedFrames: Int, totalFrames: Int) {
+    public init(
+        results: [FrameID: FrameResult], images: [ImageOutcome], symbolicatedFrames: Int, totalFrames: Int,
+        namedByReportFrames: Int = 0
+    ) {
         self.results = results
         self.images = images
         self.symbolicatedFrames = symbolicatedFrames
         self.totalFrames = totalFrames
+        self.namedByReportFrames = namedByReportFrames
     }
 
-    /// Images with a UUID whose symbols were not found or did not match.
+    /// Images with a UUID whose symbols were not found or did not match. An image with no
+    /// symbols whose every frame the report already names is not missing anything; a mismatched
+    /// or unreadable symbol file is always listed.
     public var missing: [BinaryImage] {
         images.compactMap { outcome in
             switch outcome.status {
-            case .missing, .uuidMismatch, .failed: return outcome.image
+            case .missing: return outcome.isNamed ? nil : outcome.image
+            case .uuidMismatch, .failed: return outcome.image
             default: return nil
             }
         }
     }
 
-    /// True when every frame in an image with a UUID was symbolicated.
+    /// True when every frame in an image with a UUID was symbolicated or named by the report.
     public var isComplete: Bool {
-        images.allSatisfy { $0.image.uuid == nil || $0.framesSymbolicated == $0.framesTotal }
+        images.allSatisfy { $0.image.uuid == nil || $0.isNamed }
     }
 }

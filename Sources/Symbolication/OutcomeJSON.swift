@@ -11,6 +11,7 @@ public enum OutcomeJSON {
         w.string("format", report.format.rawValue)
         w.string("arch", report.arch?.rawValue)
         w.number("frames_symbolicated", outcome.symbolicatedFrames)
+        w.number("frames_named_by_report", outcome.namedByReportFrames)
         w.number("frames_total", outcome.totalFrames)
         w.bool("complete", outcome.isComplete)
         w.beginArray("images")
@@ -28,6 +29,7 @@ public enum OutcomeJSON {
             }
             if case .failed(let message) = image.status { w.string("error", message) }
             w.number("frames_symbolicated", image.framesSymbolicated)
+            w.number("frames_named_by_report", image.framesNamedByReport)
             w.number("frames_total", image.framesTotal)
             w.endObject()
         }

@@ -5,9 +5,11 @@ import Reports
 import SymbolicateModel
 
 public enum OutputFormat: String, Sendable, CaseIterable {
-    /// Apple's text layout (an `.ips` input is translated, as Xcode and Console show it).
+    /// Apple's text layout (an `.ips` input is translated, as Xcode and Console show it; a
+    /// MetricKit payload is written as readable text).
     case crash
-    /// The `.ips` JSON documents with symbols added (only for `.ips` inputs).
+    /// The input's own JSON with symbols added: `.ips` documents as Xcode writes them, MetricKit
+    /// payloads with App Store Connect's keys (only for `.ips` and MetricKit inputs).
     case ips
     /// Every frame with its status, for scripts.
     case json
@@ -36,8 +38,9 @@ public struct SymbolicationService: Sendable {
     /// crash report, and .unsupported for a text report asked for as `.ips`.
     public func process(_ bytes: [UInt8], format: OutputFormat?) throws -> ProcessedReport {
         let report = try ReportParser.parse(bytes)
-        let wanted = format ?? (report.format == .ips ? .ips : .crash)
-        if wanted == .ips && report.format != .ips {
+        let isJSON = report.format == .ips || report.format == .metricKit
+        let wanted = format ?? (isJSON ? .ips : .crash)
+        if wanted == .ips && !isJSON {
             throw SymbolicateError(
                 .unsupported, "a text report cannot be written as .ips; ask for --format crash or json")
         }
@@ -46,7 +49,7 @@ public struct SymbolicationService: Sendable {
         switch wanted {
         case .crash:
             output =
-                report.format == .ips
+                isJSON
                 ? ReportWriter.renderText(report, results: outcome.results)
                 : ReportWriter.write(report, results: outcome.results)
         case .ips:

@@ -33,68 +33,83 @@ public struct Symbolicator: Sendable {
         var resolutions: [Int: SymbolLocator.Resolution] = [:]
         var imageOutcomes: [Int: ImageOutcome] = [:]
         var symbolicated = 0
+        var named = 0
         var total = 0
 
         for (b, backtrace) in report.backtraces.enumerated() {
             for (f, frame) in backtrace.frames.enumerated() {
                 total += 1
                 let id = FrameID(backtrace: b, frame: f)
-                let address = AddressRules.stripPointerAuthentication(frame.address, images: report.images)
-                guard let imageIndex = AddressRules.imageIndex(for: frame, address: address, in: report) else {
-                    results[id] = FrameResult(status: .unknownImage)
-                    continue
+                var imageIndex: Int? = nil
+                var result = symbolicate(
+                    frame, in: backtrace, of: report, imageIndex: &imageIndex, resolutions: &resolutions,
+                    imageOutcomes: &imageOutcomes)
+                // A frame we cannot name keeps the name the report gives it, with its own status.
+                if result.status != .symbolicated, frame.isNamedByReport {
+                    result = FrameResult(status: .namedByReport)
                 }
-                let image = report.images[imageIndex]
-                var outcome = imageOutcomes[imageIndex] ?? ImageOutcome(image: image, status: .noUUID)
-                outcome.framesTotal += 1
-                defer { imageOutcomes[imageIndex] = outcome }
-
-                guard let uuid = image.uuid else {
-                    results[id] = FrameResult(status: .missingSymbol)
-                    continue
-                }
-                let resolution: SymbolLocator.Resolution
-                if let known = resolutions[imageIndex] {
-                    resolution = known
-                } else {
-                    resolution = locator.resolve(uuid: uuid, arch: image.arch ?? report.arch, name: image.name)
-                    resolutions[imageIndex] = resolution
-                }
-                let source: any SymbolSource
-                switch resolution {
-                case .found(let s):
-                    source = s
-                    outcome.status = s.build.kind == .debugInfo ? .symbolicated : .symbolTableOnly
-                case .notFound(let mismatch):
-                    if let mismatch {
-                        outcome.status = .uuidMismatch(foundUUID: mismatch.uuid, foundArch: mismatch.arch, path: mismatch.path)
-                    } else {
-                        outcome.status = .missing
-                    }
-                    results[id] = FrameResult(status: .missingSymbol)
-                    continue
-                case .failed(let error):
-                    outcome.status = .failed(error.description)
-                    results[id] = FrameResult(status: .missingSymbol)
-                    continue
-                }
-                guard address >= image.loadAddress else {
-                    results[id] = FrameResult(status: .malformed)
-                    continue
-                }
-                let result = lookup(
-                    address - image.loadAddress, in: source,
-                    isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
                 results[id] = result
-                if result.status == .symbolicated {
+                switch result.status {
+                case .symbolicated:
                     symbolicated += 1
-                    outcome.framesSymbolicated += 1
+                    if let i = imageIndex { imageOutcomes[i]?.framesSymbolicated += 1 }
+                case .namedByReport:
+                    named += 1
+                    if let i = imageIndex { imageOutcomes[i]?.framesNamedByReport += 1 }
+                default: break
                 }
             }
         }
         let images = imageOutcomes.keys.sorted().compactMap { imageOutcomes[$0] }
         return SymbolicationOutcome(
-            results: results, images: images, symbolicatedFrames: symbolicated, totalFrames: total)
+            results: results, images: images, symbolicatedFrames: symbolicated, totalFrames: total,
+            namedByReportFrames: named)
+    }
+
+    /// One frame: its image (`imageIndex`, counted in `imageOutcomes`), the image's symbols
+    /// (resolved once per image), and the lookup under the address rules.
+    private func symbolicate(
+        _ frame: Frame, in backtrace: Backtrace, of report: CrashReport, imageIndex: inout Int?,
+        resolutions: inout [Int: SymbolLocator.Resolution], imageOutcomes: inout [Int: ImageOutcome]
+    ) -> FrameResult {
+        let address = AddressRules.stripPointerAuthentication(frame.address, images: report.images)
+        guard let index = AddressRules.imageIndex(for: frame, address: address, in: report) else {
+            return FrameResult(status: .unknownImage)
+        }
+        imageIndex = index
+        let image = report.images[index]
+        var outcome = imageOutcomes[index] ?? ImageOutcome(image: image, status: .noUUID)
+        outcome.framesTotal += 1
+        defer { imageOutcomes[index] = outcome }
+
+        guard let uuid = image.uuid else { return FrameResult(status: .missingSymbol) }
+        let resolution: SymbolLocator.Resolution
+        if let known = resolutions[index] {
+            resolution = known
+        } else {
+            resolution = locator.resolve(uuid: uuid, arch: image.arch ?? report.arch, name: image.name)
+            resolutions[index] = resolution
+        }
+        let source: any SymbolSource
+        switch resolution {
+        case .found(let s):
+            source = s
+            outcome.status = s.build.kind == .debugInfo ? .symbolicated : .symbolTableOnly
+        case .notFound(let mismatch):
+            if let mismatch {
+                outcome.status = .uuidMismatch(foundUUID: mismatch.uuid, foundArch: mismatch.arch, path: mismatch.path)
+            } else {
+                outcome.status = .missing
+            }
+            return FrameResult(status: .missingSymbol)
+        case .failed(let error):
+            outcome.status = .failed(error.description)
+            return FrameResult(status: .missingSymbol)
+        }
+        guard address >= image.loadAddress else { return FrameResult(status: .malformed) }
+        return lookup(
+            address - image.loadAddress, in: source,
+            isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
     }
 
     /// Looks up an offset from the image's load address in `source`.

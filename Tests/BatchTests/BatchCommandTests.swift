@@ -35,7 +35,7 @@ enum BatchBinary {
         let out = Pipe()
         // stderr goes to a file, so neither stream can fill up and block the child.
         let errPath = FileManager.default.temporaryDirectory.path + "/batch-cli-\(UUID().uuidString).err"
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: errPath) }
         guard let err = FileHandle(forWritingAtPath: errPath) else { throw FixtureError("cannot create \(errPath)") }
         process.standardOutput = out
@@ -78,6 +78,25 @@ struct BatchCommandTests {
         #expect(summary.counts.written == tree.reports.count)
         #expect(summary.counts.unparsable == tree.unparsable.count)
         #expect(summary.counts.skippedNonReports == tree.nonReports.count)
+    }
+
+    @Test func reportListHasALinePerInputFile() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let tree = try fixture.mixedTree()
+        let list = fixture.root + "/list.jsonl"
+        let batch = try BatchBinary.run([
+            "batch", "--no-store", "-d", BatchFixture.symbolsFolder, "-o", fixture.root + "/out", "--report-list", list,
+            "--progress", "none", tree.folder,
+        ])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        let lines = try String(contentsOfFile: list, encoding: .utf8).split(separator: "\n")
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(Set(objects.compactMap { $0["path"] as? String }) == Set(tree.files.keys.map { tree.folder + "/" + $0 }))
+        #expect(objects.filter { $0["status"] as? String == "skipped" }.count == tree.nonReports.count)
+        #expect(objects.filter { $0["status"] as? String == "unparsable" }.count == tree.unparsable.count)
+        #expect(objects.allSatisfy { Set($0.keys) == ["path", "kind", "status", "frames_symbolicated", "frames_total", "group", "reason"] })
+        #expect(String(decoding: try BatchBinary.run(["batch", "--help"]).stdout, as: UTF8.self).contains("--report-list FILE.jsonl"))
     }
 
     @Test func exitCodes() throws {

@@ -120,7 +120,7 @@ struct BatchSummaryTests {
         let census = InputCensus(configuration)
         #expect(census.files == tree.files.count)
         let collector = SummaryCollector()
-        collector.recordNonReport()
+        collector.recordNonReport(path: tree.folder + "/notes/blob.bin")
         let lines = LineFeed([])
         let reporter = ProgressReporter(
             style: .lines, interval: 0.05, census: census, collector: collector, input: InputProgress(),

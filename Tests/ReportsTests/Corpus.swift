@@ -39,6 +39,7 @@ enum Corpus {
     static let otherReports: [Entry] = entries.filter { e in
         let f = e.format
         return !(f.hasPrefix("apple-text") || f.hasPrefix("apple-ips")) && !f.hasPrefix("dsym") && !f.hasPrefix("macho")
+            && !f.hasPrefix("metrickit")
     }
 
     static func bytes(_ file: String) throws -> [UInt8] {

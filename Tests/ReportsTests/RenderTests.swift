@@ -63,7 +63,23 @@ struct RenderTests {
         let asi = try #require(rendered.firstIndex(of: "Application Specific Information:"))
         #expect(asi < leb)
         #expect(rendered[asi + 1].hasPrefix("*** Terminating app due to uncaught exception 'NSRangeException'"))
-        #expect(rendered.contains("Thread 0 Crashed:"))
+        // A macOS report: macOS's own thread label.
+        #expect(rendered.contains { $0.hasPrefix("Thread 0 Crashed::") })
+    }
+
+    /// macOS `.ips` reports render in macOS's own layout (Report Version 12): byte for byte
+    /// Apple's text report of the same incident.
+    @Test(arguments: ["single-target-crash", "multi-target-crash"])
+    func macOSMatchesApplesTextExactly(_ name: String) throws {
+        let base = "inket__MacSymbolicator/Resources/Crashes/" + name
+        let r = try ReportParser.parse(try Corpus.bytes(base + ".ips"))
+        let rendered = String(decoding: ReportWriter.renderText(r, results: [:]), as: UTF8.self)
+        let apple = try Corpus.text(base + ".crash")
+        #expect(rendered == apple)
+        for line in ["Responsible:", "User ID:", "Crashed Thread:", "VM Region Info:"] where apple.contains("\n" + line) {
+            #expect(rendered.contains("\n" + line), "\(line)")
+        }
+        #expect(rendered.contains("\nCrashed Thread:"))
     }
 
     @Test func x86ThreadStateMatchesApple() throws {

@@ -15,7 +15,7 @@ import Testing
         FrameID(backtrace: 0, frame: 1): FrameResult(status: .symbolicated, frames: [inline, outer]),
         FrameID(backtrace: 0, frame: 0): FrameResult(status: .missingSymbol),
         FrameID(backtrace: 1, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "__ulock_wait", symbolOffset: 8)]),
-        FrameID(backtrace: 2, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "noLine", symbolOffset: 0, file: "a/b.c", line: 0)]),
+        FrameID(backtrace: 2, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "noLine", symbolOffset: 0, file: "a/b.c", line: nil)]),
         FrameID(backtrace: 3, frame: 2): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "main", symbolOffset: 12, file: "main.swift", line: 3)]),
     ]
 
@@ -190,5 +190,13 @@ import Testing
         ]
         let out = String(decoding: ReportWriter.write(r, results: results), as: UTF8.self)
         #expect(out == "Exception Type:  EXC_CRASH (SIGABRT)\n\nThread 0 Crashed:\n0   a   0x1000 f + 4\n1   a   0x1004 g + 0\n")
+    }
+
+    /// Line 0 is a line (Apple prints `(<compiler-generated>:0)`); no line at all prints the file alone.
+    @Test func lineZeroIsPrintedAsApplePrintsIt() throws {
+        let zero = SymbolicatedFrame(symbol: "thunk", symbolOffset: 8, file: "/src/<compiler-generated>", line: 0)
+        #expect(ReportWriter.symbolColumn(zero) == "thunk + 8 (<compiler-generated>:0)")
+        let none = SymbolicatedFrame(symbol: "f", symbolOffset: 8, file: "/src/a.c", line: nil)
+        #expect(ReportWriter.symbolColumn(none) == "f + 8 (a.c)")
     }
 }

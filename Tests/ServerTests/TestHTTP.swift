@@ -26,9 +26,25 @@ struct TestConnectionError: Error, CustomStringConvertible {
 final class TestConnection {
     let fd: Int32
 
-    init(port: UInt16, timeout: Int = 20) throws {
+    /// `source` binds the client end to another loopback address (`127.0.0.2`), so a test can be
+    /// two different clients as far as the server's per-address limits are concerned.
+    init(port: UInt16, timeout: Int = 20, source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestConnectionError(description: "socket failed") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw TestConnectionError(description: "bind to \(source) failed: \(String(cString: strerror(errno)))")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -86,9 +102,9 @@ final class TestConnection {
 enum TestHTTP {
     static func request(
         port: UInt16, _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
-        timeout: Int = 30
+        timeout: Int = 30, source: String? = nil
     ) throws -> TestResponse {
-        let connection = try TestConnection(port: port, timeout: timeout)
+        let connection = try TestConnection(port: port, timeout: timeout, source: source)
         try connection.send(head(method, path, headers: headers, bodyLength: body?.count))
         if let body { try connection.send(body) }
         return try connection.response()

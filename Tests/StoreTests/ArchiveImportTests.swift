@@ -58,7 +58,7 @@ struct ArchiveImportTests {
     @Test func largeMembersAreSpooledToDisk() throws {
         let folder = try StoreFixtures.scratchFolder()
         let path = try archive("bundles.tar.gz", in: folder)
-        var limits = ArchiveReader.Limits()
+        var limits = ArchiveImportLimits()
         limits.memberMemoryLimit = 1024
         let store = try SymbolStore(directory: folder + "/store", archiveLimits: limits)
         try expectLikeTheFolder(store, store.importPaths([path], progress: nil), archive: path)
@@ -76,7 +76,7 @@ struct ArchiveImportTests {
     }
 
     /// A store holding one build, and a snapshot of it, to check that refusals change nothing.
-    private func populatedStore(_ folder: String, limits: ArchiveReader.Limits = .init()) throws -> (SymbolStore, [String]) {
+    private func populatedStore(_ folder: String, limits: ArchiveImportLimits = .init()) throws -> (SymbolStore, [String]) {
         let store = try SymbolStore(directory: folder + "/store", archiveLimits: limits)
         try store.importTable(StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(50)), functionCount: 3, seed: 5), source: "t")
         return (store, try StoreFixtures.snapshot(store))
@@ -158,7 +158,7 @@ struct ArchiveImportTests {
 
     @Test func expansionBombsAreRefused() throws {
         let folder = try StoreFixtures.scratchFolder()
-        var limits = ArchiveReader.Limits()
+        var limits = ArchiveImportLimits()
         limits.expansionFloor = 1 << 20
         limits.maxEntries = 10
         let (store, snapshot) = try populatedStore(folder, limits: limits)
@@ -176,5 +176,27 @@ struct ArchiveImportTests {
         let many = folder + "/many.tar"
         #expect(try StoreFixtures.run(try tool("tar"), ["-cf", many] + (0..<12).map { "f\($0)" }, in: folder + "/bomb").status == 0)
         try expectRefused(store, snapshot, many, saying: "more than 10 entries")
+    }
+
+    /// A member named in UTF-8 (general-purpose bit 11, as Python's zipfile writes it) gives the
+    /// build its name; it is not lost to the C locale as `member-1`.
+    @Test(.enabled(if: StoreFixtures.tool("python3") != nil, "python3 (which writes the zip) is not installed"))
+    func utf8MemberNamesNameTheBuild() throws {
+        let folder = try StoreFixtures.scratchFolder()
+        let zip = folder + "/utf8.zip"
+        let dwarf = variant + "/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"
+        let script = """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
+                z.write(sys.argv[1], 'Café.framework.dSYM/Contents/Resources/DWARF/Café')
+            """
+        let result = try StoreFixtures.run(try tool("python3"), ["-c", script, dwarf, zip])
+        #expect(result.status == 0, "\(result.stderr)")
+        let store = try SymbolStore(directory: folder + "/store")
+        let summary = store.importPaths([zip], progress: nil)
+        #expect(summary.failures.isEmpty, "\(summary.failures)")
+        #expect(!summary.imported.isEmpty)
+        #expect(try store.list().map(\.name) == summary.imported.map { _ in "Café" })
+        #expect(try store.list().allSatisfy { $0.sourcePath == zip + ":Café.framework.dSYM/Contents/Resources/DWARF/Café" })
     }
 }

@@ -71,7 +71,8 @@ enum StoreFixtures {
             table.functions.append(.init(name: "$s8HandMade4funcyyF\(f)", entry: entry))
             let outer = UInt32(table.locations.count)
             let file = symbolsOnly ? SymbolTable.none : UInt32(rng.below(table.files.count))
-            table.locations.append(.init(function: fn, file: file, line: symbolsOnly ? 0 : UInt32(10 + f), parent: SymbolTable.none))
+            table.locations.append(
+                .init(function: fn, file: file, line: symbolsOnly ? SymbolTable.none : UInt32(10 + f), parent: SymbolTable.none))
             table.ranges.append(.init(start: address, location: outer))
             address += UInt64(4 + 4 * rng.below(8))
             if !symbolsOnly {

@@ -1,19 +1,20 @@
 // ArchiveWriter: writes `--output-archive FILE.zip | FILE.tar | FILE.tar.gz | FILE.tgz` through
 // libarchive's write API. Members are appended one at a time as workers finish them, so the
-// archive never has to be held in memory. The archive is written under a temporary name beside
-// the destination and renamed only by `finish()`, so a failed run leaves no half archive.
-// The only Batch file that touches libarchive's write API.
+// archive never has to be held in memory. It writes into a file descriptor the caller opened: the
+// caller decides where the bytes go (Batch writes through OutputFile, so a regular file is
+// written under a temporary name and renamed once complete, and a device or pipe in place).
+// Lives beside ArchiveReader so that one target alone talks to libarchive.
 
 internal import CArchive
 import Foundation
 import SymbolicateModel
 
-struct ArchiveWriter: ~Copyable {
-    enum Kind: Sendable {
+public struct ArchiveWriter: ~Copyable {
+    public enum Kind: Sendable {
         case zip, tar, tarGzip
 
         /// The kind named by a file name's extension, or nil.
-        init?(fileName: String) {
+        public init?(fileName: String) {
             let lower = fileName.lowercased()
             if lower.hasSuffix(".zip") {
                 self = .zip
@@ -28,15 +29,16 @@ struct ArchiveWriter: ~Copyable {
     }
 
     private let handle: OpaquePointer
-    private let temporaryPath: String
-    let destination: String
+    public let destination: String
     private var finished = false
 
     private static let statusOK: Int32 = 0
     private static let statusWarn: Int32 = -20
     private static let regularFileType: UInt32 = 0o100000
 
-    init(destination: String) throws(SymbolicateError) {
+    /// A writer of the archive kind `destination`'s extension names, writing into `fileDescriptor`
+    /// (which stays the caller's to close); `destination` names the archive in errors.
+    public init(destination: String, fileDescriptor: Int32) throws(SymbolicateError) {
         guard let kind = Kind(fileName: destination) else {
             throw SymbolicateError(.badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: destination)
         }
@@ -52,26 +54,21 @@ struct ArchiveWriter: ~Copyable {
             archive_write_set_format_pax_restricted(handle)
             archive_write_add_filter_gzip(handle)
         }
-        let temporaryPath = destination + ".partial-\(getpid())"
-        guard archive_write_open_filename(handle, temporaryPath) == Self.statusOK else {
+        guard archive_write_open_fd(handle, fileDescriptor) == Self.statusOK else {
             let message = Self.message(handle)
             archive_write_free(handle)
             throw SymbolicateError(.io, "cannot create the output archive: \(message)", path: destination)
         }
         self.handle = handle
         self.destination = destination
-        self.temporaryPath = temporaryPath
     }
 
     deinit {
-        if !finished {
-            archive_write_free(handle)
-            unlink(temporaryPath)
-        }
+        if !finished { archive_write_free(handle) }
     }
 
     /// Appends one regular file member.
-    mutating func add(path: String, bytes: [UInt8]) throws(SymbolicateError) {
+    public mutating func add(path: String, bytes: [UInt8]) throws(SymbolicateError) {
         guard let entry = archive_entry_new() else {
             throw SymbolicateError(.internal, "cannot allocate an archive entry", path: destination)
         }
@@ -81,7 +78,8 @@ struct ArchiveWriter: ~Copyable {
         archive_entry_set_perm(entry, 0o644)
         archive_entry_set_size(entry, Int64(bytes.count))
         archive_entry_set_mtime(entry, time(nil), 0)
-        let status = archive_write_header(handle, entry)
+        // Names are UTF-8; libarchive converts them through the thread's locale (UTF8Locale).
+        let status = UTF8Locale.run { archive_write_header(handle, entry) }
         guard status == Self.statusOK || status == Self.statusWarn else {
             throw SymbolicateError(.io, "cannot add \(path) to the output archive: \(Self.message(handle))", path: destination)
         }
@@ -97,20 +95,14 @@ struct ArchiveWriter: ~Copyable {
         }
     }
 
-    /// Completes the archive and moves it to its destination.
-    mutating func finish() throws(SymbolicateError) {
+    /// Writes the archive's trailer; the caller then commits or discards its file.
+    public mutating func finish() throws(SymbolicateError) {
         finished = true
         let closeStatus = archive_write_close(handle)
         let message = Self.message(handle)
         archive_write_free(handle)
         guard closeStatus == Self.statusOK else {
-            unlink(temporaryPath)
             throw SymbolicateError(.io, "cannot complete the output archive: \(message)", path: destination)
-        }
-        guard rename(temporaryPath, destination) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw SymbolicateError(.io, "cannot move the output archive into place: \(reason)", path: destination)
         }
     }
 

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""make_diagnostics.py -- writes MetricKit payloads and resource reports over the HoldApp samples.
+
+The frames come from a sample .ips report written by make_reports.py (real addresses in the
+HoldApp and HoldKit builds: a pc inside inlined code, then return addresses), so every frame
+has a matching dSYM under build/. Written to diagnostics/:
+
+  HoldApp-metrickit.json        an MXDiagnosticPayload (pretty-printed, as
+                                jsonRepresentation() writes it): a crash diagnostic whose call
+                                stacks are per thread (root = the pc, subFrames = callers), and a
+                                CPU exception diagnostic whose tree aggregates samples (roots =
+                                outermost frames, subFrames = callees, leaves = pcs)
+  HoldApp-metrickit-array.json  two payloads in an array, compact, one with load addresses in
+                                offsetIntoBinaryTextSegment (the iOS 14 quirk) and a frame with
+                                no binaryUUID
+  HoldApp-callstacktree.json    a bare MXCallStackTree (callStacks + callStackPerThread)
+  HoldApp-cpu-resource.txt      a microstackshot resource report (Event: cpu usage): the heaviest
+                                stack (one chain, outermost first) and the sample tree, lines
+                                `N  ??? (Image + offset) [0xaddr]`, and its Binary Images
+
+Usage: make_diagnostics.py --reports Samples/reports --out Samples/diagnostics
+"""
+
+import argparse
+import json
+import os
+
+SOURCE = "HoldApp-ios-arm64-dwarf5.ips"
+
+
+def load(reports):
+    with open(os.path.join(reports, SOURCE)) as handle:
+        _, body = handle.read().split("\n", 1)
+    report = json.loads(body)
+    images = report["usedImages"]
+    threads = []
+    for thread in report["threads"]:
+        frames = []
+        for frame in thread["frames"]:
+            image = images[frame["imageIndex"]]
+            frames.append({"image": image, "offset": frame["imageOffset"],
+                           "address": image["base"] + frame["imageOffset"]})
+        threads.append(frames)
+    return report, threads
+
+
+def node(frame, count, quirk=False, uuid=True):
+    """One MetricKit frame object, keys in the order jsonRepresentation() writes them."""
+    out = {}
+    if uuid:
+        out["binaryUUID"] = frame["image"]["uuid"].upper()
+    out["offsetIntoBinaryTextSegment"] = frame["image"]["base"] if quirk else frame["offset"]
+    out["sampleCount"] = count
+    out["binaryName"] = frame["image"]["name"]
+    out["address"] = frame["address"]
+    return out
+
+
+def per_thread_tree(threads, quirk=False, no_uuid_at=None):
+    """callStackPerThread true: each thread's innermost frame is the root, callers nest below."""
+    stacks = []
+    for t, frames in enumerate(threads):
+        root = None
+        parent = None
+        for i, frame in enumerate(frames):
+            n = node(frame, 1, quirk=quirk, uuid=(t, i) != no_uuid_at)
+            if parent is None:
+                root = n
+            else:
+                parent["subFrames"] = [n]
+            parent = n
+        stacks.append({"threadAttributed": t == 0, "callStackRootFrames": [root]})
+    return {"callStackPerThread": True, "callStacks": stacks}
+
+
+def aggregated_tree(threads):
+    """callStackPerThread false: samples of both threads merged from the outermost frame down."""
+    roots = []
+    for weight, frames in zip((7, 3), threads):
+        level = roots
+        for frame in reversed(frames):
+            existing = next((n for n in level if n["address"] == frame["address"]), None)
+            if existing is None:
+                existing = node(frame, 0)
+                level.append(existing)
+            existing["sampleCount"] += weight
+            level = existing.setdefault("subFrames", [])
+    strip_empty(roots)
+    return {"callStackPerThread": False, "callStacks": [{"threadAttributed": False, "callStackRootFrames": roots}]}
+
+
+def strip_empty(nodes):
+    for n in nodes:
+        if n.get("subFrames") == []:
+            del n["subFrames"]
+        else:
+            strip_empty(n.get("subFrames", []))
+
+
+def meta(report, **extra):
+    out = {"appBuildVersion": "1", "appVersion": "1.0", "bundleIdentifier": "com.example.HoldApp",
+           "deviceType": "iPhone14,2", "osVersion": "iPhone OS 16.1 (20B82)", "platformArchitecture": "arm64",
+           "regionFormat": "US", "isTestFlightApp": False, "lowPowerModeEnabled": False, "pid": report["pid"]}
+    out.update(extra)
+    return out
+
+
+def resource_report(report, threads):
+    """A microstackshot report (Event: cpu usage) with the aggregated sample tree."""
+    images = {}
+    for frames in threads:
+        for frame in frames:
+            images[frame["image"]["name"]] = frame["image"]
+    lines = [
+        "Date/Time:        2024-03-02 10:15:22.000 +0000",
+        "End time:         2024-03-02 10:16:12.000 +0000",
+        "OS Version:       iPhone OS 16.1 (Build 20B82)",
+        "Architecture:     arm64",
+        "Report Version:   44",
+        "Incident Identifier: 6A0D3C0E-1F0B-4C9E-8E1B-5E3C3A9F2D11",
+        "",
+        "Data Source:      Microstackshots",
+        "Shared Cache:     0F4A3B8E-2C1D-3E4F-9A8B-7C6D5E4F3A2B slid base address 0x1a9b00000, slide 0x29b00000",
+        "",
+        "Command:          HoldApp",
+        "Path:             " + images["HoldApp"]["path"],
+        "Identifier:       com.example.HoldApp",
+        "Version:          1.0 (1)",
+        "PID:              %d" % report["pid"],
+        "",
+        "Event:            cpu usage",
+        "Action taken:     Process killed",
+        "CPU:              90 seconds cpu time over 50 seconds (180% cpu average), exceeding limit of 80% cpu over 60 seconds",
+        "CPU limit:        48s",
+        "Limit duration:   60s",
+        "CPU used:         90s",
+        "CPU duration:     50s",
+        "Duration:         50.00s",
+        "Duration Sampled: 48.00s",
+        "Steps:            10",
+        "",
+        "Hardware model:   iPhone14,2",
+        "Active cpus:      6",
+        "",
+        "",
+        "Heaviest stack for the target process:",
+    ] + ["  7  ??? (%s + %d) [0x%x]" % (f["image"]["name"], f["offset"], f["address"]) for f in reversed(threads[0])] + [
+        "",
+        "",
+        "Powerstats for:   HoldApp [%d]" % report["pid"],
+        "UUID:             " + images["HoldApp"]["uuid"].upper(),
+        "Path:             " + images["HoldApp"]["path"],
+        "Architecture:     arm64",
+        "Footprint:        12.34 MB",
+        "Start time:       2024-03-02 10:15:22.000 +0000",
+        "End time:         2024-03-02 10:16:12.000 +0000",
+        "Num samples:      10 (100%)",
+        "Primary state:    10 samples Frontmost App, User mode, Effective Thread QoS User Interactive",
+        "User Activity:    10 samples Idle, 0 samples Active",
+        "Power Source:     10 samples on Battery, 0 samples on AC",
+        "",
+    ]
+    tree = aggregated_tree(threads)["callStacks"][0]["callStackRootFrames"]
+
+    def emit(nodes, depth):
+        for n in nodes:
+            offset = n["offsetIntoBinaryTextSegment"]
+            lines.append("%s%d  ??? (%s + %d) [0x%x]" % ("  " * (depth + 1), n["sampleCount"], n["binaryName"],
+                                                         offset, n["address"]))
+            emit(n.get("subFrames", []), depth + 1)
+    emit(tree, 0)
+    lines += ["", "  Binary Images:"]
+    for name in sorted(images, key=lambda k: images[k]["base"]):
+        image = images[name]
+        end = image["base"] + image["size"] - 1
+        lines.append("         0x%x -        0x%x  %s 1.0 (1)  <%s>  %s" % (
+            image["base"], end, name, image["uuid"].upper(), image["path"]))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Write MetricKit payloads and resource reports over the samples.")
+    parser.add_argument("--reports", required=True)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    report, threads = load(args.reports)
+
+    payload = {
+        "timeStampEnd": "2024-03-02 23:59:00 +0000",
+        "timeStampBegin": "2024-03-02 00:00:00 +0000",
+        "crashDiagnostics": [{
+            "version": "1.0.0",
+            "callStackTree": per_thread_tree(threads),
+            "diagnosticMetaData": meta(report, exceptionType=1, exceptionCode=0, signal=11,
+                                       terminationReason="Namespace SIGNAL, Code 11 Segmentation fault: 11",
+                                       virtualMemoryRegionInfo="0 is not in any region."),
+        }],
+        "cpuExceptionDiagnostics": [{
+            "version": "1.0.0",
+            "callStackTree": aggregated_tree(threads),
+            "diagnosticMetaData": meta(report, totalCPUTime="90 sec", totalSampledTime="50 sec"),
+        }],
+    }
+    with open(os.path.join(args.out, "HoldApp-metrickit.json"), "w") as handle:
+        handle.write(json.dumps(payload, indent=2, separators=(",", " : ")) + "\n")
+
+    quirky = {
+        "timeStampEnd": "2024-03-03 23:59:00 +0000",
+        "timeStampBegin": "2024-03-03 00:00:00 +0000",
+        "crashDiagnostics": [{
+            "version": "1.0.0",
+            "callStackTree": per_thread_tree(threads, quirk=True, no_uuid_at=(1, 0)),
+            "diagnosticMetaData": meta(report, exceptionType=10, signal=6),
+        }],
+    }
+    with open(os.path.join(args.out, "HoldApp-metrickit-array.json"), "w") as handle:
+        handle.write(json.dumps([payload, quirky], separators=(",", ":")) + "\n")
+
+    with open(os.path.join(args.out, "HoldApp-callstacktree.json"), "w") as handle:
+        handle.write(json.dumps(aggregated_tree(threads), indent=2) + "\n")
+
+    with open(os.path.join(args.out, "HoldApp-cpu-resource.txt"), "w") as handle:
+        handle.write(resource_report(report, threads))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+// Going on after damage in a zip. libarchive stops reading an archive for good after a local
+// header it cannot parse (a damaged name or extra-field length) or a broken compressed stream:
+// its reader's state becomes fatal, and the seekable reader cannot be told to skip an entry.
+// Under the `.recoverable` policy the ArchiveReader then opens a new libarchive reader on the
+// same file, as a stream, starting at the next local file header, and goes on from there:
+//
+// - after a damaged header, the next header after the damaged one: the damaged member's own
+//   header is the first local header signature at or after the data of the member before it;
+// - after damaged data, the first header after the data of the damaged member.
+//
+// Finding a header is finding its signature (APPNOTE.TXT 4.3.7, `local file header signature`
+// 0x04034b50), as libarchive's own streaming reader does when it resynchronizes; everything
+// else is still libarchive's parsing. A signature that happens to occur inside compressed data
+// starts a reader whose first header fails in turn, and the search moves on past it, so every
+// resumption makes progress; at most `maxResumptions` are made for one archive.
+
+internal import CArchive
+import Foundation
+
+extension ArchiveReader {
+    enum Resumption {
+        /// A header failed; `from` is where the data of the member before it starts.
+        case header(from: Int64)
+        /// A member's data failed; `from` is where that data starts.
+        case data(from: Int64)
+    }
+
+    static let maxResumptions = 1_000
+
+    /// "PK\u{3}\u{4}", little-endian 0x04034b50.
+    static let localFileHeaderSignature: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+
+    /// Arranges for `next` to resume after a failure libarchive cannot go on from; false when
+    /// that is not possible (not a zip, a policy that makes damage fatal, too many resumptions).
+    func scheduleResume(after failure: Resumption) -> Bool {
+        guard policy.memberErrors == .recoverable, resumptions < Self.maxResumptions,
+            (archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP
+        else { return false }
+        pendingResume = failure
+        return true
+    }
+
+    /// Replaces the libarchive reader by one that starts at the next local header; false when
+    /// there is none (the damaged member was the last).
+    func resume(_ resumption: Resumption) throws(ArchiveError) -> Bool {
+        resumptions += 1
+        let start: Int64?
+        switch resumption {
+        case .header(let from):
+            // The failed header is the first one at or after `from`; resume at the one after it.
+            start = Self.localHeader(in: path, from: from).flatMap { Self.localHeader(in: path, from: $0 + 1) }
+        case .data(let from):
+            start = Self.localHeader(in: path, from: from)
+        }
+        guard let start else { return false }
+        guard let a = archive_read_new() else {
+            throw ArchiveError(.resources, "cannot allocate an archive reader", path: path, fatal: true)
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0, lseek(descriptor, off_t(start), SEEK_SET) == off_t(start) else {
+            let reason = String(cString: strerror(errno))
+            if descriptor >= 0 { close(descriptor) }
+            archive_read_free(a)
+            throw ArchiveError(.cannotOpen, "cannot open the archive again: \(reason)", path: path, fatal: true)
+        }
+        // A stream from `start`: no seeking, so libarchive reads local headers one after another.
+        archive_read_support_format_zip_streamable(a)
+        guard UTF8Locale.run({ archive_read_open_fd(a, descriptor, 64 * 1024) }) == ARCHIVE_OK else {
+            let detail = Self.errorString(a)
+            archive_read_free(a)
+            close(descriptor)
+            throw ArchiveError(
+                .cannotOpen, "cannot open the archive again: \(detail)", detail: detail, path: path, fatal: true)
+        }
+        archive_read_free(handle)
+        if resumedDescriptor >= 0 { close(resumedDescriptor) }
+        handle = a
+        resumedDescriptor = descriptor
+        base = start
+        lastDataStart = start
+        return true
+    }
+
+    /// The offset of the first local file header signature at or after `offset`, or nil.
+    static func localHeader(in path: String, from offset: Int64) -> Int64? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        let signature = localFileHeaderSignature
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var position = offset
+        while true {
+            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(position)) }
+            guard count >= signature.count else { return nil }
+            var i = 0
+            while i + signature.count <= count {
+                if chunk[i] == signature[0], chunk[i + 1] == signature[1], chunk[i + 2] == signature[2],
+                    chunk[i + 3] == signature[3]
+                {
+                    return position + Int64(i)
+                }
+                i += 1
+            }
+            // Overlap by three bytes so a signature across two chunks is found.
+            position += Int64(count - (signature.count - 1))
+        }
+    }
+}

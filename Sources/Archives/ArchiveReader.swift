@@ -1,0 +1,320 @@
+// ArchiveReader: the one reader of .zip, .tar (plain, gzip, bzip2, xz, zstd) and cpio archives,
+// over libarchive. It iterates the members of an archive file and streams each member's data in
+// chunks, so a member of any size is read with a fixed amount of memory and nothing is unpacked
+// to disk. C types stay inside this target.
+//
+// Zips are read through their central directory (libarchive's seekable zip reader, which the
+// file's seek callback enables), in the order of their local headers. A zip whose central
+// directory is missing (a truncated download) is read from its local headers, as a stream.
+// libarchive cannot go on after a damaged local header or a broken compressed stream; under the
+// `.recoverable` policy the reader then resumes at the next local header (ArchiveReader+Resume),
+// so a damaged member fails alone, by name, and every member after it is still read.
+//
+// Archives come from strangers, so what to do with what is odd in them is the caller's explicit
+// `Policy`: member names that climb out of a folder (`..`, absolute paths) are refused (the whole
+// archive) or sanitized; a damaged member is fatal or lets the caller go on to the next one; and
+// limits against expansion bombs (entry count; uncompressed bytes against the archive's size),
+// counted as data is actually read, so a header that lies about its size is caught too.
+
+internal import CArchive
+import Foundation
+
+public final class ArchiveReader {
+    /// Limits against expansion bombs.
+    public struct Limits: Sendable {
+        public var maxEntries: Int
+        /// Uncompressed bytes may reach `expansionRatio` times the archive's size, or
+        /// `expansionFloor`, whichever is larger.
+        public var expansionRatio: Int64
+        public var expansionFloor: Int64
+
+        public init(maxEntries: Int = 100_000, expansionRatio: Int64 = 20, expansionFloor: Int64 = 1 << 30) {
+            self.maxEntries = maxEntries
+            self.expansionRatio = expansionRatio
+            self.expansionFloor = expansionFloor
+        }
+
+        /// No limit: for callers that bound each member themselves.
+        public static let none = Limits(maxEntries: .max, expansionRatio: 0, expansionFloor: .max)
+    }
+
+    public struct Policy: Sendable {
+        public enum Names: Sendable {
+            /// An unsafe member name refuses the whole archive (`.unsafeName`, fatal).
+            case refuseUnsafe
+            /// Names are given as `ArchiveNames.sanitize` makes them ("" when nothing is left).
+            case sanitize
+        }
+
+        public enum MemberErrors: Sendable {
+            /// Any damaged member ends the archive.
+            case fatal
+            /// A damaged member throws a non-fatal error when libarchive can go on after it.
+            case recoverable
+        }
+
+        public var names: Names
+        public var memberErrors: MemberErrors
+        public var limits: Limits
+
+        public init(names: Names, memberErrors: MemberErrors, limits: Limits) {
+            self.names = names
+            self.memberErrors = memberErrors
+            self.limits = limits
+        }
+    }
+
+    public enum EntryType: Sendable { case file, directory, symlink, other }
+
+    public struct Entry: Sendable {
+        /// The name, as the policy gives it (refused when unsafe, or sanitized).
+        public var name: String
+        /// The name as stored in the archive (`member-N` when it cannot be decoded).
+        public var storedName: String
+        /// The size the header declares, when it declares one.
+        public var size: Int64?
+        public var type: EntryType
+        public var isEncrypted: Bool
+    }
+
+    public let path: String
+    public let policy: Policy
+    var handle: OpaquePointer
+    let archiveSize: Int64
+    /// A resumed reader's file descriptor (libarchive does not close it), else -1.
+    var resumedDescriptor: Int32 = -1
+    /// Where in the file the current libarchive reader started (0, or a resumption point).
+    var base: Int64 = 0
+    /// Where the data of the last member whose header was read starts, in the file.
+    var lastDataStart: Int64 = 0
+    /// Set after a failure libarchive cannot go on from; `next` resumes from it.
+    var pendingResume: Resumption?
+    var resumptions = 0
+    /// The last member whose header was read, to place a member whose name is lost.
+    public private(set) var previousName: String?
+    /// Headers read so far (the current member's number, from 1).
+    public private(set) var memberIndex = 0
+    private var entries = 0
+    /// Uncompressed bytes read or skipped so far.
+    public private(set) var expandedBytes: Int64 = 0
+    private var current: Entry?
+    private var currentRead: Int64 = 0
+
+    // archive_entry.h's AE_IFMT, AE_IFREG, AE_IFDIR, AE_IFLNK (casts, so not imported).
+    private static let fileTypeMask: UInt32 = 0o170000
+    private static let regularFile: UInt32 = 0o100000
+    private static let directory: UInt32 = 0o040000
+    private static let symbolicLink: UInt32 = 0o120000
+    private static let blockSize = 64 * 1024
+
+    public init(path: String, policy: Policy) throws(ArchiveError) {
+        self.path = path
+        self.policy = policy
+        var info = stat()
+        archiveSize = stat(path, &info) == 0 ? Int64(info.st_size) : 0
+        guard let a = archive_read_new() else {
+            throw ArchiveError(.resources, "cannot allocate an archive reader", path: path, fatal: true)
+        }
+        archive_read_support_filter_all(a)
+        // Seekable and streaming zip readers both; the seekable one wins when the file has a
+        // central directory.
+        archive_read_support_format_zip(a)
+        archive_read_support_format_tar(a)
+        archive_read_support_format_gnutar(a)
+        archive_read_support_format_cpio(a)
+        let status = UTF8Locale.run { archive_read_open_filename(a, path, Self.blockSize) }
+        guard status == ARCHIVE_OK else {
+            let detail = Self.errorString(a)
+            archive_read_free(a)
+            throw ArchiveError(
+                .cannotOpen, "cannot open the archive: \(detail)", detail: detail, path: path, fatal: true)
+        }
+        handle = a
+    }
+
+    deinit {
+        archive_read_free(handle)
+        if resumedDescriptor >= 0 { close(resumedDescriptor) }
+    }
+
+    /// True for the first bytes of a zip, a tar, or a gzip / bzip2 / xz / zstd stream.
+    public static func looksLikeArchive(prefix p: [UInt8]) -> Bool {
+        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
+            p.count >= offset + magic.count && p[offset..<offset + magic.count].elementsEqual(magic)
+        }
+        return starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) || starts([0x50, 0x4B, 0x07, 0x08])
+            || starts([0x1F, 0x8B]) || starts([0x42, 0x5A, 0x68]) || starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00])
+            || starts([0x28, 0xB5, 0x2F, 0xFD]) || starts(Array("ustar".utf8), at: 257)
+    }
+
+    /// Largest number of uncompressed bytes this archive may expand to.
+    public var expansionLimit: Int64 {
+        let limits = policy.limits
+        return max(
+            limits.expansionFloor, archiveSize.multipliedReportingOverflow(by: limits.expansionRatio).partialValue)
+    }
+
+    /// Compressed bytes consumed so far (for progress).
+    public var compressedBytesRead: Int64 { base + archive_filter_bytes(handle, -1) }
+    /// The archive file's size.
+    public var compressedBytesTotal: Int64 { archiveSize }
+
+    /// The next member, or nil at the end. Skips what is left of the previous member's data.
+    /// A damaged header throws; the error says whether `next` may be called again.
+    public func next() throws(ArchiveError) -> Entry? {
+        if current != nil { try skipRest() }
+        if let resumption = pendingResume {
+            pendingResume = nil
+            guard try resume(resumption) else { return nil }
+        }
+        var entryPointer: OpaquePointer?
+        var status = UTF8Locale.run { archive_read_next_header(handle, &entryPointer) }
+        var retries = 0
+        while status == ARCHIVE_RETRY && retries < 3 {
+            status = UTF8Locale.run { archive_read_next_header(handle, &entryPointer) }
+            retries += 1
+        }
+        memberIndex += 1
+        if status == ARCHIVE_EOF { return nil }
+        guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let e = entryPointer else {
+            let detail = Self.errorString(handle)
+            if status == ARCHIVE_FAILED || scheduleResume(after: .header(from: lastDataStart)) {
+                try fail(
+                    .damagedHeader, "damaged header of member \(memberIndex): \(detail)", detail: detail,
+                    recoverable: true)
+            }
+            let what = memberIndex == 1 ? "not a readable archive" : "cannot read past member \(memberIndex - 1)"
+            try fail(.damagedHeader, "\(what): \(detail)", detail: detail, recoverable: false)
+        }
+        lastDataStart = base + archive_filter_bytes(handle, 0)
+        entries += 1
+        guard entries <= policy.limits.maxEntries else {
+            throw ArchiveError(
+                .tooManyEntries,
+                "the archive has more than \(policy.limits.maxEntries) entries; refusing it as an expansion bomb",
+                path: path, fatal: true)
+        }
+        let stored = UTF8Locale.run { Self.name(e) } ?? "member-\(memberIndex)"
+        let name: String
+        switch policy.names {
+        case .refuseUnsafe:
+            guard ArchiveNames.isSafe(stored) else {
+                throw ArchiveError(
+                    .unsafeName, "the archive holds an entry with an unsafe path (\(stored)); refusing the archive",
+                    path: path, member: stored, fatal: true)
+            }
+            name = stored
+        case .sanitize:
+            name = ArchiveNames.sanitize(stored) ?? ""
+        }
+        let size: Int64? = archive_entry_size_is_set(e) != 0 ? archive_entry_size(e) : nil
+        let type: EntryType
+        switch UInt32(archive_entry_filetype(e)) & Self.fileTypeMask {
+        case Self.regularFile: type = .file
+        case Self.directory: type = .directory
+        case Self.symbolicLink: type = .symlink
+        default: type = .other
+        }
+        previousName = stored
+        if let size, size > 0 { try account(size, member: stored) }
+        let entry = Entry(
+            name: name, storedName: stored, size: size, type: type, isEncrypted: archive_entry_is_encrypted(e) > 0)
+        current = entry
+        currentRead = 0
+        return entry
+    }
+
+    /// Reads up to `buffer.count` bytes of the current member's data; 0 at its end.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
+        guard let entry = current, let base = buffer.baseAddress else { return 0 }
+        let n = archive_read_data(handle, base, buffer.count)
+        guard n >= 0 else {
+            current = nil
+            let detail = Self.errorString(handle)
+            try fail(
+                .damagedData, "damaged data: \(detail)", detail: detail, member: entry.storedName,
+                recoverable: Int32(truncatingIfNeeded: n) != ARCHIVE_FATAL
+                    || scheduleResume(after: .data(from: lastDataStart)))
+        }
+        currentRead += Int64(n)
+        // Data beyond what the header declared counts now; declared bytes were counted already.
+        if currentRead > (entry.size ?? 0) {
+            let extra = min(Int64(n), currentRead - (entry.size ?? 0))
+            try account(extra, member: entry.storedName)
+        }
+        return n
+    }
+
+    /// The current member's data, at most `limit` bytes; longer members throw `.memberTooLarge`
+    /// (not fatal: the next member can still be read).
+    public func readAll(limit: Int) throws(ArchiveError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockSize, alignment: 1)
+        defer { chunk.deallocate() }
+        while true {
+            let n = try read(into: chunk)
+            if n == 0 { return bytes }
+            guard bytes.count + n <= limit else {
+                throw ArchiveError(
+                    .memberTooLarge, "larger than the \(limit >> 20) MiB limit for one member", path: path,
+                    member: current?.storedName, fatal: false)
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+        }
+    }
+
+    /// Skips the rest of the current member, counting the bytes a header did not declare.
+    private func skipRest() throws(ArchiveError) {
+        guard let entry = current else { return }
+        if entry.size != nil {
+            current = nil
+            let status = archive_read_data_skip(handle)
+            guard status == ARCHIVE_OK else {
+                let detail = Self.errorString(handle)
+                try fail(
+                    .damagedData, "damaged data: \(detail)", detail: detail, member: entry.storedName,
+                    recoverable: status != ARCHIVE_FATAL || scheduleResume(after: .data(from: lastDataStart)))
+            }
+            return
+        }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockSize, alignment: 1)
+        defer { scratch.deallocate() }
+        while try read(into: scratch) > 0 {}
+        current = nil
+    }
+
+    private func account(_ bytes: Int64, member: String) throws(ArchiveError) {
+        expandedBytes += bytes
+        guard expandedBytes <= expansionLimit else {
+            throw ArchiveError(
+                .expansionBomb,
+                "the archive expands to more than \(expansionLimit) bytes (\(policy.limits.expansionRatio)x its size) "
+                    + "at \(member); refusing it as an expansion bomb",
+                path: path, member: member, fatal: true)
+        }
+    }
+
+    /// Throws a damaged-member error, fatal unless libarchive can go on and the policy lets it.
+    private func fail(
+        _ code: ArchiveError.Code, _ message: String, detail: String, member: String? = nil, recoverable: Bool
+    ) throws(ArchiveError) -> Never {
+        let fatal = !(recoverable && policy.memberErrors == .recoverable)
+        if fatal { pendingResume = nil }
+        var error = ArchiveError(code, message, detail: detail, path: path, member: member, fatal: fatal)
+        error.memberIndex = memberIndex
+        error.previousMember = previousName
+        throw error
+    }
+
+    /// The member's name as UTF-8 (libarchive converts through the thread's locale, hence
+    /// UTF8Locale), else as stored (invalid UTF-8 is repaired, never trapped on).
+    private static func name(_ entry: OpaquePointer) -> String? {
+        if let utf8 = archive_entry_pathname_utf8(entry) { return String(cString: utf8) }
+        if let raw = archive_entry_pathname(entry) { return String(cString: raw) }
+        return nil
+    }
+
+    static func errorString(_ handle: OpaquePointer) -> String {
+        archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
+    }
+}

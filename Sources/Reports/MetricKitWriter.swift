@@ -1,0 +1,195 @@
+// MetricKitWriter: a symbolicated MetricKit document, two ways.
+//
+// `write`: the same JSON with each symbolicated frame object given App Store Connect's keys for
+// a symbolicated call-stack node, `symbolName`, `offsetIntoSymbol`, `fileName`, `lineNumber`
+// (the outermost function), and, when functions were inlined there, `inlineFrames`: an array of
+// objects with the same keys, innermost first. The keys go after the frame's last member other
+// than `subFrames`, in the object's own separator style; every other byte stays as it was, so
+// key order, number spelling and whitespace are kept.
+//
+// `renderText`: a readable text report. Per-thread call stacks print as Apple's thread
+// backtraces; aggregated trees print one line per node, indented by depth, with the node's
+// sample count, as Apple's microstackshot reports do.
+
+import SymbolicateModel
+
+enum MetricKitWriter {
+    static func write(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
+        let original = report.original
+        guard let start = jsonStart(original), let layout = try? MetricKitParser.layout(original, from: start) else {
+            return original
+        }
+        let tape = layout.tape
+        var edits: [ByteEdit] = []
+        var b = 0
+        for diagnostic in layout.diagnostics {
+            for stack in diagnostic.stacks {
+                for (f, node) in stack.nodes.enumerated() {
+                    guard let result = results[FrameID(backtrace: b, frame: f)], result.status == .symbolicated,
+                        let outer = result.frames.last
+                    else { continue }
+                    if let edit = keyEdit(
+                        node.entry, outer, inline: result.frames.dropLast(), tape: tape, original: original)
+                    {
+                        edits.append(edit)
+                    }
+                }
+                b += 1
+            }
+        }
+        return ByteEdit.apply(edits, to: original)
+    }
+
+    /// Where the JSON document starts (its first `{` or `[`).
+    static func jsonStart(_ bytes: [UInt8]) -> Int? {
+        bytes.firstIndex { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") }
+    }
+
+    /// The key/value pairs of one level, App Store Connect's names.
+    static func values(_ level: SymbolicatedFrame) -> [(String, String)] {
+        var pairs: [(String, String)] = [("symbolName", JSONWriter.quote(level.symbol))]
+        if let offset = level.symbolOffset { pairs.append(("offsetIntoSymbol", String(offset))) }
+        if let file = level.fileName {
+            pairs.append(("fileName", JSONWriter.quote(file)))
+            if let line = level.line { pairs.append(("lineNumber", String(line))) }
+        }
+        return pairs
+    }
+
+    /// The insertion that adds `outer`'s keys (and `inlineFrames`) to the frame object `entry`.
+    private static func keyEdit(
+        _ entry: Int, _ outer: SymbolicatedFrame, inline: ArraySlice<SymbolicatedFrame>, tape: JSONTape,
+        original: [UInt8]
+    ) -> ByteEdit? {
+        let members = tape.children(entry)
+        let style = Style(members, tape: tape, in: original)
+        func pair(_ key: String, _ value: String) -> [UInt8] {
+            Array(JSONWriter.quote(key).utf8) + style.keyValue + Array(value.utf8)
+        }
+        var added: [[UInt8]] = values(outer).map { pair($0.0, $0.1) }
+        if !inline.isEmpty {
+            let objects = inline.map { level in
+                "{"
+                    + values(level).map {
+                        JSONWriter.quote($0.0) + String(decoding: style.keyValue, as: UTF8.self) + $0.1
+                    }
+                    .joined(separator: ", ") + "}"
+            }
+            added.append(pair("inlineFrames", "[" + objects.joined(separator: ", ") + "]"))
+        }
+        let ownKeys = members.filter { tape.entries[$0].key != "subFrames" }
+        var bytes: [UInt8] = []
+        if let last = ownKeys.last {
+            // After the last member that is not `subFrames`: a separator before each pair.
+            for p in added { bytes += style.member + p }
+            return ByteEdit(
+                range: tape.entries[last].range.upperBound..<tape.entries[last].range.upperBound, bytes: bytes)
+        }
+        // Only `subFrames` (or nothing): the pairs go first, each followed by a separator when
+        // another member follows.
+        let at = tape.entries[entry].range.lowerBound + 1
+        for (i, p) in added.enumerated() {
+            bytes += p
+            if i + 1 < added.count || !members.isEmpty { bytes += style.member }
+        }
+        return ByteEdit(range: at..<at, bytes: bytes)
+    }
+
+    /// The separators an object uses: between key and value, and between members (with the
+    /// newline and indentation of a pretty-printed document).
+    struct Style {
+        var keyValue: [UInt8] = Array(":".utf8)
+        var member: [UInt8] = Array(",".utf8)
+
+        init(_ members: [Int], tape: JSONTape, in bytes: [UInt8]) {
+            if let first = members.first, let key = tape.entries[first].keyRange,
+                key.upperBound <= tape.entries[first].range.lowerBound
+            {
+                keyValue = Array(bytes[key.upperBound..<tape.entries[first].range.lowerBound])
+            }
+            if members.count >= 2, let key = tape.entries[members[1]].keyRange,
+                tape.entries[members[0]].range.upperBound <= key.lowerBound
+            {
+                member = Array(bytes[tape.entries[members[0]].range.upperBound..<key.lowerBound])
+            }
+        }
+    }
+
+    // MARK: Text
+
+    static func renderText(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
+        let original = report.original
+        guard let start = jsonStart(original), let layout = try? MetricKitParser.layout(original, from: start) else {
+            return original
+        }
+        let tape = layout.tape
+        var out: [String] = []
+        for payload in layout.payloads {
+            let begin = tape.scalarText(tape.member(payload, "timeStampBegin"))
+            let end = tape.scalarText(tape.member(payload, "timeStampEnd"))
+            if let begin, let end { out.append("MetricKit payload: \(begin) - \(end)") }
+        }
+        var b = 0
+        for diagnostic in layout.diagnostics {
+            if !out.isEmpty { out.append("") }
+            for field in MetricKitParser.fields(of: diagnostic, tape) {
+                out.append(field.key + ":" + String(repeating: " ", count: max(1, 20 - field.key.count)) + field.value)
+            }
+            for (s, stack) in diagnostic.stacks.enumerated() {
+                out.append("")
+                guard b < report.backtraces.count else { break }
+                let backtrace = report.backtraces[b]
+                if diagnostic.perThread {
+                    out.append("Call stack \(s)" + (stack.threadAttributed ? " (attributed thread):" : ":"))
+                } else {
+                    out.append("Call stack tree \(s) (sample count, frame):")
+                }
+                for (f, frame) in backtrace.frames.enumerated() where f < stack.nodes.count {
+                    let result = results[FrameID(backtrace: b, frame: f)]
+                    if diagnostic.perThread {
+                        out += threadLines(frame, result, report)
+                    } else {
+                        let node = stack.nodes[f]
+                        let count = tape.scalarText(tape.member(node.entry, "sampleCount")) ?? "?"
+                        out += treeLines(frame, result, report, depth: node.depth, count: count)
+                    }
+                }
+                b += 1
+            }
+        }
+        return Array((out.joined(separator: "\n") + "\n").utf8)
+    }
+
+    /// `N   Image   0xADDR symbol + off (File.swift:12)`, one line per inline level.
+    private static func threadLines(_ frame: Frame, _ result: FrameResult?, _ report: CrashReport) -> [String] {
+        let image = report.image(for: frame)?.name ?? frame.imageName ?? "???"
+        guard let result, result.status == .symbolicated, !result.frames.isEmpty else {
+            return [
+                ReportWriter.frameLine(
+                    number: frame.number, image: image, address: frame.address,
+                    column: ReportWriter.unsymbolicatedColumn(frame, in: report))
+            ]
+        }
+        return result.frames.map {
+            ReportWriter.frameLine(
+                number: frame.number, image: image, address: frame.address, column: ReportWriter.symbolColumn($0))
+        }
+    }
+
+    /// `  COUNT  symbol + off (File.swift:12) (Image + offset) [0xADDR]`, indented by depth;
+    /// inline levels get their own lines at the same depth, innermost first.
+    private static func treeLines(
+        _ frame: Frame, _ result: FrameResult?, _ report: CrashReport, depth: Int, count: String
+    ) -> [String] {
+        let image = report.image(for: frame)
+        let name = image?.name ?? frame.imageName ?? "???"
+        var location = "(\(name)"
+        if let image, frame.address >= image.loadAddress { location += " + \(frame.address - image.loadAddress)" }
+        location += ") [0x" + String(frame.address, radix: 16) + "]"
+        let indent = String(repeating: "  ", count: min(depth, 512))
+        guard let result, result.status == .symbolicated, !result.frames.isEmpty else {
+            return ["\(indent)\(count)  ??? \(location)"]
+        }
+        return result.frames.map { "\(indent)\(count)  \(ReportWriter.symbolColumn($0)) \(location)" }
+    }
+}

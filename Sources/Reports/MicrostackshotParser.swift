@@ -1,0 +1,188 @@
+// MicrostackshotParser: Apple's resource reports (`Event: cpu usage`, `disk writes`, `wakeups`,
+// TestFlight CPU kills; `Data Source: Microstackshots`), with or without a one-line JSON header.
+// Their call stacks are sample trees, one line per node:
+//
+//     10  ??? (libsystem_pthread.dylib + 6956) [0x1d95d9b2c]
+//       10  ??? (App + 1630896) [0x1044ae2b0]
+//
+// indentation for depth, the sample count, the symbol (`???` until symbolicated), the image
+// (by name, or `<UUID>`) and offset, and the absolute address. Each tree (the heaviest stack,
+// each process's or thread's tree) becomes a `.sampleTree` backtrace. A node with children is a
+// return address and a leaf is a pc; the heaviest stack is one chain, outermost first, so only its
+// last line is a pc. The symbol column of each line is recorded so the writer replaces `???` in
+// place and keeps the indentation, count and `(Image + offset) [address]` part.
+
+import SymbolicateModel
+
+enum MicrostackshotParser {
+    /// True when the text from `offset` is a resource report rather than a crash report.
+    static func isMicrostackshot(_ bytes: [UInt8], from offset: Int) -> Bool {
+        let head = offset == 0 ? bytes : Array(bytes[min(offset, bytes.count)...])
+        if FormatSniffer.contains(head, "Microstackshots") { return true }
+        return FormatSniffer.contains(head, "\nEvent:")
+            && (FormatSniffer.contains(head, "Powerstats for:") || FormatSniffer.contains(head, "Heaviest stack"))
+    }
+
+    /// One sample line: its indentation, count, symbol column, image token and offset, address.
+    struct SampleLine {
+        var indent: Int
+        var count: String
+        var symbol: Range<Int>
+        var image: String
+        var offset: UInt64
+        var address: UInt64
+    }
+
+    /// Parses `<indent>[*]COUNT  SYMBOL (IMAGE + OFFSET) [0xADDR]`; nil for any other line.
+    static func sampleLine(_ bytes: [UInt8], _ line: Range<Int>) -> SampleLine? {
+        let t = ByteText.trim(bytes, line)
+        guard t.count >= 12, bytes[t.upperBound - 1] == UInt8(ascii: "]") else { return nil }
+        var i = t.lowerBound
+        if bytes[i] == UInt8(ascii: "*") { i += 1 }
+        let countStart = i
+        while i < t.upperBound, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1 }
+        guard i > countStart, i < t.upperBound, bytes[i] == 0x20 else { return nil }
+        let count = ByteText.string(bytes, countStart..<i)
+        while i < t.upperBound, bytes[i] == 0x20 { i += 1 }
+        // The address: `[0x...]` at the end.
+        var open = t.upperBound - 1
+        while open > i, bytes[open] != UInt8(ascii: "[") { open -= 1 }
+        guard open > i, let address = ByteText.hexAddress(bytes, (open + 1)..<(t.upperBound - 1)) else { return nil }
+        // `(IMAGE + OFFSET)` before it.
+        var close = open - 1
+        while close > i, bytes[close] == 0x20 { close -= 1 }
+        guard close > i, bytes[close] == UInt8(ascii: ")") else { return nil }
+        var depth = 0
+        var paren = close
+        while paren >= i {
+            if bytes[paren] == UInt8(ascii: ")") { depth += 1 }
+            if bytes[paren] == UInt8(ascii: "(") {
+                depth -= 1
+                if depth == 0 { break }
+            }
+            paren -= 1
+        }
+        guard paren > i, depth == 0 else { return nil }
+        // IMAGE + OFFSET: the offset is the digits after the last ` + `.
+        var plus = close - 1
+        while plus > paren, bytes[plus] >= 0x30, bytes[plus] <= 0x39 { plus -= 1 }
+        guard plus - 2 > paren, bytes[plus] == 0x20, bytes[plus - 1] == UInt8(ascii: "+"), bytes[plus - 2] == 0x20,
+            let offset = ByteText.decimal(bytes, (plus + 1)..<close)
+        else { return nil }
+        let symbol = ByteText.trim(bytes, i..<paren)
+        guard !symbol.isEmpty else { return nil }
+        return SampleLine(
+            indent: ByteText.trim(bytes, line).lowerBound - line.lowerBound, count: count, symbol: symbol,
+            image: ByteText.string(bytes, (paren + 1)..<(plus - 2)), offset: offset, address: address)
+    }
+
+    static func parse(_ bytes: [UInt8], from offset: Int, format: ReportFormat, jsonHeader: String?) throws
+        -> CrashReport
+    {
+        var report = CrashReport(format: format, original: bytes, jsonHeader: jsonHeader)
+        var trees: [(backtrace: Backtrace, lines: [SampleLine], isChain: Bool)] = []
+        var current: (backtrace: Backtrace, lines: [SampleLine], isChain: Bool)? = nil
+        var inImages = false
+        var title: String? = nil
+        var chainNext = false
+
+        func finish() {
+            if let c = current, !c.lines.isEmpty { trees.append(c) }
+            current = nil
+        }
+
+        for line in ByteText.lines(bytes, from: offset) {
+            let trimmed = ByteText.trim(bytes, line.range)
+            if trimmed.isEmpty {
+                finish()
+                continue
+            }
+            let text = ByteText.string(bytes, trimmed)
+            if text.hasPrefix("Binary Images") && text.hasSuffix(":") {
+                finish()
+                inImages = true
+                continue
+            }
+            if inImages, let image = BinaryImageLine.parse(bytes, line.range) {
+                report.images.append(resourceImage(image))
+                continue
+            }
+            if let sample = sampleLine(bytes, line.range) {
+                if current == nil {
+                    let name = title ?? "samples"
+                    current = (Backtrace(kind: .sampleTree, number: trees.count, name: name), [], chainNext)
+                    chainNext = false
+                }
+                current?.lines.append(sample)
+                continue
+            }
+            finish()
+            inImages = false
+            if text.hasPrefix("Heaviest stack") {
+                title = String(text.dropLast(text.hasSuffix(":") ? 1 : 0))
+                chainNext = true
+            } else if text.hasPrefix("Thread 0x") || text.hasPrefix("Thread ") {
+                title = text
+            } else if let field = TextReportParser.headerField(bytes, line.range) {
+                report.fields.append(field)
+                if field.key == "Powerstats for" { title = "Powerstats for: \(field.value)" }
+            }
+        }
+        finish()
+
+        for tree in trees {
+            var backtrace = tree.backtrace
+            for (n, sample) in tree.lines.enumerated() {
+                let isLeaf: Bool
+                if tree.isChain {
+                    isLeaf = n == tree.lines.count - 1
+                } else {
+                    isLeaf = n + 1 == tree.lines.count || tree.lines[n + 1].indent <= sample.indent
+                }
+                var frame = Frame(
+                    number: n, imageName: sample.image, address: sample.address, isReturnAddress: !isLeaf,
+                    symbolColumn: sample.symbol)
+                frame.imageIndex = imageIndex(for: sample, in: &report.images)
+                let symbolText = ByteText.string(bytes, sample.symbol)
+                if symbolText != "???" {
+                    let described = FrameLine.symbolText(symbolText)
+                    frame.symbol = described.symbol
+                    frame.symbolOffset = described.offset
+                    frame.sourceFile = described.file
+                    frame.sourceLine = described.line
+                }
+                backtrace.frames.append(frame)
+            }
+            report.backtraces.append(backtrace)
+        }
+        if let arch = report.field("Architecture") { report.arch = Arch(arch) }
+        return report
+    }
+
+    /// `Name 1.0 (1) <UUID> /path` lists the version before the build: the name loses it.
+    private static func resourceImage(_ image: BinaryImage) -> BinaryImage {
+        var image = image
+        guard image.version != nil, let space = image.name.lastIndex(of: " ") else { return image }
+        let last = image.name[image.name.index(after: space)...]
+        guard let first = last.first, first.isNumber else { return image }
+        image.version = "\(last) (\(image.version ?? ""))"
+        image.name = String(image.name[..<space])
+        return image
+    }
+
+    /// The image a sample line names: by `<UUID>` or by name in Binary Images; else a new image
+    /// loaded at address - offset (with the UUID when the line gives one).
+    private static func imageIndex(for sample: SampleLine, in images: inout [BinaryImage]) -> Int? {
+        var uuid: BuildID? = nil
+        if sample.image.hasPrefix("<"), sample.image.hasSuffix(">") {
+            uuid = BuildID(string: sample.image.dropFirst().dropLast())
+        }
+        if let uuid, let i = images.firstIndex(where: { $0.uuid == uuid }) { return i }
+        if uuid == nil, let i = images.firstIndex(where: { $0.name == sample.image }) { return i }
+        guard sample.offset <= sample.address else { return nil }
+        images.append(
+            BinaryImage(loadAddress: sample.address - sample.offset, name: uuid?.uuidString ?? sample.image, uuid: uuid)
+        )
+        return images.count - 1
+    }
+}

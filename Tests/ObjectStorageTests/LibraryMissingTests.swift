@@ -1,0 +1,61 @@
+// Without libcurl the client must fail with a clear error, not a trap or a loader abort: the
+// test runs this test bundle again in a private mount namespace where libcurl.so.4 is hidden
+// (bind-mounted over by /dev/null), and the probe test inside checks the error. Needs root and
+// util-linux's unshare; libcurl itself is only ever dlopened, so the bundle still starts.
+
+import Foundation
+import ObjectStorage
+import Testing
+
+@Suite struct LibraryMissingTests {
+    static let probeVariable = "SYMBOLICATE_TEST_LIBCURL_HIDDEN"
+    static let isProbe = ProcessInfo.processInfo.environment[probeVariable] == "1"
+
+    static var canHideLibrary: Bool {
+        getuid() == 0 && TestSupport.which("unshare") != nil && TestSupport.which("mount") != nil
+            && libraryPath != nil && !isProbe
+    }
+
+    static var libraryPath: String? {
+        let candidate = "/usr/lib/x86_64-linux-gnu/libcurl.so.4"
+        guard FileManager.default.fileExists(atPath: candidate) else { return nil }
+        return URL(fileURLWithPath: candidate).resolvingSymlinksInPath().path
+    }
+
+    @Test(.enabled(if: canHideLibrary, "needs root, unshare and mount, and libcurl at /usr/lib/x86_64-linux-gnu"))
+    func aMissingLibcurlIsAClearError() throws {
+        let library = try #require(LibraryMissingTests.libraryPath)
+        let bundle = CommandLine.arguments[0]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(TestSupport.which("unshare")))
+        process.arguments = [
+            "-m", "sh", "-c",
+            "mount --bind /dev/null \"$0\" && exec \"$1\" --testing-library swift-testing --filter probeWithoutLibcurl",
+            library, bundle,
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment[LibraryMissingTests.probeVariable] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("Test probeWithoutLibcurl() passed"), "\(text)")
+    }
+
+    @Test(.enabled(if: isProbe, "runs only inside aMissingLibcurlIsAClearError's namespace"))
+    func probeWithoutLibcurl() {
+        let configuration = S3Configuration(credentials: AWSCredentials(accessKeyID: "a", secretAccessKey: "b"))
+        #expect {
+            _ = try S3Client(configuration: configuration)
+        } throws: { error in
+            guard let error = error as? ObjectStorageError else { return false }
+            return error.code == .libraryMissing
+                && error.message == "object storage needs libcurl4: apt-get install libcurl4"
+                && error.cause?.contains("libcurl.so.4") == true
+        }
+    }
+}

@@ -1,0 +1,154 @@
+// The servers the client tests talk to on loopback, each started once per test process and gone
+// when it exits (each watches the test process and exits with it, even after a crash):
+// - moto's server (PyPI moto[server]) through Fixtures/moto-stand-in.py, an in-memory stand-in for
+//   S3. It does not check signatures, so signing is checked against botocore instead
+//   (SignatureV4Tests, and flaky-s3.py below).
+// - Fixtures/flaky-s3.py: 503 SlowDown before success, a 307 redirect, and botocore checking the
+//   signature of what arrived over the wire.
+
+import Foundation
+import ObjectStorage
+
+enum StandInServers {
+    static let accessKey = "AKIAIOSFODNN7EXAMPLE"
+    static let secretKey = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+    static let motoAvailable: Bool = {
+        guard let python = TestSupport.which("python3") else { return false }
+        return run(python, ["-c", "import moto.server, werkzeug"]) == 0
+    }()
+    static let botocoreAvailable: Bool = {
+        guard let python = TestSupport.which("python3") else { return false }
+        return run(python, ["-c", "import botocore"]) == 0
+    }()
+
+    /// `http://127.0.0.1:PORT` of a moto server (Fixtures/moto-stand-in.py), nil when it does not start.
+    static let moto: S3Endpoint? = {
+        guard let python = TestSupport.which("python3"), let port = freePort() else { return nil }
+        let script = TestSupport.fixtures + "/moto-stand-in.py"
+        guard launch(python, [script, String(getpid()), String(port)]) != nil, waitForListener(port: port) else {
+            return nil
+        }
+        return S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")
+    }()
+
+    /// `http://127.0.0.1:PORT` of Fixtures/flaky-s3.py.
+    static let flaky: S3Endpoint? = {
+        guard let python = TestSupport.which("python3") else { return nil }
+        let output = Pipe()
+        guard launch(python, [TestSupport.fixtures + "/flaky-s3.py", String(getpid())], stdout: output) != nil
+        else { return nil }
+        var line = Data()
+        while let byte = try? output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0a]) {
+            line.append(byte)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else { return nil }
+        return S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")
+    }()
+
+    static func configuration(
+        endpoint: S3Endpoint, retry: RetryPolicy = RetryPolicy(maxAttempts: 4, baseDelay: 0.01, maxDelay: 0.05),
+        secretKey: String = StandInServers.secretKey, accessKey: String = StandInServers.accessKey
+    ) -> S3Configuration {
+        S3Configuration(
+            credentials: AWSCredentials(accessKeyID: accessKey, secretAccessKey: secretKey), region: "us-east-1",
+            endpoint: endpoint, retry: retry)
+    }
+
+    /// A port nothing listens on right now (bound, read, released).
+    static func freePort() -> Int? {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return nil }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
+            }
+        }
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
+    }
+
+    private static func waitForListener(port: Int) -> Bool {
+        for _ in 0..<300 {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(socket)
+            if connected { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+
+    @discardableResult
+    private static func launch(_ executable: String, _ arguments: [String], stdout: Pipe? = nil) -> Process? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = stdout ?? FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        return process
+    }
+
+    private static func run(_ executable: String, _ arguments: [String]) -> Int32 {
+        guard let process = launch(executable, arguments) else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// Fixtures/flaky-s3.py over TLS with a certificate for 127.0.0.1 made at test time by openssl,
+/// and the certificate's file (its own authority).
+enum TLSStandIn {
+    static let openSSLAvailable = TestSupport.which("openssl") != nil
+
+    static let server: (endpoint: S3Endpoint, certificate: String)? = {
+        guard let openssl = TestSupport.which("openssl"), let python = TestSupport.which("python3") else { return nil }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("s3-tls-" + UUID().uuidString)
+            .path
+        guard (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil
+        else { return nil }
+        let certificate = directory + "/cert.pem"
+        let key = directory + "/key.pem"
+        let made = Process()
+        made.executableURL = URL(fileURLWithPath: openssl)
+        made.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ]
+        made.standardOutput = FileHandle.nullDevice
+        made.standardError = FileHandle.nullDevice
+        guard (try? made.run()) != nil else { return nil }
+        made.waitUntilExit()
+        guard made.terminationStatus == 0 else { return nil }
+
+        let output = Pipe()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: python)
+        server.arguments = [TestSupport.fixtures + "/flaky-s3.py", String(getpid()), certificate, key]
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        guard (try? server.run()) != nil else { return nil }
+        var line = Data()
+        while let byte = try? output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0a]) {
+            line.append(byte)
+        }
+        // The server has loaded its key by the time it prints its port; the certificate stays for clients.
+        try? FileManager.default.removeItem(atPath: key)
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else { return nil }
+        return (S3Endpoint(scheme: "https", host: "127.0.0.1:\(port)"), certificate)
+    }()
+}

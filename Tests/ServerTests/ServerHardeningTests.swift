@@ -1,0 +1,142 @@
+// What a hostile or unlucky client can do to the server, against a real server on loopback: odd
+// methods and paths must not grow /metrics; one address holding many slow connections must not
+// stop another address from reaching /healthz; connections trickling their headers are closed;
+// the admin port answers while the main port is full; Content-Length headers that disagree and
+// NULs escaped into the path are refused with 400.
+
+import Foundation
+import Server
+import Testing
+
+@Suite("Server hardening")
+struct ServerHardeningTests {
+    @Test func oddMethodsAndPathsShareBoundedMetricsLabels() throws {
+        let server = try TestServer()
+        for i in 0..<30 {
+            _ = try TestHTTP.request(port: server.port, "ODD\(i)", "/healthz")
+            _ = try TestHTTP.request(port: server.port, "GET", "/nothing-here-\(i)")
+            _ = try TestHTTP.request(port: server.port, "X\(i)", "/elsewhere-\(i)")
+        }
+        let text = try server.get("/metrics").text
+        #expect(!text.contains("ODD1"))
+        #expect(!text.contains("X1"))
+        #expect(!text.contains("nothing-here"))
+        let requestLines = text.split(separator: "\n").filter { $0.hasPrefix("symbolicate_http_requests_total{") }
+        // unmatched/other/404, unmatched/other/405 (odd methods on /healthz are 405s)
+        #expect(requestLines.count <= 3, "\(requestLines)")
+        #expect(text.contains(#"symbolicate_http_requests_total{route="unmatched",method="other",status="404"} 60"#))
+        #expect(text.contains(#"symbolicate_http_requests_total{route="unmatched",method="other",status="405"} 30"#))
+    }
+
+    @Test func oneAddressCannotTakeEveryConnection() throws {
+        let server = try TestServer {
+            $0.maxConnections = 12
+            $0.connectionsPerAddress = 4
+        }
+        // 127.0.0.1 opens as many connections as the whole server allows, each one a request line and
+        // nothing more (a slow client); the ones past its share are closed by the server.
+        var held: [TestConnection] = []
+        for _ in 0..<12 {
+            guard let connection = try? TestConnection(port: server.port, timeout: 2) else { continue }
+            try? connection.send("GET /healthz HTTP/1.1\r\n")
+            held.append(connection)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        let start = Date()
+        let other = try TestHTTP.request(port: server.port, "GET", "/healthz", timeout: 2, source: "127.0.0.2")
+        #expect(other.status == 200)
+        #expect(Date().timeIntervalSince(start) < 1)
+        #expect(held.count == 12)
+    }
+
+    @Test func connectionsTricklingTheirHeadersAreClosed() throws {
+        let server = try TestServer {
+            $0.headerTimeout = 1
+            $0.connectionTimeout = 30
+        }
+        let connection = try TestConnection(port: server.port, timeout: 5)
+        try connection.send("GET /healthz HTTP/1.1\r\n")
+        let start = Date()
+        var closed = false
+        // One header line every 0.2 s: libmicrohttpd's idle timeout never fires, the watchdog does.
+        for i in 0..<20 {
+            Thread.sleep(forTimeInterval: 0.2)
+            if (try? connection.send("X-Trickle-\(i): 1\r\n")) == nil {
+                closed = true
+                break
+            }
+        }
+        #expect(closed || connection.isClosedByPeer())
+        #expect(Date().timeIntervalSince(start) < 3.5)
+        #expect(try server.get("/metrics").text.contains("symbolicate_http_header_timeouts_total 1"))
+        // A request that sends its headers in time is served as usual.
+        #expect(try server.get("/healthz").status == 200)
+    }
+
+    @Test func adminPortAnswersWhileTheMainPortIsFull() throws {
+        let server = try TestServer {
+            $0.maxConnections = 4
+            $0.connectionsPerAddress = 0
+            $0.adminListen = "127.0.0.1:0"
+        }
+        var held: [TestConnection] = []
+        for _ in 0..<4 {
+            let connection = try TestConnection(port: server.port, timeout: 2)
+            try connection.send("GET /healthz HTTP/1.1\r\n")
+            held.append(connection)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(throws: (any Error).self) {
+            _ = try TestHTTP.request(port: server.port, "GET", "/healthz", timeout: 1, source: "127.0.0.2")
+        }
+        let admin = server.server.adminPort
+        #expect(admin != 0)
+        #expect(try TestHTTP.request(port: admin, "GET", "/healthz", timeout: 2).status == 200)
+        let ready = try TestHTTP.request(port: admin, "GET", "/readyz", timeout: 2)
+        #expect(ready.status == 200)
+        #expect(ready.json()["status"] as? String == "ready")
+        #expect(
+            try TestHTTP.request(port: admin, "GET", "/metrics", timeout: 2).text.contains("symbolicate_store_builds"))
+        // The admin port serves nothing else.
+        #expect(try TestHTTP.request(port: admin, "GET", "/v1/symbols", timeout: 2).status == 404)
+        #expect(held.count == 4)
+    }
+
+    @Test func readinessOnTheMainPort() throws {
+        let server = try TestServer()
+        let ready = try server.get("/readyz")
+        #expect(ready.status == 200)
+        #expect(ready.json()["status"] as? String == "ready")
+        let paths = try server.get("/openapi.json").json()["paths"] as? [String: Any] ?? [:]
+        #expect(paths["/readyz"] != nil)
+    }
+
+    @Test func contentLengthsThatDisagreeAreRefusedBeforeTheBody() throws {
+        let server = try TestServer()
+        let connection = try TestConnection(port: server.port, timeout: 5)
+        // No body follows: the answer must come from the headers alone.
+        try connection.send(
+            "POST /v1/symbolicate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 40\r\nConnection: close\r\n\r\n"
+        )
+        let response = try connection.response()
+        #expect(response.status == 400)
+        #expect(response.errorCode == "bad_request")
+        #expect(response.text.contains("Content-Length"))
+        // The same length twice is one length (RFC 9110 8.6): served as usual.
+        let same = try TestConnection(port: server.port, timeout: 5)
+        try same.send(
+            "POST /v1/symbolicate HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+        )
+        let served = try same.response()
+        #expect(!served.text.contains("Content-Length"))
+        #expect(served.status != 400 || served.errorCode != "bad_request")
+    }
+
+    @Test(arguments: ["/healthz%00x", "/healthz%00", "/v1/symbols%00/x", "/healthz?x=%00"])
+    func encodedNULsAreRefused(path: String) throws {
+        let server = try TestServer()
+        let response = try server.get(path)
+        #expect(response.status == 400)
+        #expect(response.errorCode == "bad_request")
+    }
+}

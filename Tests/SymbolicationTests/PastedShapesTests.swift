@@ -1,0 +1,66 @@
+// Real shapes that used to parse badly, made from the Samples: binary images listed under
+// `Binary Images (dpkg):` and `Binary Images (Other):` (jailbroken devices), and a report pasted
+// with every line indented (quoted in a mail or an issue). Each must read as fully as the plain
+// report and symbolicate to the same lines, indentation kept.
+
+import Foundation
+import Reports
+import SymbolicateModel
+import Symbolication
+import Testing
+
+@Suite struct PastedShapesTests {
+    static let name = "HoldApp-ios-arm64-dwarf5.crash"
+
+    static func plain() throws -> String {
+        try String(contentsOfFile: Paths.samples + "/reports/" + name, encoding: .utf8)
+    }
+
+    static func process(_ text: String) throws -> ProcessedReport {
+        let locator = try SymbolLocator(paths: [Paths.samples + "/build"], store: nil)
+        return try SymbolicationService(locator: locator).process(Array(text.utf8), format: nil)
+    }
+
+    @Test(arguments: ["    ", "\t", " \t  "])
+    func everyLineIndented(_ indent: String) throws {
+        let plain = try Self.plain()
+        func indented(_ s: String) -> String {
+            s.components(separatedBy: "\n").map { $0.isEmpty ? $0 : indent + $0 }.joined(separator: "\n")
+        }
+        let expected = try Self.process(plain)
+        let processed = try Self.process(indented(plain))
+        #expect(processed.report.arch == expected.report.arch && processed.report.arch != nil)
+        #expect(processed.report.fields == expected.report.fields)
+        #expect(processed.report.images == expected.report.images)
+        #expect(processed.report.frameCount == expected.report.frameCount)
+        #expect(processed.outcome.symbolicatedFrames == expected.outcome.symbolicatedFrames)
+        #expect(
+            String(decoding: processed.output, as: UTF8.self)
+                == indented(String(decoding: expected.output, as: UTF8.self)))
+    }
+
+    @Test func dpkgAndOtherBinaryImageSections() throws {
+        let plain = try Self.plain()
+        let expected = try Self.process(plain)
+        // App images under `Binary Images:`, the rest split into the two jailbreak sections.
+        var lines = plain.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "Binary Images:"))
+        var end = start + 1
+        while end < lines.count, !lines[end].isEmpty { end += 1 }
+        let images = Array(lines[(start + 1)..<end])
+        let apps = images.filter { $0.contains("/HoldApp.app/") }
+        let others = images.filter { !$0.contains("/HoldApp.app/") }
+        lines.replaceSubrange(
+            start..<end,
+            with: ["Binary Images:"] + apps + ["", "Binary Images (dpkg):"] + others.prefix(1) + [
+                "", "Binary Images (Other):",
+            ]
+                + others.dropFirst())
+        let processed = try Self.process(lines.joined(separator: "\n"))
+        #expect(Set(processed.report.images.map(\.name)) == Set(expected.report.images.map(\.name)))
+        #expect(processed.report.images.count == images.count)
+        #expect(processed.outcome.symbolicatedFrames == expected.outcome.symbolicatedFrames)
+        #expect(processed.outcome.symbolicatedFrames > 0)
+        #expect(processed.outcome.missing.isEmpty)
+    }
+}
