@@ -60,7 +60,7 @@ ports=()
 for i in 1 2; do
     ports+=("$(free_port)")
     "$binary" serve --store "$store" --listen "127.0.0.1:${ports[i - 1]}" --token-file "$work/tokens" \
-        --threads 2 2>"$work/replica-$i.log" &
+        --threads 2 --max-per-address 0 2>"$work/replica-$i.log" &
     pids+=($!)
     wait_healthy "http://127.0.0.1:${ports[i - 1]}/healthz"
 done

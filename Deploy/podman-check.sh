@@ -2,7 +2,7 @@
 # Builds the container image of Deploy/Dockerfile with podman and checks that it works: the
 # binary built on this host with --static-swift-stdlib goes into the Dockerfile's runtime
 # (`--target prebuilt`) on a Debian bookworm base made locally with debootstrap, because no image
-# registry is reachable here. Then the container is run and checked: /healthz, an upload of the
+# registry is reachable here. Then the container is run and checked: /healthz, /readyz, an upload of the
 # Samples dSYMs through POST /v1/symbols (imported by the child process inside the container),
 # a Samples report through POST /v1/symbolicate answered exactly as the same binary answers on the
 # host, the image's HEALTHCHECK (kept by --format docker) reporting healthy, the server running as
@@ -84,6 +84,7 @@ for _ in $(seq 1 100); do
 done
 curl -fsS "$url/healthz" >"$work/healthz" || { pod logs "$container" >&2; fail "GET /healthz"; }
 grep -q '"ok"' "$work/healthz" || fail "GET /healthz answered $(cat "$work/healthz")"
+curl -fsS -o /dev/null "$url/readyz" || fail "GET /readyz: the store does not answer"
 
 # ---- 5. upload dSYMs, symbolicate a report, compare with the host ----
 variant=ios-arm64-dwarf4

@@ -94,6 +94,7 @@ healthy() {
     return 1
 }
 healthy || fail "the service did not come up on $url"
+"$binary" healthcheck "$url/readyz" >/dev/null || fail "GET /readyz: the store does not answer"
 state=$(pod exec "$container" systemctl show -p ActiveState --value symbolicate)
 [ "$state" = active ] || fail "symbolicate.service is $state"
 pid=$(pod exec "$container" systemctl show -p MainPID --value symbolicate)

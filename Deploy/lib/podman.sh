@@ -64,7 +64,7 @@ static_binary() {
 
 # The runtime packages of Deploy/Dockerfile's runtime-base stage (one list, kept there).
 runtime_packages() {
-    sed -n '/AS runtime-base$/,/rm -rf/p' "$repo/Deploy/Dockerfile" | grep -oE '^ +lib[^\\]*' | xargs
+    sed -n '/AS runtime-base$/,/rm -rf/p' "$repo/Deploy/Dockerfile" | grep -E '^ +[a-z]' | grep -v '&&' | tr -d '\\' | xargs
 }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
