@@ -2,12 +2,13 @@
 # Builds the container image of Deploy/Dockerfile with podman and checks that it works: the
 # binary built on this host with --static-swift-stdlib goes into the Dockerfile's runtime
 # (`--target prebuilt`) on a Debian bookworm base made locally with debootstrap, because no image
-# registry is reachable here. Then the container is run and checked: /healthz, /readyz, an upload of the
-# Samples dSYMs through POST /v1/symbols (imported by the child process inside the container),
-# a Samples report through POST /v1/symbolicate answered exactly as the same binary answers on the
-# host, the image's HEALTHCHECK (kept by --format docker) reporting healthy, the server running as
-# the non-root user 10001, the libraries it loads all present. Everything it started is removed
-# at the end; the base image stays cached (podman storage, and a tarball under /var/tmp).
+# registry is reachable here. Then the container is run and checked: /healthz, /readyz, an upload
+# of the Samples dSYMs through POST /v1/symbols (imported by the child process inside the
+# container), a Samples report through POST /v1/symbolicate answered exactly as the same binary
+# answers on the host, the image's HEALTHCHECK (kept by --format docker) reporting healthy, the
+# server running as the non-root user 10001 on a read-only root file system without capabilities,
+# the libraries it loads all present. Everything it started is removed at the end; the base image
+# stays cached (podman storage, and a tarball under /var/tmp).
 #
 # Usage: Deploy/podman-check.sh            (as root; installs podman, runc, debootstrap if missing)
 # Environment: SYMBOLICATE_BINARY=PATH     use this binary instead of building one
@@ -71,7 +72,10 @@ token=check-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 printf '%s\n' "$token" >"$work/tokens"
 chmod 0644 "$work/tokens"
 step "podman run on port $PORT"
+# As the Kubernetes manifests run it: read-only root file system (only the data volume and /tmp
+# writable), no capabilities, no privilege escalation.
 pod run -d --name "$container" -p "127.0.0.1:$PORT:8080" \
+    --read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges \
     -v "$work/tokens:/run/secrets/symbolicate/tokens:ro" \
     "$image" --token-file /run/secrets/symbolicate/tokens >/dev/null 2>"$work/run.log" \
     || { cat "$work/run.log" >&2; fail "podman run"; }
@@ -115,6 +119,9 @@ uid=$(pod exec "$container" sh -c 'for p in /proc/[0-9]*; do [ "$(cat $p/comm)" 
 [ "$uid" = 10001 ] || fail "the server runs as uid '$uid', expected 10001"
 pod exec "$container" sh -c 'touch /var/lib/symbolicate/probe && rm /var/lib/symbolicate/probe' \
     || fail "the data volume is not writable by the server's user"
+if pod exec -u 0 "$container" sh -c 'touch /usr/local/probe' 2>/dev/null; then
+    fail "the root file system is writable: the server was not checked on a read-only one"
+fi
 if pod exec -u 0 "$container" sh -c 'ldd /usr/local/bin/symbolicate' | grep 'not found'; then
     fail "the image lacks a library the binary needs"
 fi
