@@ -2,12 +2,13 @@
 # Builds the container image of Deploy/Dockerfile with podman and checks that it works: the
 # binary built on this host with --static-swift-stdlib goes into the Dockerfile's runtime
 # (`--target prebuilt`) on a Debian bookworm base made locally with debootstrap, because no image
-# registry is reachable here. Then the container is run and checked: /healthz, an upload of the
-# Samples dSYMs through POST /v1/symbols (imported by the child process inside the container),
-# a Samples report through POST /v1/symbolicate answered exactly as the same binary answers on the
-# host, the image's HEALTHCHECK (kept by --format docker) reporting healthy, the server running as
-# the non-root user 10001, the libraries it loads all present. Everything it started is removed
-# at the end; the base image stays cached (podman storage, and a tarball under /var/tmp).
+# registry is reachable here. Then the container is run and checked: /healthz, /readyz, an upload
+# of the Samples dSYMs through POST /v1/symbols (imported by the child process inside the
+# container), a Samples report through POST /v1/symbolicate answered exactly as the same binary
+# answers on the host, the image's HEALTHCHECK (kept by --format docker) reporting healthy, the
+# server running as the non-root user 10001 on a read-only root file system without capabilities,
+# the libraries it loads all present. Everything it started is removed at the end; the base image
+# stays cached (podman storage, and a tarball under /var/tmp).
 #
 # Usage: Deploy/podman-check.sh            (as root; installs podman, runc, debootstrap if missing)
 # Environment: SYMBOLICATE_BINARY=PATH     use this binary instead of building one
@@ -17,8 +18,6 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-cache=/var/tmp/symbolicate-deploy
-base_image=localhost/bookworm-base:local
 image=localhost/symbolicate:check
 container=symbolicate-check-$$
 work=$(mktemp -d /var/tmp/symbolicate-podman-check.XXXXXX)
@@ -35,22 +34,8 @@ fail() {
     echo "[podman-check] FAILED: $*" >&2
     exit 1
 }
-
-[ "$(id -u)" -eq 0 ] || fail "run as root: podman here runs rootful with runc and cgroupfs"
-
-missing=()
-for tool in podman runc debootstrap curl; do command -v "$tool" >/dev/null || missing+=("$tool"); done
-if [ ${#missing[@]} -gt 0 ]; then
-    step "installing ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-fi
-
-# Podman on these machines: runc (crun fails on the cgroup setup), cgroupfs, and no default ulimits
-# (setting RLIMIT_NPROC is not permitted here).
-printf '[containers]\ndefault_ulimits = []\n' >"$work/containers.conf"
-export CONTAINERS_CONF=$work/containers.conf
-pod() { podman --runtime runc --cgroup-manager cgroupfs "$@"; }
+. "$repo/Deploy/lib/podman.sh"
+podman_setup
 
 cleanup() {
     pod rm -f "$container" >/dev/null 2>&1 || true
@@ -58,40 +43,13 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap "exit 1" INT TERM
 
 # ---- 1. the base image, cached ----
-if pod image exists "$base_image"; then
-    step "base image $base_image already present"
-else
-    mkdir -p "$cache"
-    if [ ! -s "$cache/bookworm-minbase.tar" ]; then
-        mirror=${MIRROR:-$(grep -hoE '(URIs:|deb) +https?://[^ ]+' /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null \
-            | grep -v security | awk '{print $2}' | head -1 || true)}
-        mirror=${mirror:-http://deb.debian.org/debian}
-        step "debootstrap bookworm (minbase) from $mirror"
-        rm -rf "$cache/rootfs"
-        debootstrap --variant=minbase bookworm "$cache/rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 \
-            || { tail -20 "$work/debootstrap.log" >&2; fail "debootstrap"; }
-        rm -rf "$cache/rootfs/var/cache/apt/archives"/*.deb "$cache/rootfs/var/lib/apt/lists"/*
-        tar -C "$cache/rootfs" -cf "$cache/bookworm-minbase.tar.partial" .
-        mv "$cache/bookworm-minbase.tar.partial" "$cache/bookworm-minbase.tar"
-        rm -rf "$cache/rootfs"
-    fi
-    step "importing $cache/bookworm-minbase.tar as $base_image"
-    pod import "$cache/bookworm-minbase.tar" "$base_image" >/dev/null
-fi
+ensure_base_image
 
 # ---- 2. the binary, built on this host with the Swift runtime linked in ----
-binary=${SYMBOLICATE_BINARY:-}
-if [ -z "$binary" ]; then
-    step "swift build -c release --static-swift-stdlib"
-    (cd "$repo" && swift build -c release --static-swift-stdlib --product symbolicate >&2)
-    binary=$(cd "$repo" && swift build -c release --static-swift-stdlib --show-bin-path)/symbolicate
-fi
-[ -x "$binary" ] || fail "no executable at $binary"
-if readelf -d "$binary" | grep -q 'NEEDED.*libswiftCore'; then
-    fail "$binary links the Swift runtime dynamically; build it with --static-swift-stdlib"
-fi
+static_binary
 mkdir "$work/context"
 cp "$binary" "$work/context/symbolicate"
 # Podman would apply Deploy/Dockerfile.dockerignore (made for the repository as the context) here too.
@@ -109,14 +67,15 @@ user=$(pod image inspect --format '{{.Config.User}}' "$image")
 echo "[podman-check] image size: $(pod image inspect --format '{{.Size}}' "$image" | awk '{printf "%.0f MB", $1/1e6}')" >&2
 
 # ---- 4. run it ----
-if [ -z "${PORT:-}" ]; then
-    PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-fi
+PORT=${PORT:-$(free_port)}
 token=check-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 printf '%s\n' "$token" >"$work/tokens"
 chmod 0644 "$work/tokens"
 step "podman run on port $PORT"
+# As the Kubernetes manifests run it: read-only root file system (only the data volume and /tmp
+# writable), no capabilities, no privilege escalation.
 pod run -d --name "$container" -p "127.0.0.1:$PORT:8080" \
+    --read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges \
     -v "$work/tokens:/run/secrets/symbolicate/tokens:ro" \
     "$image" --token-file /run/secrets/symbolicate/tokens >/dev/null 2>"$work/run.log" \
     || { cat "$work/run.log" >&2; fail "podman run"; }
@@ -129,6 +88,7 @@ for _ in $(seq 1 100); do
 done
 curl -fsS "$url/healthz" >"$work/healthz" || { pod logs "$container" >&2; fail "GET /healthz"; }
 grep -q '"ok"' "$work/healthz" || fail "GET /healthz answered $(cat "$work/healthz")"
+curl -fsS -o /dev/null "$url/readyz" || fail "GET /readyz: the store does not answer"
 
 # ---- 5. upload dSYMs, symbolicate a report, compare with the host ----
 variant=ios-arm64-dwarf4
@@ -159,6 +119,9 @@ uid=$(pod exec "$container" sh -c 'for p in /proc/[0-9]*; do [ "$(cat $p/comm)" 
 [ "$uid" = 10001 ] || fail "the server runs as uid '$uid', expected 10001"
 pod exec "$container" sh -c 'touch /var/lib/symbolicate/probe && rm /var/lib/symbolicate/probe' \
     || fail "the data volume is not writable by the server's user"
+if pod exec -u 0 "$container" sh -c 'touch /usr/local/probe' 2>/dev/null; then
+    fail "the root file system is writable: the server was not checked on a read-only one"
+fi
 if pod exec -u 0 "$container" sh -c 'ldd /usr/local/bin/symbolicate' | grep 'not found'; then
     fail "the image lacks a library the binary needs"
 fi
