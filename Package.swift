@@ -47,8 +47,8 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "CMicroHTTPD", "CSQLite", "Digest",
-                "CProcess",
+                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "CMicroHTTPD", "Digest",
+                "CProcess", "ObjectStorage",
             ],
             path: "Sources/Server"),
         .target(
@@ -76,7 +76,8 @@ let package = Package(
             name: "SymbolicationTests",
             dependencies: ["Symbolication", "Reports", "SymbolicateModel"]),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib"]),
+            name: "ServerTests",
+            dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib", "ObjectStorage"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
         .testTarget(
