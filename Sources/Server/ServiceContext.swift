@@ -26,7 +26,8 @@ final class ServiceContext: @unchecked Sendable {
         self.log = log
         try FileManager.default.createDirectory(atPath: configuration.storeDirectory, withIntermediateDirectories: true)
         self.store = try SymbolStore(directory: configuration.storeDirectory)
-        let reportLocation = try ReportStorageLocation(parsing: configuration.reportStore ?? configuration.storeDirectory)
+        let reportLocation = try ReportStorageLocation(
+            parsing: configuration.reportStore ?? configuration.storeDirectory)
         guard let reports = try reportLocation.open(s3: configuration.objectStorage) else {
             throw SymbolicateError(.internal, "no report storage at \(reportLocation)")
         }
