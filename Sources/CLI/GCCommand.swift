@@ -40,16 +40,18 @@ enum GCCommand: Command {
             throw UsageError("--report-retention must be a whole number of days from 0 (keep forever) to 36500")
         }
         let dryRun = args.has("--dry-run")
-        let location = try ReportStorageLocation(parsing: StoreOption.directory(args.value("--store")))
-        let expired = try StoredReportRetention.removeExpired(at: location, days: retention, dryRun: dryRun)
         guard let store = try StoreOption.open(args.value("--store"), disabled: false, mustExist: true) else {
             return ExitCode.failure
         }
         let removed = try store.garbageCollect(olderThanDays: days, dryRun: dryRun)
+        let location = try ReportStorageLocation(parsing: StoreOption.directory(args.value("--store")))
+        let expired = try StoredReportRetention.removeExpired(at: location, days: retention, dryRun: dryRun)
         let verb = dryRun ? "would remove" : "removed"
         for b in removed { Console.error("\(verb) \(b.uuid.uuidString) \(b.arch) \(b.name)") }
         Console.error("\(verb) \(removed.count) builds")
-        if !expired.isEmpty { Console.error("\(verb) \(expired.count) stored reports older than \(retention) days") }
+        if !expired.isEmpty {
+            Console.error("\(verb) \(expired.count) stored reports not written for \(retention) days")
+        }
         return ExitCode.ok
     }
 }

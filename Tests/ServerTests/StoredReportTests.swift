@@ -158,7 +158,7 @@ struct StoredReportTests {
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(text)")
-        #expect(text.contains("removed 1 stored reports older than 7 days"))
+        #expect(text.contains("removed 1 stored reports not written for 7 days"))
         #expect(try database.report(id: "aged") == nil)
         #expect(try database.report(id: "kept") != nil)
     }
