@@ -163,3 +163,31 @@ public enum StoredReportRetention {
         now - Double(days) * 86_400
     }
 }
+
+/// Copies stored reports from one place to another, for moving a folder store's reports into a
+/// bucket (`symbolicate sync`). Resumable: a report already at the destination is left as it is.
+public enum StoredReportCopy {
+    public struct Summary: Sendable, Equatable {
+        public var copied = 0
+        /// Already at the destination (an earlier, interrupted run copied them).
+        public var present = 0
+    }
+
+    /// Copies every report at `source` to `destination`; a source folder without reports.sqlite
+    /// has none. `progress` is told each report id as it is done.
+    public static func copy(
+        from source: ReportStorageLocation, to destination: ReportStorageLocation, s3: S3Configuration? = nil,
+        progress: (String) -> Void = { _ in }
+    ) throws -> Summary {
+        var summary = Summary()
+        guard let from = try source.open(s3: s3, mustExist: true) else { return summary }
+        guard let to = try destination.open(s3: s3) else { return summary }
+        for listing in try from.list(limit: Int(Int32.max), missing: nil).reversed() {
+            guard var report = try from.report(id: listing.id) else { continue }
+            report.revision = nil
+            if try to.create(report).created { summary.copied += 1 } else { summary.present += 1 }
+            progress(listing.id)
+        }
+        return summary
+    }
+}

@@ -211,4 +211,26 @@ struct BucketReportTests {
         #expect(try storage.list(limit: 10, missing: nil).isEmpty)
         #expect(try storage.waitingUUIDs().isEmpty)
     }
+
+    @Test func aFolderStoresReportsCopyIntoABucketResumably() throws {
+        let bucket = try MotoStandIn.bucket()
+        let directory = NSTemporaryDirectory() + "symbolicate-copy-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try ReportDatabase(path: directory + "/reports.sqlite")
+        _ = try database.create(StoredReportTests.stored("c1", updatedAt: 10))
+        _ = try database.create(StoredReportTests.stored("c2", updatedAt: 20, missing: []))
+        let destination = try ReportStorageLocation(parsing: bucket.location)
+        let storage = try #require(try destination.open(s3: bucket.configuration))
+        // As if an earlier run was interrupted after the first report.
+        _ = try storage.create(try #require(try database.report(id: "c1")))
+
+        let summary = try StoredReportCopy.copy(from: .folder(directory), to: destination, s3: bucket.configuration)
+        #expect(summary == StoredReportCopy.Summary(copied: 1, present: 1))
+        let copied = try #require(try storage.report(id: "c2"))
+        #expect(copied.original == Array("report c2".utf8) && copied.createdAt == 20 && copied.missing.isEmpty)
+        #expect(try storage.reportsMissing("0A0B0C0D-0000-4000-8000-000000000001") == ["c1"])
+        let again = try StoredReportCopy.copy(from: .folder(directory), to: destination, s3: bucket.configuration)
+        #expect(again == StoredReportCopy.Summary(copied: 0, present: 2))
+    }
 }
