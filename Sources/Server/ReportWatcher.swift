@@ -73,9 +73,15 @@ final class ReportWatcher: @unchecked Sendable {
             next[uuid] = state
             if seen[uuid] != state { arrived.append(uuid) }
         }
-        seen = next
-        guard !arrived.isEmpty else { return }
+        guard !arrived.isEmpty else {
+            seen = next
+            return
+        }
         context.storeChanged()
-        _ = try StoredReports.resymbolicate(uuids: arrived, context: context)
+        if StoredReports.resymbolicate(uuids: arrived, context: context).failed {
+            // Not remembered as handled: the next look tries these again.
+            for uuid in arrived { next[uuid] = seen[uuid] }
+        }
+        seen = next
     }
 }

@@ -151,8 +151,17 @@ enum StoredReports {
         return id.lowercased()
     }
 
-    /// Symbolicates again every stored report waiting for one of these UUIDs; returns how many
-    /// were rewritten.
+    /// What one re-symbolication pass did.
+    struct Resymbolication: Sendable, Equatable {
+        /// Reports rewritten.
+        var rewritten = 0
+        /// True when the storage failed for some report (logged): the pass should be tried again.
+        var failed = false
+    }
+
+    /// Symbolicates again every stored report waiting for one of these UUIDs. Never throws: the
+    /// build has arrived whatever happens here, so a storage failure is logged and reported in
+    /// the result (ReportWatcher then tries again), and one report that fails never stops the rest.
     ///
     /// Replicas (and the upload and the watcher of one replica) may do this for the same report at
     /// once. Each rewrite is a compare-and-swap on the revision it read, and happens only when the
@@ -165,17 +174,28 @@ enum StoredReports {
     /// - hence a mark deleted for an image no longer missing is never needed again, and every image
     ///   a stored report misses keeps its mark, so a later build still finds the report;
     /// - a report deleted meanwhile is not written back (the swap finds it gone).
-    static func resymbolicate(uuids: [String], context: ServiceContext) throws -> Int {
-        guard !uuids.isEmpty else { return 0 }
+    static func resymbolicate(uuids: [String], context: ServiceContext) -> Resymbolication {
+        var result = Resymbolication()
         var ids = Set<String>()
-        for uuid in Set(uuids) { ids.formUnion(try context.reports.reportsMissing(uuid)) }
-        var count = 0
-        for id in ids.sorted() where try resymbolicate(id: id, context: context) {
-            count += 1
+        for uuid in Set(uuids) {
+            do {
+                ids.formUnion(try context.reports.reportsMissing(uuid))
+            } catch {
+                context.log.event("resymbolicate_failed", ["uuid": uuid, "error": "\(error)"])
+                result.failed = true
+            }
         }
-        context.metrics.recordResymbolicated(count)
-        if count > 0 { context.log.event("resymbolicated", ["reports": String(count)]) }
-        return count
+        for id in ids.sorted() {
+            do {
+                if try resymbolicate(id: id, context: context) { result.rewritten += 1 }
+            } catch {
+                context.log.event("resymbolicate_failed", ["report": id, "error": "\(error)"])
+                result.failed = true
+            }
+        }
+        context.metrics.recordResymbolicated(result.rewritten)
+        if result.rewritten > 0 { context.log.event("resymbolicated", ["reports": String(result.rewritten)]) }
+        return result
     }
 
     /// One report's compare-and-swap loop; true when this call rewrote it.
