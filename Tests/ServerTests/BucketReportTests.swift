@@ -7,6 +7,7 @@
 
 import Foundation
 import ObjectStorage
+import Store
 import SymbolicateModel
 import Testing
 
@@ -232,5 +233,48 @@ struct BucketReportTests {
         #expect(try storage.reportsMissing("0A0B0C0D-0000-4000-8000-000000000001") == ["c1"])
         let again = try StoredReportCopy.copy(from: .folder(directory), to: destination, s3: bucket.configuration)
         #expect(again == StoredReportCopy.Summary(copied: 0, present: 2))
+    }
+
+    @Test(.enabled(if: UploadTests.ready, "\(UploadTests.notReady)"))
+    func twoInstancesThatSeeTheBuildAtOnceAgree() throws {
+        let bucket = try MotoStandIn.bucket()
+        func watching() throws -> TestServer {
+            try TestServer {
+                $0.reportStore = bucket.location
+                $0.objectStorage = bucket.configuration
+                $0.reportWatchInterval = 0.1
+            }
+        }
+        let one = try watching()
+        let two = try watching()
+        let app = try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM"))
+        try one.importDirectly([app])
+        try two.importDirectly([app])
+        let holdKit = try #require(Fixtures.uuids(variant: Self.variant)["HoldKit"])
+        let report = try StoredReportTests.report()
+        let posted = try one.post("/v1/reports", report, headers: one.auth)
+        let id = try #require(posted.json()["id"] as? String)
+
+        // The build arrives in both stores at once (as one shared store would show it to both):
+        // both watchers re-symbolicate the same report concurrently.
+        let kit = try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM"))
+        let stores = [one.server.configuration.storeDirectory, two.server.configuration.storeDirectory]
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            _ = try? SymbolStore(directory: stores[index]).importPaths([kit], progress: nil)
+        }
+        var missing = [holdKit]
+        for _ in 0..<100 where missing.contains(holdKit) {
+            usleep(100_000)
+            missing = try two.get("/v1/reports/\(id)").json()["missing"] as? [String] ?? [holdKit]
+        }
+        #expect(!missing.contains(holdKit))
+        usleep(500_000)  // both watchers have had their look
+        let expected = try SymbolicateEndpointTests.expected(one, report, format: nil).output
+        #expect(try one.get("/v1/reports/\(id)?view=raw").body == expected)
+        #expect(try two.get("/v1/reports/\(id)?view=raw").body == expected)
+        let waiting = try one.get("/v1/reports?missing=\(holdKit)").json()["reports"] as? [[String: Any]]
+        #expect(waiting?.isEmpty == true)
+        let rewrites = (one.accessLog + two.accessLog).components(separatedBy: "\"event\":\"resymbolicated\"").count - 1
+        #expect(rewrites >= 1)
     }
 }
