@@ -49,8 +49,8 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "CMicroHTTPD", "CSQLite", "Digest",
-                "CProcess",
+                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "CMicroHTTPD", "Digest",
+                "CProcess", "ObjectStorage",
             ],
             path: "Sources/Server"),
         .target(
@@ -78,7 +78,8 @@ let package = Package(
             name: "SymbolicationTests",
             dependencies: ["Symbolication", "Reports", "SymbolicateModel"]),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib"]),
+            name: "ServerTests",
+            dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib", "ObjectStorage"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
         .testTarget(

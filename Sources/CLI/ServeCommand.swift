@@ -15,6 +15,7 @@ enum ServeCommand: Command {
                                  [--token-file FILE] [--read-token-file FILE] [--max-body SIZE]
                                  [--threads N] [--max-concurrent N] [--max-per-address N]
                                  [--timeout SECONDS] [--header-timeout SECONDS]
+                                 [--report-store LOCATION] [--report-retention DAYS]
 
         Serves the symbol store over HTTP: POST /v1/symbolicate (a .crash or .ips report in, the
         symbolicated report out), POST /v1/symbols (upload dSYMs; token), /v1/reports (stored reports,
@@ -47,6 +48,14 @@ enum ServeCommand: Command {
                                Time a connection may take to send a request's headers, however slowly
                                the bytes trickle in, and the longest an idle keep-alive connection
                                waits for its next request (default: 10; 0: no limit)
+          --report-store LOCATION
+                               Where POST /v1/reports keeps reports: s3://BUCKET[/PREFIX] shares them
+                               between replicas (credentials and endpoint from AWS_ACCESS_KEY_ID,
+                               AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL); default: the store
+                               (its reports.sqlite, or its bucket when --store is s3://...)
+          --report-retention DAYS
+                               Stored reports not written for DAYS days are removed (default: 90;
+                               0 keeps them forever); `symbolicate gc` applies the same rule
           -h, --help           Show this help
         """
 
@@ -55,7 +64,8 @@ enum ServeCommand: Command {
             arguments,
             valued: [
                 "--store", "--listen", "--admin-listen", "--token-file", "--read-token-file", "--max-body", "--threads",
-                "--max-concurrent", "--max-per-address", "--timeout", "--header-timeout",
+                "--max-concurrent", "--max-per-address", "--timeout", "--header-timeout", "--report-store",
+                "--report-retention",
             ],
             flags: [])
         guard args.positionals.isEmpty else {
@@ -97,6 +107,18 @@ enum ServeCommand: Command {
         if let timeout = try args.integer("--timeout") {
             guard (1...3600).contains(timeout) else { throw UsageError("--timeout must be from 1 to 3600 seconds") }
             configuration.connectionTimeout = timeout
+        }
+        if let location = args.value("--report-store") {
+            guard location.hasPrefix("s3://") else {
+                throw UsageError("--report-store takes s3://BUCKET[/PREFIX] (reports in a folder live in its store)")
+            }
+            configuration.reportStore = location
+        }
+        if let days = try args.integer("--report-retention") {
+            guard (0...36_500).contains(days) else {
+                throw UsageError("--report-retention must be a whole number of days from 0 (keep forever) to 36500")
+            }
+            configuration.reportRetentionDays = days
         }
         // What a server killed mid-request left behind (its import children died with it).
         let stale = SymbolStore.removeStaleTransfers(inStore: configuration.storeDirectory)

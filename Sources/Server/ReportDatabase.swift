@@ -1,48 +1,30 @@
-// Stored reports: `reports.sqlite` beside the symbol store. One row per report (the original bytes,
-// the latest symbolicated output, counts) and one row per (missing UUID, report) pair, which is how
-// an upload finds the reports to re-symbolicate and how `GET /v1/missing` counts waiting reports.
-// One connection behind a lock (WAL mode); SQLite result codes are checked in one place.
+// Stored reports in a store folder: `reports.sqlite` beside the symbol store, through the store's
+// SQLite wrapper (Store's Database: one `check` per call, errors carrying SQLite's code, message
+// and the SQL). One row per report (the original bytes, the latest symbolicated output, counts,
+// a revision that `replace` compares) and one row per (missing UUID, report) pair, which is how an
+// upload finds the reports to re-symbolicate and how `GET /v1/missing` counts waiting reports.
+// One connection behind a lock, WAL mode; every query is reset when read, so no statement holds
+// an old snapshot open; several server processes may share the file, which is
+// why a replace is a compare-and-swap on the revision rather than a blind overwrite.
 
 import Foundation
-internal import CSQLite
+import Store
 import SymbolicateModel
 
-final class ReportDatabase: @unchecked Sendable {
-    struct StoredReport: Sendable {
-        var id: String
-        var createdAt: Double
-        var updatedAt: Double
-        /// The output format asked for when the report was posted (nil: same as the input).
-        var format: String?
-        var original: [UInt8]
-        var output: [UInt8]
-        var contentType: String
-        var framesSymbolicated: Int
-        var framesTotal: Int
-        var missing: [String]
-    }
+final class ReportDatabase: ReportStorage, @unchecked Sendable {
+    static let fileName = "reports.sqlite"
+    /// `PRAGMA user_version` of the current layout: 1 added `reports.revision`.
+    static let schemaVersion: Int64 = 1
 
-    struct MissingEntry: Sendable {
-        var uuid: String
-        var name: String
-        var reports: Int
-    }
-
-    private let handle: OpaquePointer
+    private let database: Database
     private let lock = NSLock()
     let path: String
 
     init(path: String) throws {
-        var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-        guard rc == SQLITE_OK, let db else {
-            if let db { sqlite3_close_v2(db) }
-            throw SymbolicateError(.io, "cannot open the report database (SQLite \(rc))", path: path)
-        }
-        handle = db
+        database = try Database(path: path, mode: .readWrite)
         self.path = path
-        sqlite3_busy_timeout(db, 5000)
-        try exec(
+        database.setBusyTimeout(milliseconds: 5000)
+        try database.exec(
             """
             PRAGMA journal_mode=WAL;
             PRAGMA synchronous=NORMAL;
@@ -55,174 +37,245 @@ final class ReportDatabase: @unchecked Sendable {
                 PRIMARY KEY(uuid, report_id)) WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS missing_by_report ON missing(report_id);
             """)
+        try migrate()
     }
 
-    deinit { sqlite3_close_v2(handle) }
-
-    /// Inserts or replaces a report and its missing list.
-    func save(_ report: StoredReport, missingNames: [String: String]) throws {
-        try locked {
-            try exec("BEGIN IMMEDIATE")
-            do {
-                try run(
-                    """
-                    INSERT OR REPLACE INTO reports(id, created_at, updated_at, format, original, output, content_type,
-                        frames_symbolicated, frames_total) VALUES(?,?,?,?,?,?,?,?,?)
-                    """,
-                    [.text(report.id), .real(report.createdAt), .real(report.updatedAt), report.format.map { .text($0) } ?? .null,
-                     .blob(report.original), .blob(report.output), .text(report.contentType),
-                     .integer(Int64(report.framesSymbolicated)), .integer(Int64(report.framesTotal))])
-                try run("DELETE FROM missing WHERE report_id = ?", [.text(report.id)])
-                for uuid in report.missing {
-                    try run(
-                        "INSERT OR REPLACE INTO missing(uuid, report_id, name) VALUES(?,?,?)",
-                        [.text(uuid), .text(report.id), .text(missingNames[uuid] ?? "")])
-                }
-                try exec("COMMIT")
-            } catch {
-                try? exec("ROLLBACK")
-                throw error
+    /// Brings a database written by an earlier version to the current layout (in place, once).
+    private func migrate() throws {
+        guard try database.pragmaInteger("user_version") < ReportDatabase.schemaVersion else { return }
+        try database.writeTransaction {
+            guard try database.pragmaInteger("user_version") < ReportDatabase.schemaVersion else { return }
+            let columns = try database.prepare("SELECT name FROM pragma_table_info('reports')")
+            var names = Set<String>()
+            while try columns.step() { names.insert(columns.text(0)) }
+            if !names.contains("revision") {
+                try database.exec("ALTER TABLE reports ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
             }
+            try database.exec(
+                """
+                CREATE INDEX IF NOT EXISTS reports_by_update ON reports(updated_at);
+                PRAGMA user_version = \(ReportDatabase.schemaVersion);
+                """)
+        }
+    }
+
+    var description: String { "\(ReportDatabase.fileName) at \(path)" }
+
+    func create(_ report: StoredReport) throws -> (stored: StoredReport, created: Bool) {
+        try locked {
+            let created = try database.writeTransaction { () throws -> Bool in
+                let insert = try database.cached(
+                    """
+                    INSERT OR IGNORE INTO reports(id, created_at, updated_at, format, original, output, content_type,
+                        frames_symbolicated, frames_total, revision) VALUES(?,?,?,?,?,?,?,?,?,1)
+                    """)
+                try bind(report, to: insert)
+                try insert.run()
+                guard database.changes == 1 else { return false }
+                try writeMissing(report)
+                return true
+            }
+            guard let stored = try read(id: report.id) else {
+                throw SymbolicateError(
+                    .internal, "the report \(report.id) was stored but cannot be read back", path: path)
+            }
+            return (stored, created)
         }
     }
 
     func report(id: String) throws -> StoredReport? {
+        try locked { try read(id: id) }
+    }
+
+    func replace(_ old: StoredReport, with new: StoredReport) throws -> ReplaceOutcome {
         try locked {
-            let rows = try query(
-                """
-                SELECT id, created_at, updated_at, format, original, output, content_type, frames_symbolicated, frames_total
-                FROM reports WHERE id = ?
-                """, [.text(id)])
-            guard let row = rows.first, row.count == 9 else { return nil }
-            let missing = try query("SELECT uuid FROM missing WHERE report_id = ? ORDER BY uuid", [.text(id)])
-            return StoredReport(
-                id: row[0].string ?? id, createdAt: row[1].double, updatedAt: row[2].double, format: row[3].string,
-                original: row[4].bytes, output: row[5].bytes, contentType: row[6].string ?? "text/plain",
-                framesSymbolicated: Int(row[7].int), framesTotal: Int(row[8].int),
-                missing: missing.compactMap { $0.first?.string })
+            try database.writeTransaction { () throws -> ReplaceOutcome in
+                let update = try database.cached(
+                    """
+                    UPDATE reports SET created_at = ?2, updated_at = ?3, format = ?4, original = ?5, output = ?6,
+                        content_type = ?7, frames_symbolicated = ?8, frames_total = ?9, revision = revision + 1
+                    WHERE id = ?1 AND revision = ?10
+                    """)
+                try bind(new, to: update)
+                try update.bind(10, Int64(old.revision ?? "") ?? -1)
+                try update.run()
+                if database.changes == 1 {
+                    try writeMissing(new)
+                    return .replaced
+                }
+                let exists = try database.cached("SELECT 1 FROM reports WHERE id = ?")
+                defer { exists.reset() }
+                try exists.bind(1, new.id)
+                return try exists.step() ? .conflict : .gone
+            }
         }
     }
 
-    /// Ids of reports waiting for any of these UUIDs (uppercase with dashes).
-    func reportsMissing(_ uuids: [String]) throws -> [String] {
+    func delete(id: String) throws -> Bool {
         try locked {
-            var ids = Set<String>()
-            for uuid in uuids {
-                for row in try query("SELECT report_id FROM missing WHERE uuid = ?", [.text(uuid)]) {
-                    if let id = row.first?.string { ids.insert(id) }
-                }
+            try database.writeTransaction { () throws -> Bool in
+                let delete = try database.cached("DELETE FROM reports WHERE id = ?")
+                try delete.bind(1, id)
+                try delete.run()
+                let removed = database.changes == 1
+                let marks = try database.cached("DELETE FROM missing WHERE report_id = ?")
+                try marks.bind(1, id)
+                try marks.run()
+                return removed
             }
-            return ids.sorted()
         }
+    }
+
+    func list(limit: Int, missing: String?) throws -> [ReportListing] {
+        try locked {
+            let statement: Statement
+            if let missing {
+                statement = try database.cached(
+                    """
+                    SELECT r.id, r.updated_at FROM reports r JOIN missing m ON m.report_id = r.id
+                    WHERE m.uuid = ? ORDER BY r.updated_at DESC, r.id LIMIT ?
+                    """)
+                try statement.bind(1, missing)
+                try statement.bind(2, Int64(limit))
+            } else {
+                statement = try database.cached(
+                    "SELECT id, updated_at FROM reports ORDER BY updated_at DESC, id LIMIT ?")
+                try statement.bind(1, Int64(limit))
+            }
+            defer { statement.reset() }
+            var listings: [ReportListing] = []
+            while try statement.step() {
+                listings.append(ReportListing(id: statement.text(0), updatedAt: statement.double(1)))
+            }
+            return listings
+        }
+    }
+
+    func waitingUUIDs() throws -> [String] {
+        try locked { try strings("SELECT DISTINCT uuid FROM missing ORDER BY uuid", nil) }
+    }
+
+    func reportsMissing(_ uuid: String) throws -> [String] {
+        try locked { try strings("SELECT report_id FROM missing WHERE uuid = ? ORDER BY report_id", uuid) }
     }
 
     func missingSummary(limit: Int) throws -> [MissingEntry] {
         try locked {
-            try query(
-                "SELECT uuid, MAX(name), COUNT(*) AS n FROM missing GROUP BY uuid ORDER BY n DESC, uuid LIMIT ?",
-                [.integer(Int64(limit))]
-            ).map { MissingEntry(uuid: $0[0].string ?? "", name: $0[1].string ?? "", reports: Int($0[2].int)) }
+            let statement = try database.cached(
+                "SELECT uuid, MAX(name), COUNT(*) AS n FROM missing GROUP BY uuid ORDER BY n DESC, uuid LIMIT ?")
+            defer { statement.reset() }
+            try statement.bind(1, Int64(limit))
+            var entries: [MissingEntry] = []
+            while try statement.step() {
+                entries.append(
+                    MissingEntry(uuid: statement.text(0), name: statement.text(1), reports: Int(statement.int64(2))))
+            }
+            return entries
         }
     }
 
-    func count() throws -> Int {
-        try locked { Int(try query("SELECT COUNT(*) FROM reports", []).first?.first?.int ?? 0) }
+    func count() throws -> Int? {
+        try locked {
+            let statement = try database.cached("SELECT COUNT(*) FROM reports")
+            defer { statement.reset() }
+            return try statement.step() ? Int(statement.int64(0)) : 0
+        }
     }
 
-    // MARK: - SQLite plumbing
+    func checkReachable() throws {
+        _ = try count()
+    }
 
-    enum Value {
-        case null, integer(Int64), real(Double), text(String), blob([UInt8])
+    func removeExpired(before cutoff: Double, dryRun: Bool) throws -> [String] {
+        try locked {
+            let select = try database.cached("SELECT id FROM reports WHERE updated_at < ? ORDER BY updated_at")
+            defer { select.reset() }
+            try select.bind(1, cutoff)
+            var ids: [String] = []
+            while try select.step() { ids.append(select.text(0)) }
+            guard !dryRun, !ids.isEmpty else { return ids }
+            try database.writeTransaction {
+                for id in ids {
+                    // Written since the listing? Then it is not expired any more.
+                    let delete = try database.cached("DELETE FROM reports WHERE id = ? AND updated_at < ?")
+                    try delete.bind(1, id)
+                    try delete.bind(2, cutoff)
+                    try delete.run()
+                }
+                try database.exec("DELETE FROM missing WHERE report_id NOT IN (SELECT id FROM reports)")
+            }
+            return ids
+        }
+    }
 
-        var string: String? { if case .text(let s) = self { return s } else { return nil } }
-        var int: Int64 {
-            switch self {
-            case .integer(let n): return n
-            case .real(let d): return Int64(d)
-            default: return 0
-            }
+    // MARK: - Rows
+
+    private func read(id: String) throws -> StoredReport? {
+        let select = try database.cached(
+            """
+            SELECT id, created_at, updated_at, format, original, output, content_type, frames_symbolicated,
+                frames_total, revision
+            FROM reports WHERE id = ?
+            """)
+        defer { select.reset() }
+        try select.bind(1, id)
+        guard try select.step() else { return nil }
+        var report = StoredReport(
+            id: select.text(0), createdAt: select.double(1), updatedAt: select.double(2),
+            format: select.isNull(3) ? nil : select.text(3), original: select.withBlob(4) { Array($0) },
+            output: select.withBlob(5) { Array($0) }, contentType: select.text(6),
+            framesSymbolicated: Int(select.int64(7)), framesTotal: Int(select.int64(8)), missing: [],
+            missingNames: [:], revision: String(select.int64(9)))
+        let missing = try database.cached("SELECT uuid, name FROM missing WHERE report_id = ? ORDER BY uuid")
+        defer { missing.reset() }
+        try missing.bind(1, id)
+        while try missing.step() {
+            let uuid = missing.text(0)
+            report.missing.append(uuid)
+            report.missingNames[uuid] = missing.text(1)
         }
-        var double: Double {
-            switch self {
-            case .real(let d): return d
-            case .integer(let n): return Double(n)
-            default: return 0
-            }
+        return report
+    }
+
+    /// Binds parameters 1-9 (id .. frames_total) of an INSERT or UPDATE of `report`.
+    private func bind(_ report: StoredReport, to statement: Statement) throws {
+        try statement.bind(1, report.id)
+        try statement.bind(2, report.createdAt)
+        try statement.bind(3, report.updatedAt)
+        if let format = report.format { try statement.bind(4, format) } else { try statement.bindNull(4) }
+        try statement.bind(5, bytes: report.original)
+        try statement.bind(6, bytes: report.output)
+        try statement.bind(7, report.contentType)
+        try statement.bind(8, Int64(report.framesSymbolicated))
+        try statement.bind(9, Int64(report.framesTotal))
+    }
+
+    /// Replaces the report's rows in `missing` (inside the caller's transaction).
+    private func writeMissing(_ report: StoredReport) throws {
+        let clear = try database.cached("DELETE FROM missing WHERE report_id = ?")
+        try clear.bind(1, report.id)
+        try clear.run()
+        let insert = try database.cached("INSERT OR REPLACE INTO missing(uuid, report_id, name) VALUES(?,?,?)")
+        for uuid in report.missing {
+            try insert.bind(1, uuid)
+            try insert.bind(2, report.id)
+            try insert.bind(3, report.missingNames[uuid] ?? "")
+            try insert.run()
         }
-        var bytes: [UInt8] {
-            switch self {
-            case .blob(let b): return b
-            case .text(let s): return Array(s.utf8)
-            default: return []
-            }
-        }
+    }
+
+    private func strings(_ sql: String, _ parameter: String?) throws -> [String] {
+        let statement = try database.cached(sql)
+        defer { statement.reset() }
+        if let parameter { try statement.bind(1, parameter) }
+        var values: [String] = []
+        while try statement.step() { values.append(statement.text(0)) }
+        return values
     }
 
     private func locked<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()
-    }
-
-    private func check(_ rc: Int32, _ sql: String) throws {
-        guard rc != SQLITE_OK, rc != SQLITE_ROW, rc != SQLITE_DONE else { return }
-        let message = String(cString: sqlite3_errmsg(handle))
-        throw SymbolicateError(.io, "report database: SQLite \(rc): \(message) -- in: \(sql)", path: path)
-    }
-
-    private func exec(_ sql: String) throws {
-        try check(sqlite3_exec(handle, sql, nil, nil, nil), sql)
-    }
-
-    private func run(_ sql: String, _ values: [Value]) throws {
-        _ = try query(sql, values)
-    }
-
-    private func query(_ sql: String, _ values: [Value]) throws -> [[Value]] {
-        var statement: OpaquePointer?
-        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), sql)
-        guard let statement else { return [] }
-        defer { sqlite3_finalize(statement) }
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
-            let rc: Int32
-            switch value {
-            case .null: rc = sqlite3_bind_null(statement, index)
-            case .integer(let n): rc = sqlite3_bind_int64(statement, index, n)
-            case .real(let d): rc = sqlite3_bind_double(statement, index, d)
-            case .text(let s): rc = sqlite3_bind_text(statement, index, s, -1, transient)
-            case .blob(let b):
-                rc = b.withUnsafeBytes { sqlite3_bind_blob64(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), transient) }
-            }
-            try check(rc, sql)
-        }
-        var rows: [[Value]] = []
-        while true {
-            let rc = sqlite3_step(statement)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else {
-                try check(rc, sql)
-                break
-            }
-            var row: [Value] = []
-            for column in 0..<sqlite3_column_count(statement) {
-                switch sqlite3_column_type(statement, column) {
-                case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, column)))
-                case SQLITE_FLOAT: row.append(.real(sqlite3_column_double(statement, column)))
-                case SQLITE_TEXT: row.append(.text(String(cString: sqlite3_column_text(statement, column))))
-                case SQLITE_BLOB:
-                    let count = Int(sqlite3_column_bytes(statement, column))
-                    if count > 0, let base = sqlite3_column_blob(statement, column) {
-                        row.append(.blob(Array(UnsafeRawBufferPointer(start: base, count: count))))
-                    } else {
-                        row.append(.blob([]))
-                    }
-                default: row.append(.null)
-                }
-            }
-            rows.append(row)
-        }
-        return rows
     }
 }

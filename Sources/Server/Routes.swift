@@ -36,8 +36,12 @@ extension SymbolicationServer {
             Route("POST", "/v1/reports", access: .write, body: .memory(limit: reportLimit), offloaded: true) {
                 request in try StoredReports.post(request, context: context, limit: reportLimit)
             },
-            Route("GET", "/v1/reports/{id}") { request in try StoredReports.get(request, context: context) },
-            Route("GET", "/v1/missing") { request in try StoredReports.missing(request, context: context) },
+            Route("GET", "/v1/reports", offloaded: true) { request in try StoredReports.list(request, context: context) },
+            Route("GET", "/v1/reports/{id}", offloaded: true) { request in try StoredReports.get(request, context: context) },
+            Route("DELETE", "/v1/reports/{id}", access: .write, offloaded: true) { request in
+                try StoredReports.delete(request, context: context)
+            },
+            Route("GET", "/v1/missing", offloaded: true) { request in try StoredReports.missing(request, context: context) },
             Route("POST", "/symbolicate", body: .memory(limit: reportLimit)) { request in
                 try SentryCompatibility.symbolicate(request, context: context, limit: reportLimit)
             },
@@ -59,7 +63,7 @@ extension SymbolicationServer {
                 }
                 do {
                     _ = try context.store.statistics
-                    _ = try context.reports.count()
+                    try context.reports.checkReachable()
                 } catch {
                     throw HTTPError(
                         503, "not_ready", "the store does not answer: \(HTTPError.from(error).message)",

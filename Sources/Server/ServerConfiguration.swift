@@ -3,11 +3,21 @@
 // Defaults suit one machine; the CLI fills this from its options.
 
 import Foundation
+import ObjectStorage
 import Store
 
 public struct ServerConfiguration: Sendable {
     /// The symbol store folder; stored reports live beside it in `reports.sqlite`.
     public var storeDirectory: String
+    /// Where `POST /v1/reports` keeps reports: nil for the store (its `reports.sqlite`, or the
+    /// bucket when the store is `s3://...`); `s3://BUCKET[/PREFIX]` for a bucket shared by replicas.
+    public var reportStore: String?
+    /// The object storage client's settings; nil reads the AWS_* variables.
+    public var objectStorage: S3Configuration?
+    /// Days a stored report is kept after it was last written; 0 keeps them forever.
+    public var reportRetentionDays: Int = 90
+    /// Seconds between looks for builds that stored reports wait for (0: only uploads here).
+    public var reportWatchInterval: Double = 5
     /// `HOST:PORT`; port 0 picks a free port (see `SymbolicationServer.port`).
     public var listen: String = "127.0.0.1:8080"
     /// Tokens accepted on writes (and reads); nil means every write is refused (403) until a token file is given.

@@ -1,5 +1,5 @@
-// What the routes share: the symbol store, the stored-report database, the import runner, and the
-// symbolication service. The service (and its SymbolLocator, which caches opened build files) is
+// What the routes share: the symbol store, the stored-report storage (a folder's database or a
+// bucket, and its watcher), the import runner, and the symbolication service. The service (and its SymbolLocator, which caches opened build files) is
 // built once per store generation and reused by every request; an upload or a delete through this
 // server starts a new generation, so the next request sees the new builds.
 
@@ -11,7 +11,8 @@ import SymbolicateModel
 final class ServiceContext: @unchecked Sendable {
     let configuration: ServerConfiguration
     let store: SymbolStore
-    let reports: ReportDatabase
+    let reports: any ReportStorage
+    private let watcher = ReportWatcher()
     let importer: ImportRunner
     let metrics: Metrics
     let log: AccessLog
@@ -25,13 +26,23 @@ final class ServiceContext: @unchecked Sendable {
         self.log = log
         try Folders.create(configuration.storeDirectory, what: "store folder")
         self.store = try SymbolStore(directory: configuration.storeDirectory)
-        self.reports = try ReportDatabase(path: configuration.storeDirectory + "/reports.sqlite")
+        let reportLocation = try ReportStorageLocation(
+            parsing: configuration.reportStore ?? configuration.storeDirectory)
+        guard let reports = try reportLocation.open(s3: configuration.objectStorage) else {
+            throw SymbolicateError(.internal, "no report storage at \(reportLocation)")
+        }
+        self.reports = reports
         self.importer = ImportRunner(
             executable: configuration.importExecutable, cpuSeconds: configuration.importCPUSeconds,
             memoryBytes: configuration.importMemoryBytes, wallSeconds: configuration.importWallSeconds)
     }
 
-    func close() {}
+    /// Starts the background work (the report watcher); the server calls it once it listens.
+    func startWatching() {
+        watcher.start(context: self, interval: configuration.reportWatchInterval)
+    }
+
+    func close() { watcher.stop() }
 
     /// The service for the current store generation (built on first use after a change).
     func service() throws -> SymbolicationService {

@@ -54,7 +54,7 @@ enum SymbolUploads {
                 "present_uuids": uuids(summary.present), "token": request.tokenName ?? "",
             ])
         let uuids = Set(summary.imported.compactMap { $0["uuid"] as? String })
-        let resymbolicated = try StoredReports.resymbolicate(uuids: uuids.sorted(), context: context)
+        let resymbolicated = StoredReports.resymbolicate(uuids: uuids.sorted(), context: context).rewritten
         return .json(
             [
                 "imported": summary.imported, "already_present": summary.present, "failures": summary.failures,

@@ -69,6 +69,7 @@ public final class SymbolicationServer: @unchecked Sendable {
             let admin = ListenAddress(host: adminAddress.host, port: adminPort)
             log.event("listening", ["address": admin.description, "admin": "true"])
         }
+        context.startWatching()
     }
 
     private func startDaemon(_ fd: Int32, admin: Bool) throws -> HTTPDaemon {

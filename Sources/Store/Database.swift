@@ -1,4 +1,5 @@
-// Database: the one place the store talks to SQLite. A connection with a statement cache, and
+// Database: the one place the project talks to SQLite (the symbol store, and the server's stored
+// reports through `package` access). A connection with a statement cache, and
 // a statement with typed binds and column reads. Every result code goes through `check`, which
 // turns a failure into a SymbolicateError carrying SQLite's code, its message and the SQL that
 // failed, so a broken store says what broke. Neither type is thread-safe: whoever owns a
@@ -8,8 +9,8 @@
 internal import CSQLite
 import SymbolicateModel
 
-final class Database {
-    enum Mode {
+package final class Database {
+    package enum Mode {
         case readOnly
         /// Read-only on a file nobody will write again (a published build file): SQLite then takes
         /// no file locks and keeps its page cache between statements, which halves a lookup.
@@ -19,10 +20,10 @@ final class Database {
     }
 
     private let handle: OpaquePointer
-    let path: String
+    package let path: String
     private var cache: [String: Statement] = [:]
 
-    init(path: String, mode: Mode) throws {
+    package init(path: String, mode: Mode) throws {
         var db: OpaquePointer?
         let flags: Int32
         let name: String
@@ -106,7 +107,7 @@ final class Database {
     }
 
     /// Runs one or more statements that return no rows.
-    func exec(_ sql: String) throws {
+    package func exec(_ sql: String) throws {
         var errmsg: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
         if rc != SQLITE_OK {
@@ -117,7 +118,7 @@ final class Database {
     }
 
     /// A fresh statement, finalized when the returned object goes away.
-    func prepare(_ sql: String) throws -> Statement {
+    package func prepare(_ sql: String) throws -> Statement {
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
         try check(rc, sql)
@@ -128,7 +129,7 @@ final class Database {
     }
 
     /// A statement kept for the life of the connection, reset before it is handed out.
-    func cached(_ sql: String) throws -> Statement {
+    package func cached(_ sql: String) throws -> Statement {
         if let stmt = cache[sql] {
             stmt.reset()
             return stmt
@@ -139,15 +140,15 @@ final class Database {
     }
 
     /// The integer a `PRAGMA name` returns (user_version, application_id, page_count, ...).
-    func pragmaInteger(_ name: String) throws -> Int64 {
+    package func pragmaInteger(_ name: String) throws -> Int64 {
         let stmt = try prepare("PRAGMA \(name)")
         guard try stmt.step() else { return 0 }
         return stmt.int64(0)
     }
 
-    var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
-    func setBusyTimeout(milliseconds: Int32) {
+    package func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)
     }
 
@@ -155,7 +156,7 @@ final class Database {
     /// the write lock up front, so two writers queue on the busy timeout instead of deadlocking.
     /// `undo` runs when the body or the COMMIT fails, before the ROLLBACK lets other writers
     /// in: the place to take back what the body did outside the database.
-    func writeTransaction<T>(_ body: () throws -> T, undo: () -> Void = {}) throws -> T {
+    package func writeTransaction<T>(_ body: () throws -> T, undo: () -> Void = {}) throws -> T {
         try exec("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -169,13 +170,13 @@ final class Database {
     }
 }
 
-final class Statement {
+package final class Statement {
     private let handle: OpaquePointer
     // The connection, for error messages only: sqlite3_close_v2 keeps it alive until its last
     // statement is finalized, so a statement may outlive its Database object safely.
     private let connection: OpaquePointer
     private let path: String
-    let sql: String
+    package let sql: String
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
@@ -192,21 +193,21 @@ final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
-    func reset() {
+    package func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
 
     // Binds take 1-based parameter indices, as SQLite does.
-    func bind(_ index: Int32, _ value: Int64) throws {
+    package func bind(_ index: Int32, _ value: Int64) throws {
         try check(sqlite3_bind_int64(handle, index, value))
     }
 
-    func bind(_ index: Int32, _ value: Double) throws {
+    package func bind(_ index: Int32, _ value: Double) throws {
         try check(sqlite3_bind_double(handle, index, value))
     }
 
-    func bind(_ index: Int32, _ value: String) throws {
+    package func bind(_ index: Int32, _ value: String) throws {
         var value = value
         let rc = value.withUTF8 { utf8 -> Int32 in
             guard let base = utf8.baseAddress, utf8.count > 0 else {
@@ -219,7 +220,7 @@ final class Statement {
         try check(rc)
     }
 
-    func bind(_ index: Int32, bytes: [UInt8]) throws {
+    package func bind(_ index: Int32, bytes: [UInt8]) throws {
         let rc = bytes.withUnsafeBytes { raw -> Int32 in
             // A zero-length blob needs a non-null pointer, or SQLite binds NULL.
             guard let base = raw.baseAddress, raw.count > 0 else { return sqlite3_bind_zeroblob(handle, index, 0) }
@@ -228,12 +229,12 @@ final class Statement {
         try check(rc)
     }
 
-    func bindNull(_ index: Int32) throws {
+    package func bindNull(_ index: Int32) throws {
         try check(sqlite3_bind_null(handle, index))
     }
 
     /// Advances: true when a row is ready to read, false when the statement is done.
-    func step() throws -> Bool {
+    package func step() throws -> Bool {
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
@@ -242,26 +243,26 @@ final class Statement {
     }
 
     /// Steps a statement that returns no rows, then resets it for the next use.
-    func run() throws {
+    package func run() throws {
         defer { sqlite3_reset(handle) }
         _ = try step()
     }
 
     // Column reads take 0-based indices, as SQLite does.
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    package func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
     /// Runs `body` over a BLOB column's bytes in place (valid only until the next step or reset).
-    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+    package func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
         let base = sqlite3_column_blob(handle, column)
         let count = Int(sqlite3_column_bytes(handle, column))
         return body(UnsafeRawBufferPointer(start: base, count: base == nil ? 0 : count))
     }
 
-    func text(_ column: Int32) -> String {
+    package func text(_ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)

@@ -1,0 +1,316 @@
+// Stored reports in a bucket (`--store s3://BUCKET/PREFIX`), shared by every replica, so a report
+// posted to one is read, listed, deleted and re-symbolicated through any other. Layout under the
+// prefix:
+//
+//   reports/items/<id>.json            the report: JSON with its metadata, the original bytes
+//                                      and the latest output (base64); one PUT writes it whole
+//   reports/waiting/<UUID>/<id>        a mark: report <id> misses the image <UUID>; the body is
+//                                      the image's name
+//
+// A bucket has no transactions, so the order of writes is what keeps things consistent:
+// - create: the marks first, then the report with a create-only PUT (If-None-Match: *). A process
+//   killed in between leaves marks without a report (harmless: they are skipped, and gc removes
+//   them after an hour); never a report that misses an image without its mark, which would never
+//   be re-symbolicated. The PUT completes before the caller answers 201.
+// - replace: a compare-and-swap PUT (If-Match: the ETag read), then the marks of the images no
+//   longer missing are deleted. The caller only replaces a report with one that misses a subset
+//   of what it missed, so a mark deleted here can never be needed again (see StoredReports).
+// - delete: the report, then its marks.
+
+import Foundation
+import ObjectStorage
+import SymbolicateModel
+import Synchronization
+
+final class BucketReports: ReportStorage {
+    /// Layout version written into every report object.
+    static let recordVersion = 1
+    /// Marks without a report younger than this may belong to a create still in flight.
+    static let orphanGracePeriod: Double = 3600
+
+    let location: S3Location
+    let client: S3Client
+    private let names = Mutex<[String: String]>([:])
+
+    init(location: S3Location, configuration: S3Configuration) throws {
+        self.location = location
+        do {
+            client = try S3Client(configuration: configuration)
+        } catch {
+            throw SymbolicateError(.io, error.description)
+        }
+    }
+
+    var description: String { location.description + "/reports/" }
+
+    // MARK: Keys
+
+    private var itemsPrefix: String { location.key("reports/items/") }
+    private var waitingPrefix: String { location.key("reports/waiting/") }
+    private func itemKey(_ id: String) -> String { itemsPrefix + id + ".json" }
+    private func markKey(uuid: String, id: String) -> String { waitingPrefix + uuid + "/" + id }
+
+    // MARK: ReportStorage
+
+    func create(_ report: StoredReport) throws -> (stored: StoredReport, created: Bool) {
+        for uuid in report.missing {
+            try s3 { () throws(ObjectStorageError) in
+                try client.putObject(
+                    bucket: location.bucket, key: markKey(uuid: uuid, id: report.id),
+                    bytes: Array((report.missingNames[uuid] ?? "").utf8), contentType: "text/plain; charset=utf-8")
+            }
+        }
+        let bytes = try encode(report)
+        do {
+            let etag = try client.putObject(
+                bucket: location.bucket, key: itemKey(report.id), bytes: bytes,
+                contentType: "application/json", createOnly: true)
+            var stored = report
+            stored.revision = etag
+            return (stored, true)
+        } catch  where error.code == .preconditionFailed {
+            // Created meanwhile (the same Idempotency-Key on another replica, or our own PUT whose
+            // answer was lost and retried): the stored one is the answer.
+            guard let stored = try self.report(id: report.id) else { throw SymbolicateError(.io, error.description) }
+            return (stored, false)
+        } catch {
+            throw SymbolicateError(.io, error.description)
+        }
+    }
+
+    func report(id: String) throws -> StoredReport? {
+        let object: (body: [UInt8], info: ObjectInfo)
+        do throws(ObjectStorageError) {
+            object = try client.getObject(bucket: location.bucket, key: itemKey(id))
+        } catch  where error.code == .noSuchKey {
+            return nil
+        } catch {
+            throw SymbolicateError(.io, error.description)
+        }
+        var report = try decode(object.body, key: itemKey(id))
+        report.revision = object.info.etag
+        return report
+    }
+
+    func replace(_ old: StoredReport, with new: StoredReport) throws -> ReplaceOutcome {
+        guard Set(new.missing).isSubset(of: old.missing), let etag = old.revision else {
+            throw SymbolicateError(.internal, "a stored report may only be replaced by one that misses less")
+        }
+        let bytes = try encode(new)
+        do throws(ObjectStorageError) {
+            try client.putObject(
+                bucket: location.bucket, key: itemKey(new.id), bytes: bytes, contentType: "application/json",
+                ifMatch: etag)
+        } catch  where error.code == .preconditionFailed || error.httpStatus == 409 {
+            return .conflict
+        } catch  where error.code == .noSuchKey {
+            return .gone
+        } catch {
+            throw SymbolicateError(.io, error.description)
+        }
+        for uuid in Set(old.missing).subtracting(new.missing) {
+            try s3 { () throws(ObjectStorageError) in
+                try client.deleteObject(bucket: location.bucket, key: markKey(uuid: uuid, id: new.id))
+            }
+        }
+        return .replaced
+    }
+
+    func delete(id: String) throws -> Bool {
+        guard let report = try report(id: id) else { return false }
+        try s3 { () throws(ObjectStorageError) in
+            try client.deleteObject(bucket: location.bucket, key: itemKey(id))
+            for uuid in report.missing {
+                try client.deleteObject(bucket: location.bucket, key: markKey(uuid: uuid, id: id))
+            }
+        }
+        return true
+    }
+
+    func list(limit: Int, missing: String?) throws -> [ReportListing] {
+        var items = try listItems()
+        if let missing {
+            let waiting = Set(try reportsMissing(missing))
+            items = items.filter { waiting.contains($0.id) }
+        }
+        return Array(items.sorted { ($0.updatedAt, $1.id) > ($1.updatedAt, $0.id) }.prefix(limit))
+    }
+
+    func waitingUUIDs() throws -> [String] {
+        let page = try s3 { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: waitingPrefix, delimiter: "/")
+        }
+        return page.commonPrefixes.compactMap { prefix in
+            let uuid = prefix.dropFirst(waitingPrefix.count).dropLast()
+            return uuid.isEmpty ? nil : String(uuid)
+        }
+        .sorted()
+    }
+
+    func reportsMissing(_ uuid: String) throws -> [String] {
+        let prefix = waitingPrefix + uuid + "/"
+        let page = try s3 { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: prefix)
+        }
+        return page.objects.map { String($0.key.dropFirst(prefix.count)) }.filter { !$0.isEmpty }.sorted()
+    }
+
+    func missingSummary(limit: Int) throws -> [MissingEntry] {
+        var counts: [String: (reports: Int, firstKey: String)] = [:]
+        for mark in try listMarks() {
+            counts[mark.uuid, default: (0, mark.key)].reports += 1
+        }
+        let top = counts.sorted { ($1.value.reports, $0.key) < ($0.value.reports, $1.key) }.prefix(limit)
+        return try top.map { uuid, entry in
+            MissingEntry(uuid: uuid, name: try name(of: uuid, markKey: entry.firstKey), reports: entry.reports)
+        }
+    }
+
+    func count() throws -> Int? { nil }
+
+    func checkReachable() throws {
+        _ = try s3 { () throws(ObjectStorageError) in
+            try client.listObjects(bucket: location.bucket, prefix: location.key("reports/"), maxKeys: 1)
+        }
+    }
+
+    func removeExpired(before cutoff: Double, dryRun: Bool) throws -> [String] {
+        let items = try listItems()
+        let expired = items.filter { $0.updatedAt < cutoff }.map(\.id)
+        guard !dryRun else { return expired }
+        for id in expired { _ = try delete(id: id) }
+        // Marks whose report is gone: a create killed between its marks and its report, or a
+        // delete killed between the report and its marks. Young ones may be a create in flight.
+        let remaining = Set(items.map(\.id)).subtracting(expired)
+        let graceCutoff = Date().timeIntervalSince1970 - BucketReports.orphanGracePeriod
+        for mark in try listMarks() where !remaining.contains(mark.id) && mark.modified < graceCutoff {
+            try s3 { () throws(ObjectStorageError) in try client.deleteObject(bucket: location.bucket, key: mark.key) }
+        }
+        return expired
+    }
+
+    // MARK: Helpers
+
+    private func listItems() throws -> [ReportListing] {
+        let page = try s3 { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: itemsPrefix)
+        }
+        return page.objects.compactMap { object in
+            let name = object.key.dropFirst(itemsPrefix.count)
+            guard name.hasSuffix(".json"), !name.contains("/") else { return nil }
+            return ReportListing(
+                id: String(name.dropLast(5)), updatedAt: BucketReports.seconds(object.lastModified) ?? 0)
+        }
+    }
+
+    private struct Mark {
+        var key: String
+        var uuid: String
+        var id: String
+        var modified: Double
+    }
+
+    private func listMarks() throws -> [Mark] {
+        let page = try s3 { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: waitingPrefix)
+        }
+        return page.objects.compactMap { object in
+            let parts = object.key.dropFirst(waitingPrefix.count).split(separator: "/")
+            guard parts.count == 2 else { return nil }
+            return Mark(
+                key: object.key, uuid: String(parts[0]), id: String(parts[1]),
+                modified: BucketReports.seconds(object.lastModified) ?? 0)
+        }
+    }
+
+    /// An image's name as a mark holds it, read once per UUID.
+    private func name(of uuid: String, markKey: String) throws -> String {
+        if let known = names.withLock({ $0[uuid] }) { return known }
+        let name: String
+        do throws(ObjectStorageError) {
+            name = String(
+                decoding: try client.getObject(bucket: location.bucket, key: markKey, maxBytes: 4096).body,
+                as: UTF8.self)
+        } catch  where error.code == .noSuchKey {
+            return ""
+        } catch {
+            throw SymbolicateError(.io, error.description)
+        }
+        names.withLock { cache in
+            if cache.count > 10_000 { cache.removeAll() }
+            cache[uuid] = name
+        }
+        return name
+    }
+
+    /// ListObjectsV2's `LastModified` (`2026-12-01T01:02:03.000Z`) in seconds since 1970.
+    static func seconds(_ text: String?) -> Double? {
+        guard let text else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)?.timeIntervalSince1970
+    }
+
+    @discardableResult
+    private func s3<T>(_ body: () throws(ObjectStorageError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw SymbolicateError(.io, error.description)
+        }
+    }
+
+    // MARK: The report object
+
+    private struct Record: Codable {
+        var version: Int
+        var id: String
+        var createdAt: Double
+        var updatedAt: Double
+        var format: String?
+        var contentType: String
+        var framesSymbolicated: Int
+        var framesTotal: Int
+        /// Missing UUID -> image name.
+        var missing: [String: String]
+        var original: Data
+        var output: Data
+    }
+
+    private func encode(_ report: StoredReport) throws -> [UInt8] {
+        var missing: [String: String] = [:]
+        for uuid in report.missing { missing[uuid] = report.missingNames[uuid] ?? "" }
+        let record = Record(
+            version: BucketReports.recordVersion, id: report.id, createdAt: report.createdAt,
+            updatedAt: report.updatedAt, format: report.format, contentType: report.contentType,
+            framesSymbolicated: report.framesSymbolicated, framesTotal: report.framesTotal, missing: missing,
+            original: Data(report.original), output: Data(report.output))
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(record))
+    }
+
+    private func decode(_ bytes: [UInt8], key: String) throws -> StoredReport {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let record: Record
+        do {
+            record = try decoder.decode(Record.self, from: Data(bytes))
+        } catch {
+            throw SymbolicateError(
+                .io, "s3://\(location.bucket)/\(key) is not a stored report this version can read (damaged?)")
+        }
+        guard record.version <= BucketReports.recordVersion else {
+            throw SymbolicateError(
+                .io, "s3://\(location.bucket)/\(key) was written by a newer version (layout \(record.version))")
+        }
+        return StoredReport(
+            id: record.id, createdAt: record.createdAt, updatedAt: record.updatedAt, format: record.format,
+            original: Array(record.original), output: Array(record.output), contentType: record.contentType,
+            framesSymbolicated: record.framesSymbolicated, framesTotal: record.framesTotal,
+            missing: record.missing.keys.sorted(), missingNames: record.missing)
+    }
+}

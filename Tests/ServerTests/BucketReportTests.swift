@@ -1,0 +1,280 @@
+// Stored reports in a bucket, against moto's server on loopback (PyPI moto[server], an in-memory
+// stand-in for S3; the stand-in script is the object-storage tests' Fixtures/moto-stand-in.py):
+// two server instances over one bucket, each with its own symbol store, share reports (a report
+// stored on one is read, listed, deleted and re-symbolicated by an upload on the other), an
+// Idempotency-Key gives one report across instances, the compare-and-swap refuses a stale
+// writer and a deleted report, and retention removes reports and orphaned marks.
+
+import Foundation
+import ObjectStorage
+import Store
+import SymbolicateModel
+import Testing
+
+@testable import Server
+
+enum MotoStandIn {
+    static let script = Fixtures.repository + "/Tests/ObjectStorageTests/Fixtures/moto-stand-in.py"
+
+    static let available: Bool = {
+        guard FileManager.default.fileExists(atPath: script) else { return false }
+        return run("/usr/bin/env", ["python3", "-c", "import moto.server, werkzeug"]) == 0
+    }()
+
+    /// `http://127.0.0.1:PORT` of a moto server living as long as this test process.
+    static let endpoint: S3Endpoint? = {
+        guard available, let port = freePort() else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, String(getpid()), String(port)]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        for _ in 0..<300 {
+            if (try? TestConnection(port: UInt16(port), timeout: 1)) != nil {
+                return S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")
+            }
+            usleep(100_000)
+        }
+        return nil
+    }()
+
+    static func configuration(_ endpoint: S3Endpoint) -> S3Configuration {
+        S3Configuration(
+            credentials: AWSCredentials(
+                accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+            endpoint: endpoint, retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.05))
+    }
+
+    /// A fresh bucket; answers its configuration and `s3://BUCKET/PREFIX`.
+    static func bucket() throws -> (configuration: S3Configuration, location: String) {
+        let endpoint = try #require(endpoint, "moto_server did not start")
+        let configuration = configuration(endpoint)
+        let bucket = "reports-" + UUID().uuidString.lowercased().prefix(18)
+        try S3Client(configuration: configuration).createBucket(String(bucket))
+        return (configuration, "s3://\(bucket)/team/a")
+    }
+
+    private static func freePort() -> Int? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
+    }
+
+    private static func run(_ executable: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+@Suite(
+    "Stored reports in a bucket",
+    .enabled(if: MotoStandIn.available, "moto's server is not installed (pip install 'moto[server]')"))
+struct BucketReportTests {
+    static let variant = StoredReportTests.variant
+
+    static func server(_ bucket: (configuration: S3Configuration, location: String)) throws -> TestServer {
+        try TestServer {
+            $0.reportStore = bucket.location
+            $0.objectStorage = bucket.configuration
+            $0.reportWatchInterval = 0
+        }
+    }
+
+    @Test(.enabled(if: UploadTests.ready, "\(UploadTests.notReady)"))
+    func aReportStoredOnOneInstanceIsResymbolicatedByAnUploadOnAnother() throws {
+        let bucket = try MotoStandIn.bucket()
+        let one = try Self.server(bucket)
+        let two = try Self.server(bucket)
+        // Each instance has its own symbol store here; in a deployment they share one.
+        let app = try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM"))
+        try one.importDirectly([app])
+        try two.importDirectly([app])
+        let holdKit = try #require(Fixtures.uuids(variant: Self.variant)["HoldKit"])
+        let report = try StoredReportTests.report()
+
+        let posted = try one.post("/v1/reports", report, headers: one.auth)
+        #expect(posted.status == 201)
+        let id = try #require(posted.json()["id"] as? String)
+        #expect((posted.json()["missing"] as? [String] ?? []).contains(holdKit))
+        let before = posted.json()["frames_symbolicated"] as? Int ?? -1
+
+        let read = try two.get("/v1/reports/\(id)")
+        #expect(read.status == 200)
+        #expect(read.json()["report"] as? String == posted.json()["report"] as? String)
+        let waiting = try two.get("/v1/missing").json()["missing"] as? [[String: Any]] ?? []
+        #expect(
+            waiting.contains {
+                $0["uuid"] as? String == holdKit && $0["reports"] as? Int == 1 && $0["name"] as? String == "HoldKit"
+            })
+        let listed = try two.get("/v1/reports?missing=\(holdKit)").json()["reports"] as? [[String: Any]] ?? []
+        #expect(listed.compactMap { $0["id"] as? String } == [id])
+
+        let upload = try two.post("/v1/symbols", try UploadTests.zip(["HoldKit.framework.dSYM"]), headers: two.auth)
+        #expect(upload.status == 201)
+        #expect(upload.json()["resymbolicated_reports"] as? Int == 1)
+
+        let after = try one.get("/v1/reports/\(id)")
+        #expect(!(after.json()["missing"] as? [String] ?? [holdKit]).contains(holdKit))
+        #expect((after.json()["frames_symbolicated"] as? Int ?? 0) > before)
+        let raw = try one.get("/v1/reports/\(id)?view=raw")
+        #expect(raw.body == (try SymbolicateEndpointTests.expected(two, report, format: nil)).output)
+        let stillWaiting = try one.get("/v1/missing").json()["missing"] as? [[String: Any]] ?? []
+        #expect(!stillWaiting.contains { $0["uuid"] as? String == holdKit })
+
+        // Deleted through one instance, gone on the other.
+        let deleted = try TestHTTP.request(port: two.port, "DELETE", "/v1/reports/\(id)", headers: two.auth)
+        #expect(deleted.status == 200)
+        #expect(try one.get("/v1/reports/\(id)").status == 404)
+    }
+
+    @Test(.enabled(if: StoredReportTests.reportPresent, "\(StoredReportTests.noReport)"))
+    func anIdempotencyKeyGivesOneReportAcrossInstances() throws {
+        let bucket = try MotoStandIn.bucket()
+        let one = try Self.server(bucket)
+        let two = try Self.server(bucket)
+        let report = try StoredReportTests.report()
+        let key = [("Idempotency-Key", "lb-retry-" + UUID().uuidString)]
+        let first = try one.post("/v1/reports", report, headers: one.auth + key)
+        #expect(first.status == 201)
+        let retried = try two.post("/v1/reports", report, headers: two.auth + key)
+        #expect(retried.status == 200)
+        #expect(retried.json()["id"] as? String == first.json()["id"] as? String)
+        let all = try one.get("/v1/reports").json()["reports"] as? [[String: Any]] ?? []
+        #expect(all.count == 1)
+        #expect(try two.get("/readyz").status == 200)
+    }
+
+    @Test func aStaleWriterLosesAndADeletedReportStaysDeleted() throws {
+        let bucket = try MotoStandIn.bucket()
+        let storage = try #require(
+            try ReportStorageLocation(parsing: bucket.location).open(s3: bucket.configuration) as? BucketReports)
+        let uuids = ["0A0B0C0D-0000-4000-8000-000000000001", "0A0B0C0D-0000-4000-8000-000000000002"]
+        let created = try storage.create(StoredReportTests.stored("r1", updatedAt: 1, missing: uuids))
+        #expect(created.created)
+        #expect(try storage.create(StoredReportTests.stored("r1", updatedAt: 2, missing: uuids)).created == false)
+        #expect(try storage.waitingUUIDs() == uuids)
+
+        let old = try #require(try storage.report(id: "r1"))
+        #expect(old.missing == uuids && old.missingNames[uuids[0]] == "Image")
+        var better = old
+        better.missing = [uuids[1]]
+        better.output = Array("better".utf8)
+        #expect(try storage.replace(old, with: better) == .replaced)
+        // A second writer that read the same version loses and must read again.
+        var other = old
+        other.missing = [uuids[0]]
+        #expect(try storage.replace(old, with: other) == .conflict)
+        #expect(try storage.report(id: "r1")?.output == Array("better".utf8))
+        #expect(try storage.waitingUUIDs() == [uuids[1]])
+        #expect(try storage.missingSummary(limit: 10) == [MissingEntry(uuid: uuids[1], name: "Image", reports: 1)])
+
+        let current = try #require(try storage.report(id: "r1"))
+        #expect(try storage.delete(id: "r1"))
+        var done = current
+        done.missing = []
+        #expect(try storage.replace(current, with: done) == .gone)
+        #expect(try storage.report(id: "r1") == nil)
+        #expect(try storage.waitingUUIDs() == [])
+        #expect(try storage.delete(id: "r1") == false)
+    }
+
+    @Test func retentionRemovesReportsAndTheirMarks() throws {
+        let bucket = try MotoStandIn.bucket()
+        let location = try ReportStorageLocation(parsing: bucket.location)
+        let storage = try #require(try location.open(s3: bucket.configuration))
+        _ = try storage.create(StoredReportTests.stored("x1", updatedAt: 1))
+        _ = try storage.create(StoredReportTests.stored("x2", updatedAt: 1))
+        // Written just now: a 1-day retention keeps them; a cutoff in the future expires them.
+        #expect(
+            try StoredReportRetention.removeExpired(at: location, days: 1, dryRun: false, s3: bucket.configuration)
+                == [])
+        let future = Date().timeIntervalSince1970 + 60
+        #expect(try storage.removeExpired(before: future, dryRun: true).sorted() == ["x1", "x2"])
+        #expect(try storage.list(limit: 10, missing: nil).count == 2)
+        #expect(try storage.removeExpired(before: future, dryRun: false).sorted() == ["x1", "x2"])
+        #expect(try storage.list(limit: 10, missing: nil).isEmpty)
+        #expect(try storage.waitingUUIDs().isEmpty)
+    }
+
+    @Test func aFolderStoresReportsCopyIntoABucketResumably() throws {
+        let bucket = try MotoStandIn.bucket()
+        let directory = NSTemporaryDirectory() + "symbolicate-copy-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try ReportDatabase(path: directory + "/reports.sqlite")
+        _ = try database.create(StoredReportTests.stored("c1", updatedAt: 10))
+        _ = try database.create(StoredReportTests.stored("c2", updatedAt: 20, missing: []))
+        let destination = try ReportStorageLocation(parsing: bucket.location)
+        let storage = try #require(try destination.open(s3: bucket.configuration))
+        // As if an earlier run was interrupted after the first report.
+        _ = try storage.create(try #require(try database.report(id: "c1")))
+
+        let summary = try StoredReportCopy.copy(from: .folder(directory), to: destination, s3: bucket.configuration)
+        #expect(summary == StoredReportCopy.Summary(copied: 1, present: 1))
+        let copied = try #require(try storage.report(id: "c2"))
+        #expect(copied.original == Array("report c2".utf8) && copied.createdAt == 20 && copied.missing.isEmpty)
+        #expect(try storage.reportsMissing("0A0B0C0D-0000-4000-8000-000000000001") == ["c1"])
+        let again = try StoredReportCopy.copy(from: .folder(directory), to: destination, s3: bucket.configuration)
+        #expect(again == StoredReportCopy.Summary(copied: 0, present: 2))
+    }
+
+    @Test(.enabled(if: UploadTests.ready, "\(UploadTests.notReady)"))
+    func twoInstancesThatSeeTheBuildAtOnceAgree() throws {
+        let bucket = try MotoStandIn.bucket()
+        func watching() throws -> TestServer {
+            try TestServer {
+                $0.reportStore = bucket.location
+                $0.objectStorage = bucket.configuration
+                $0.reportWatchInterval = 0.1
+            }
+        }
+        let one = try watching()
+        let two = try watching()
+        let app = try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM"))
+        try one.importDirectly([app])
+        try two.importDirectly([app])
+        let holdKit = try #require(Fixtures.uuids(variant: Self.variant)["HoldKit"])
+        let report = try StoredReportTests.report()
+        let posted = try one.post("/v1/reports", report, headers: one.auth)
+        let id = try #require(posted.json()["id"] as? String)
+
+        // The build arrives in both stores at once (as one shared store would show it to both):
+        // both watchers re-symbolicate the same report concurrently.
+        let kit = try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM"))
+        let stores = [one.server.configuration.storeDirectory, two.server.configuration.storeDirectory]
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            _ = try? SymbolStore(directory: stores[index]).importPaths([kit], progress: nil)
+        }
+        var missing = [holdKit]
+        for _ in 0..<100 where missing.contains(holdKit) {
+            usleep(100_000)
+            missing = try two.get("/v1/reports/\(id)").json()["missing"] as? [String] ?? [holdKit]
+        }
+        #expect(!missing.contains(holdKit))
+        usleep(500_000)  // both watchers have had their look
+        let expected = try SymbolicateEndpointTests.expected(one, report, format: nil).output
+        #expect(try one.get("/v1/reports/\(id)?view=raw").body == expected)
+        #expect(try two.get("/v1/reports/\(id)?view=raw").body == expected)
+        let waiting = try one.get("/v1/reports?missing=\(holdKit)").json()["reports"] as? [[String: Any]]
+        #expect(waiting?.isEmpty == true)
+        let rewrites = (one.accessLog + two.accessLog).components(separatedBy: "\"event\":\"resymbolicated\"").count - 1
+        #expect(rewrites >= 1)
+    }
+}
