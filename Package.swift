@@ -38,7 +38,7 @@ let package = Package(
         // .zip / .tar / cpio, read and written: the one target that talks to libarchive.
         .target(name: "Archives", dependencies: ["SymbolicateModel", "CArchive"], path: "Sources/Archives"),
         .target(
-            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite"],
+            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite", "ObjectStorage"],
             path: "Sources/Store"),
         .target(
             name: "Symbolication",
