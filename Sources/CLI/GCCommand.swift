@@ -13,6 +13,7 @@ enum GCCommand: Command {
 
         OPTIONS:
           --store DIR         The store (default: $SYMBOLICATE_STORE, else the XDG data folder).
+        \(StoreOption.cacheHelp)
           --older-than DAYS   Age threshold in days (required).
           --dry-run           Only list what would be removed.
           -h, --help          Show this help.
@@ -22,12 +23,12 @@ enum GCCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["--store", "--older-than"], flags: ["--dry-run"])
+        let args = try Arguments(arguments, valued: StoreOption.valued.union(["--older-than"]), flags: ["--dry-run"])
         guard args.positionals.isEmpty else { throw UsageError("gc takes no positional arguments") }
         guard let days = try args.integer("--older-than"), days >= 0 else {
             throw UsageError("--older-than DAYS is required (a whole number of days, 0 or more)")
         }
-        guard let store = try StoreOption.open(args.value("--store"), disabled: false, mustExist: true) else {
+        guard let store = try StoreOption.open(args, disabled: false, mustExist: true) else {
             return ExitCode.failure
         }
         let dryRun = args.has("--dry-run")

@@ -70,7 +70,7 @@ extension SymbolicationServer {
             Route("GET", "/metrics", access: .open) { _ in
                 HTTPResponse(
                     contentType: "text/plain; version=0.0.4; charset=utf-8",
-                    body: Array(metrics.render(gauges: context.gauges()).utf8))
+                    body: Array((metrics.render(gauges: context.gauges()) + context.bucketMetrics()).utf8))
             },
         ]
     }

@@ -10,7 +10,7 @@ import SymbolicateModel
 
 final class ServiceContext: @unchecked Sendable {
     let configuration: ServerConfiguration
-    let store: SymbolStore
+    let store: any SymbolStoring
     let reports: ReportDatabase
     let importer: ImportRunner
     let metrics: Metrics
@@ -23,9 +23,10 @@ final class ServiceContext: @unchecked Sendable {
         self.configuration = configuration
         self.metrics = metrics
         self.log = log
-        try FileManager.default.createDirectory(atPath: configuration.storeDirectory, withIntermediateDirectories: true)
-        self.store = try SymbolStore(directory: configuration.storeDirectory)
-        self.reports = try ReportDatabase(path: configuration.storeDirectory + "/reports.sqlite")
+        try FileManager.default.createDirectory(atPath: configuration.localDirectory, withIntermediateDirectories: true)
+        self.store = try StoreLocation.open(
+            configuration.storeDirectory, cacheDirectory: configuration.localDirectory, cacheBytes: configuration.cacheBytes)
+        self.reports = try ReportDatabase(path: configuration.localDirectory + "/reports.sqlite")
         self.importer = ImportRunner(
             executable: configuration.importExecutable, cpuSeconds: configuration.importCPUSeconds,
             memoryBytes: configuration.importMemoryBytes, wallSeconds: configuration.importWallSeconds)
@@ -78,9 +79,20 @@ final class ServiceContext: @unchecked Sendable {
             ("symbolicate_store_symbol_table_builds", "Builds with only a symbol table.", Double(statistics.symbolTableBuilds)),
             ]
         }
+        if let bucket = store as? BucketStore {
+            let cache = bucket.bucketStatistics.cache
+            gauges.append(("symbolicate_cache_bytes", "Bytes of build files in the local cache of the bucket store.", Double(cache.bytes)))
+        }
         if let count = try? reports.count() {
             gauges.append(("symbolicate_stored_reports", "Reports stored with POST /v1/reports.", Double(count)))
         }
         return gauges
+    }
+
+    /// The bucket store's requests, errors and latency and the cache's counters, for `/metrics`
+    /// (empty for a folder store).
+    func bucketMetrics() -> String {
+        guard let bucket = store as? BucketStore else { return "" }
+        return Metrics.bucketExposition(bucket.bucketStatistics)
     }
 }

@@ -310,3 +310,31 @@ public final class BucketStore: Sendable {
 }
 
 extension BucketStore: SymbolStoring {}
+
+/// What `/metrics` shows of a bucket store: the S3 client's counters per operation and the
+/// cache's hits, misses, evictions and size.
+public struct BucketStatistics: Sendable {
+    public struct Operation: Sendable {
+        public var name: String
+        public var requests: UInt64
+        /// HTTP requests sent, retries and redirects included.
+        public var attempts: UInt64
+        public var errors: UInt64
+        public var latencySeconds: Double
+        public var latencyCount: UInt64
+    }
+
+    public var operations: [Operation]
+    public var cache: BuildCache.Counters
+}
+
+extension BucketStore {
+    public var bucketStatistics: BucketStatistics {
+        let operations = client.metrics.snapshot().sorted { $0.key < $1.key }.map { name, c in
+            BucketStatistics.Operation(
+                name: name, requests: c.requests, attempts: c.attempts, errors: c.errors, latencySeconds: c.latencySum,
+                latencyCount: c.latencyCount)
+        }
+        return BucketStatistics(operations: operations, cache: cache.snapshot)
+    }
+}
