@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel"]),
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "ObjectStorage"]),
         .testTarget(
             name: "SymbolicationTests",
             dependencies: ["Symbolication", "Reports", "SymbolicateModel"]),
