@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel"]),
-        .testTarget(name: "CLITests", dependencies: ["CLI"]),
+        .testTarget(name: "CLITests", dependencies: ["CLI", "ObjectStorage"]),
         .testTarget(
             name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Digest"], exclude: ["Fixtures"]),
     ],
