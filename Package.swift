@@ -76,7 +76,7 @@ let package = Package(
             name: "SymbolicationTests",
             dependencies: ["Symbolication", "Reports", "SymbolicateModel"]),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib"]),
+            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib", "ObjectStorage"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel"]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "ObjectStorage"]),
         .testTarget(
