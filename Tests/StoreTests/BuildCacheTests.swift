@@ -79,6 +79,25 @@ struct BuildCacheTests {
         let only = try #require(try fetch(tiny, "builds/v3/a.sqlite"))
         #expect(FileManager.default.fileExists(atPath: only))
     }
+
+    /// A disk that fills up makes the cache evict and fetch again: the build still arrives, the
+    /// older copies go, nothing half-written stays.
+    @Test(.enabled(if: Mounts.available, "needs root and mount(8) for a small tmpfs"))
+    func aFullDiskEvictsInsteadOfFailing() throws {
+        for name in ["a", "b", "c"] {
+            try client.putObject(bucket: bucket, key: "builds/v3/\(name).sqlite", bytes: [UInt8](repeating: 2, count: 500_000))
+        }
+        let disk = try Mounts.tmpfs(kilobytes: 1200)
+        defer { Mounts.unmount(disk) }
+        let cache = try BuildCache(root: disk, location: try S3Location(bucket: bucket), capacity: 10 << 30)
+        let a = try #require(try fetch(cache, "builds/v3/a.sqlite"))
+        let b = try #require(try fetch(cache, "builds/v3/b.sqlite"))
+        let c = try #require(try fetch(cache, "builds/v3/c.sqlite"))
+        #expect(FileManager.default.contents(atPath: c) == Data([UInt8](repeating: 2, count: 500_000)))
+        #expect(!FileManager.default.fileExists(atPath: a) || !FileManager.default.fileExists(atPath: b))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.directory).filter { $0.contains(".part-") }
+        #expect(leftovers.isEmpty)
+    }
 }
 
 struct CacheSizeTests {
