@@ -110,6 +110,38 @@ struct BucketStoreTests {
         #expect(try store.builds(matching: id).map(\.kind) == [.debugInfo])
     }
 
+    /// Two stores (two replicas) importing one build at once, debug info on one side and its
+    /// symbol table on the other, end with the debug info however their requests interleave.
+    @Test func concurrentWritersEndWithTheDebugInfo() throws {
+        for round in 0..<6 {
+            let id = StoreFixtures.uuid(UInt8(40 + round))
+            let dwarf = StoreFixtures.table(StoreFixtures.info(id, kind: .debugInfo), functionCount: 60, seed: UInt64(round))
+            let symtab = StoreFixtures.table(
+                StoreFixtures.info(id, kind: .symbolTable), functionCount: 60, seed: UInt64(round), symbolsOnly: true)
+            let other = try BucketStore(
+                location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("writer"),
+                cacheBytes: 1 << 30)
+            let failures = Locked(0)
+            DispatchQueue.concurrentPerform(iterations: 2) { side in
+                do {
+                    if side == round % 2 {
+                        try store.importTable(dwarf, source: "/d")
+                    } else {
+                        try other.importTable(symtab, source: "/s")
+                    }
+                } catch {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+            #expect(failures.withLock { $0 } == 0)
+            #expect(try store.builds(matching: id).map(\.kind) == [.debugInfo])
+            let reader = try BucketStore(
+                location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("reader"),
+                cacheBytes: 1 << 30)
+            StoreFixtures.expectSameLookups(try #require(try reader.source(for: id, arch: .arm64)), dwarf)
+        }
+    }
+
     @Test func removeDeletesEntryUseMarkAndFile() throws {
         let id = StoreFixtures.uuid(9)
         try store.importTable(StoreFixtures.table(StoreFixtures.info(id), functionCount: 50, seed: 9), source: "/x")
