@@ -36,7 +36,8 @@ enum SyncCommand: Command {
             throw UsageError("sync needs --store s3://BUCKET[/PREFIX] (the bucket store to copy into)")
         }
         guard FileManager.default.fileExists(atPath: from + "/catalog.sqlite") else {
-            throw SymbolicateError(.notFound, "no symbol store here (no catalog.sqlite): name a folder store with --from", path: from)
+            throw SymbolicateError(
+                .notFound, "no symbol store here (no catalog.sqlite): name a folder store with --from", path: from)
         }
         let source = try SymbolStore(directory: from)
         guard let bucket = try StoreOption.open(args, disabled: false, mustExist: true) as? BucketStore else {
@@ -51,7 +52,8 @@ enum SyncCommand: Command {
             }
         }
         Console.error(
-            "copied \(totals.copied) builds to \(bucket.locationDescription), \(totals.skipped) already there, \(totals.failed) failed")
+            "copied \(totals.copied) builds to \(bucket.locationDescription), \(totals.skipped) already there, \(totals.failed) failed"
+        )
         return totals.failed == 0 ? ExitCode.ok : ExitCode.failure
     }
 }

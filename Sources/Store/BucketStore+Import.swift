@@ -44,7 +44,10 @@ extension BucketStore {
         let staging = try makeStaging()
         defer { try? FileManager.default.removeItem(atPath: staging.folder) }
         _ = try staging.store.importTable(table, source: source)
-        guard let row = try staging.store.list().first(where: { $0.uuid == table.build.uuid && $0.arch == table.build.arch })
+        guard
+            let row = try staging.store.list().first(where: {
+                $0.uuid == table.build.uuid && $0.arch == table.build.arch
+            })
         else { throw SymbolicateError(.internal, "the staged build is not in the staging store", path: source) }
         return try publish(row, file: staging.store.absolutePath(row.file))
     }
@@ -159,7 +162,7 @@ extension BucketStore {
             try client.uploadObject(
                 bucket: location.bucket, key: location.key(buildKey), fromFile: file,
                 contentType: "application/vnd.sqlite3", createOnly: fileCreateOnly)
-        } catch where error.code == .preconditionFailed {
+        } catch  where error.code == .preconditionFailed {
             // Another writer's file is there: at least as good as a symbol table. Its entry follows it.
         } catch {
             throw BucketStore.error(error)
@@ -168,7 +171,7 @@ extension BucketStore {
             try client.putObject(
                 bucket: location.bucket, key: location.key(BucketStore.metadataKey(uuid: row.uuid, arch: row.arch)),
                 bytes: BuildMetadata(entry).encoded, contentType: "application/json", createOnly: entryCreateOnly)
-        } catch where error.code == .preconditionFailed {
+        } catch  where error.code == .preconditionFailed {
             return .alreadyPresent
         } catch {
             throw BucketStore.error(error)

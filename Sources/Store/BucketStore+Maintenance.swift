@@ -45,10 +45,15 @@ extension BucketStore {
         var report = VerifyReport()
         report.catalogSchemaVersion = BuildMetadata.format
         for name in TemporaryFile.removeStale(in: cache.temporaryDirectory) {
-            report.repaired.append(.init(kind: .staleTemporary, file: "cache tmp/" + name, message: "left by an import that died; removed"))
+            report.repaired.append(
+                .init(kind: .staleTemporary, file: "cache tmp/" + name, message: "left by an import that died; removed")
+            )
         }
         for name in SymbolStore.removeStaleTransfers(inStore: cacheRoot) {
-            report.repaired.append(.init(kind: .staleTemporary, file: "cache tmp/" + name, message: "left by an import or server that was stopped; removed"))
+            report.repaired.append(
+                .init(
+                    kind: .staleTemporary, file: "cache tmp/" + name,
+                    message: "left by an import or server that was stopped; removed"))
         }
         let files = try storage { () throws(ObjectStorageError) in
             try client.listAllObjects(bucket: location.bucket, prefix: location.key("builds/"))
@@ -71,7 +76,9 @@ extension BucketStore {
         }
         for (file, _) in sizes.sorted(by: { $0.key < $1.key }) where !listed.contains(file) {
             report.problems.append(
-                .init(kind: .orphanFile, file: file, message: "no catalog entry lists this object (an interrupted import or removal)"))
+                .init(
+                    kind: .orphanFile, file: file,
+                    message: "no catalog entry lists this object (an interrupted import or removal)"))
         }
         return report
     }
@@ -82,9 +89,13 @@ extension BucketStore {
         }
         let reimport = "re-import it: symbolicate import --store \(location) \(row.sourcePath)"
         guard row.schemaVersion == Int(BuildFile.schemaVersion) else {
-            return problem(.outdated, "schema version \(row.schemaVersion), this symbolicate reads \(BuildFile.schemaVersion); \(reimport)")
+            return problem(
+                .outdated,
+                "schema version \(row.schemaVersion), this symbolicate reads \(BuildFile.schemaVersion); \(reimport)")
         }
-        guard let size else { return problem(.missingFile, "the object \(location)/\(row.file) is missing; \(reimport)") }
+        guard let size else {
+            return problem(.missingFile, "the object \(location)/\(row.file) is missing; \(reimport)")
+        }
         if row.byteSize > 0, size != row.byteSize {
             return problem(.damaged, "the object has \(size) bytes and its entry says \(row.byteSize); \(reimport)")
         }
@@ -157,7 +168,9 @@ extension BucketStore {
             do {
                 guard build.status == .ready else {
                     throw SymbolicateError(
-                        .io, "the folder store's build file is \(build.status.rawValue); run `symbolicate verify --store \(folder.directory)`")
+                        .io,
+                        "the folder store's build file is \(build.status.rawValue); run `symbolicate verify --store \(folder.directory)`"
+                    )
                 }
                 let info = try BuildFileSource.inspect(path: folder.absolutePath(build.file), integrity: false)
                 guard info.uuid == build.uuid, info.arch == build.arch else {

@@ -158,14 +158,15 @@ public final class BucketStore: Sendable {
         let info: ObjectInfo
         do {
             (body, info) = try client.getObject(bucket: location.bucket, key: key, maxBytes: 1 << 20)
-        } catch where error.code == .noSuchKey {
+        } catch  where error.code == .noSuchKey {
             return nil
         } catch {
             throw BucketStore.error(error)
         }
         let metadata: BuildMetadata
         do {
-            metadata = try BuildMetadata.decode(body, key: location.description + "/" + (location.relativeKey(key) ?? key))
+            metadata = try BuildMetadata.decode(
+                body, key: location.description + "/" + (location.relativeKey(key) ?? key))
         } catch let error as SymbolicateError {
             throw SymbolicateError(error.code, "s3://\(location.bucket)/\(key): \(error.message)")
         }
@@ -178,7 +179,8 @@ public final class BucketStore: Sendable {
         let key = location.key(BucketStore.metadataKey(uuid: uuid, arch: arch))
         guard let metadata = try metadata(key: key, etag: nil) else { return nil }
         let used = try storage { () throws(ObjectStorageError) in
-            try client.headObject(bucket: location.bucket, key: location.key(BucketStore.useKey(uuid: uuid, arch: arch)))
+            try client.headObject(
+                bucket: location.bucket, key: location.key(BucketStore.useKey(uuid: uuid, arch: arch)))
         }
         return metadata.row(lastUsedAt: used?.lastModified.flatMap(BucketStore.parseDate))
     }

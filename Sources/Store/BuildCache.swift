@@ -42,7 +42,9 @@ public final class BuildCache: Sendable {
     }
 
     /// utimensat(2)'s special nanosecond values (<sys/stat.h> macros Swift does not import).
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     static let UTIME_NOW = (1 << 30) - 1
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     static let UTIME_OMIT = (1 << 30) - 2
 
     private final class FetchLock: @unchecked Sendable {
@@ -87,7 +89,9 @@ public final class BuildCache: Sendable {
     ) throws -> String? {
         let path = path(for: relativeKey)
         if let hit = hit(path, expectedSize: expectedSize) { return hit }
-        if let missed = misses.withLock({ $0[relativeKey] }), Date().timeIntervalSince(missed) < BuildCache.missRetention {
+        if let missed = misses.withLock({ $0[relativeKey] }),
+            Date().timeIntervalSince(missed) < BuildCache.missRetention
+        {
             return nil
         }
         let fetch = fetchLocks.withLock { locks in
@@ -103,7 +107,9 @@ public final class BuildCache: Sendable {
         }
         // Another caller may have fetched it while this one waited.
         if let hit = hit(path, expectedSize: expectedSize) { return hit }
-        if let missed = misses.withLock({ $0[relativeKey] }), Date().timeIntervalSince(missed) < BuildCache.missRetention {
+        if let missed = misses.withLock({ $0[relativeKey] }),
+            Date().timeIntervalSince(missed) < BuildCache.missRetention
+        {
             return nil
         }
         counters.withLock { $0.misses += 1 }
@@ -158,7 +164,9 @@ public final class BuildCache: Sendable {
             return nil
         }
         // Access time by hand: eviction goes by it, and noatime mounts would never update it.
-        var times = [timespec(tv_sec: 0, tv_nsec: BuildCache.UTIME_NOW), timespec(tv_sec: 0, tv_nsec: BuildCache.UTIME_OMIT)]
+        var times = [
+            timespec(tv_sec: 0, tv_nsec: BuildCache.UTIME_NOW), timespec(tv_sec: 0, tv_nsec: BuildCache.UTIME_OMIT),
+        ]
         utimensat(AT_FDCWD, path, &times, 0)
         counters.withLock { $0.hits += 1 }
         return path

@@ -69,7 +69,8 @@ struct BuildMetadata: Codable, Equatable {
         }
         guard metadata.format == BuildMetadata.format else {
             throw SymbolicateError(
-                .unsupported, "build metadata of format \(metadata.format); this symbolicate reads \(BuildMetadata.format)",
+                .unsupported,
+                "build metadata of format \(metadata.format); this symbolicate reads \(BuildMetadata.format)",
                 path: key)
         }
         guard BuildID(string: metadata.uuid) != nil, SymbolKind(rawValue: metadata.kind) != nil else {

@@ -53,7 +53,9 @@ struct BucketStoreCLITests {
             #expect(fromBucket.status == 0, "\(name): \(fromBucket.stderr)")
             #expect(fromFiles.stdout == fromBucket.stdout, "\(name) differs")
         }
-        let cached = try FileManager.default.subpathsOfDirectory(atPath: folder + "/cache2").filter { $0.hasSuffix(".sqlite") }
+        let cached = try FileManager.default.subpathsOfDirectory(atPath: folder + "/cache2").filter {
+            $0.hasSuffix(".sqlite")
+        }
         #expect(!cached.isEmpty)
 
         let list = try run(["list", "--store", store, "--cache", folder + "/cache2", "--json"])
@@ -65,7 +67,8 @@ struct BucketStoreCLITests {
         #expect(try run(["verify", "--store", store, "--cache", folder + "/cache2"]).status == 0)
 
         let batch = try run([
-            "batch", "--store", store, "--cache", folder + "/cache3", "-o", folder + "/out", Paths.samples + "/reports/" + reports[0],
+            "batch", "--store", store, "--cache", folder + "/cache3", "-o", folder + "/out",
+            Paths.samples + "/reports/" + reports[0],
         ])
         #expect(batch.status == 0, "\(batch.stderr)")
 
@@ -121,7 +124,8 @@ struct BucketStoreCLITests {
         // The default command with a dead bucket still writes the report (frames unsymbolicated).
         let report = Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5.crash"
         let unsymbolicated = try run(
-            ["--store", "s3://\(bucket)", "--cache", folder, report], environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"])
+            ["--store", "s3://\(bucket)", "--cache", folder, report],
+            environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"])
         #expect(unsymbolicated.status == 0, "\(unsymbolicated.stderr)")
         #expect(unsymbolicated.stdout == [UInt8](try Data(contentsOf: URL(fileURLWithPath: report))))
         #expect(unsymbolicated.stderr.contains("cannot reach"), "\(unsymbolicated.stderr)")
@@ -135,7 +139,9 @@ struct BucketStoreCLITests {
 enum BucketStand {
     static let python: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { $0 + "/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { $0 + "/python3" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }()
 
     static let available: Bool = {
@@ -154,7 +160,9 @@ enum BucketStand {
         guard available, let python, let port = freePort() else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Paths.repository + "/Tests/ObjectStorageTests/Fixtures/moto-stand-in.py", String(getpid()), String(port)]
+        process.arguments = [
+            Paths.repository + "/Tests/ObjectStorageTests/Fixtures/moto-stand-in.py", String(getpid()), String(port),
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return nil }

@@ -109,9 +109,11 @@ struct BucketServerTests {
 enum BucketStandIn {
     static let motoAvailable: Bool = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        guard let python = path.split(separator: ":").map({ $0 + "/python3" }).first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }) else { return false }
+        guard
+            let python = path.split(separator: ":").map({ $0 + "/python3" }).first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else { return false }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-c", "import moto.server, werkzeug"]
@@ -124,9 +126,11 @@ enum BucketStandIn {
 
     static let endpoint: S3Endpoint? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        guard let python = path.split(separator: ":").map({ $0 + "/python3" }).first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }), let port = freePort() else { return nil }
+        guard
+            let python = path.split(separator: ":").map({ $0 + "/python3" }).first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }), let port = freePort()
+        else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [

@@ -33,7 +33,8 @@ struct BucketStoreTests {
 
     @Test func importedBuildsAnswerAsTheirTables() throws {
         let a = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(1)), functionCount: 300, seed: 1)
-        let b = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(2), arch: .x86_64), functionCount: 200, seed: 2)
+        let b = StoreFixtures.table(
+            StoreFixtures.info(StoreFixtures.uuid(2), arch: .x86_64), functionCount: 200, seed: 2)
         #expect(try store.importTable(a, source: "/in/a") == .imported)
         #expect(try store.importTable(b, source: "/in/b") == .imported)
         #expect(try store.importTable(a, source: "/in/a") == .alreadyPresent)
@@ -82,7 +83,8 @@ struct BucketStoreTests {
     @Test func aLateSymbolTableWriterLosesTheRace() throws {
         let id = StoreFixtures.uuid(8)
         let dwarf = StoreFixtures.table(StoreFixtures.info(id, kind: .debugInfo), functionCount: 90, seed: 8)
-        let symtab = StoreFixtures.table(StoreFixtures.info(id, kind: .symbolTable), functionCount: 90, seed: 8, symbolsOnly: true)
+        let symtab = StoreFixtures.table(
+            StoreFixtures.info(id, kind: .symbolTable), functionCount: 90, seed: 8, symbolsOnly: true)
         // Stage the symbol table's file as its import would, before the debug info lands.
         let staging = try SymbolStore(directory: try StoreFixtures.scratchFolder("late-staging"))
         try staging.importTable(symtab, source: "/s")
@@ -91,7 +93,8 @@ struct BucketStoreTests {
         // The late writer's PUTs, exactly as `publish` sends them when it saw no entry.
         let fileKey = store.location.key(BucketStore.buildKey(uuid: id, arch: .arm64))
         #expect(throws: ObjectStorageError.self) {
-            try client.uploadObject(bucket: bucket, key: fileKey, fromFile: staging.absolutePath(staged.file), createOnly: true)
+            try client.uploadObject(
+                bucket: bucket, key: fileKey, fromFile: staging.absolutePath(staged.file), createOnly: true)
         }
         var entry = staged
         entry.file = BucketStore.buildKey(uuid: id, arch: .arm64)
@@ -115,7 +118,8 @@ struct BucketStoreTests {
     @Test func concurrentWritersEndWithTheDebugInfo() throws {
         for round in 0..<6 {
             let id = StoreFixtures.uuid(UInt8(40 + round))
-            let dwarf = StoreFixtures.table(StoreFixtures.info(id, kind: .debugInfo), functionCount: 60, seed: UInt64(round))
+            let dwarf = StoreFixtures.table(
+                StoreFixtures.info(id, kind: .debugInfo), functionCount: 60, seed: UInt64(round))
             let symtab = StoreFixtures.table(
                 StoreFixtures.info(id, kind: .symbolTable), functionCount: 60, seed: UInt64(round), symbolsOnly: true)
             let other = try BucketStore(
@@ -170,7 +174,8 @@ struct BucketStoreTests {
     @Test func verifyNamesDamagedMissingAndOrphanedObjects() throws {
         let ids = [StoreFixtures.uuid(11), StoreFixtures.uuid(12), StoreFixtures.uuid(13)]
         for (n, id) in ids.enumerated() {
-            try store.importTable(StoreFixtures.table(StoreFixtures.info(id), functionCount: 30, seed: UInt64(n)), source: "/x")
+            try store.importTable(
+                StoreFixtures.table(StoreFixtures.info(id), functionCount: 30, seed: UInt64(n)), source: "/x")
         }
         #expect(try store.verify(deep: false).isHealthy)
         let key = { (id: BuildID) in self.store.location.key(BucketStore.buildKey(uuid: id, arch: .arm64)) }
@@ -189,7 +194,10 @@ struct BucketStoreTests {
         #expect(kinds[.damaged] == 2, "\(report.problems)")  // the garbage object and the junk entry
         #expect(kinds[.missingFile] == 1)
         #expect(kinds[.orphanFile] == 1)
-        #expect(report.problems.contains { $0.kind == .damaged && $0.uuid == ids[0] && $0.message.contains("s3://\(bucket)/team/symbols/builds/") })
+        #expect(
+            report.problems.contains {
+                $0.kind == .damaged && $0.uuid == ids[0] && $0.message.contains("s3://\(bucket)/team/symbols/builds/")
+            })
         // A lookup of the damaged build fails for that build only, naming the object.
         #expect {
             _ = try other.source(for: ids[0], arch: .arm64)
@@ -234,7 +242,8 @@ struct BucketStoreTests {
 
     @Test func anUnreachableEndpointIsNamedNotTrapped() throws {
         let port = try #require(MotoStandIn.freePort())
-        let dead = try S3Client(configuration: MotoStandIn.configuration(S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")))
+        let dead = try S3Client(
+            configuration: MotoStandIn.configuration(S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")))
         let unreachable = try BucketStore(
             location: try S3Location(bucket: "symbols", prefix: "p"), client: dead, cacheDirectory: cache,
             cacheBytes: 1 << 30)
@@ -247,7 +256,8 @@ struct BucketStoreTests {
         #expect(throws: SymbolicateError.self) { try unreachable.checkReachable() }
         #expect(throws: SymbolicateError.self) {
             try unreachable.importTable(
-                StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(1)), functionCount: 10, seed: 1), source: "/x")
+                StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(1)), functionCount: 10, seed: 1), source: "/x"
+            )
         }
     }
 }

@@ -22,7 +22,8 @@ struct BuildCacheTests {
 
     func cache(capacity: Int64) throws -> BuildCache {
         try BuildCache(
-            root: try StoreFixtures.scratchFolder("cache"), location: try S3Location(bucket: bucket), capacity: capacity)
+            root: try StoreFixtures.scratchFolder("cache"), location: try S3Location(bucket: bucket), capacity: capacity
+        )
     }
 
     func fetch(_ cache: BuildCache, _ key: String) throws -> String? {
@@ -60,7 +61,8 @@ struct BuildCacheTests {
 
     @Test func theBoundEvictsLeastRecentlyUsedFirst() throws {
         for name in ["a", "b", "c"] {
-            try client.putObject(bucket: bucket, key: "builds/v3/\(name).sqlite", bytes: [UInt8](repeating: 1, count: 400_000))
+            try client.putObject(
+                bucket: bucket, key: "builds/v3/\(name).sqlite", bytes: [UInt8](repeating: 1, count: 400_000))
         }
         let cache = try cache(capacity: 900_000)
         let a = try #require(try fetch(cache, "builds/v3/a.sqlite"))
@@ -85,7 +87,8 @@ struct BuildCacheTests {
     @Test(.enabled(if: Mounts.available, "needs root and mount(8) for a small tmpfs"))
     func aFullDiskEvictsInsteadOfFailing() throws {
         for name in ["a", "b", "c"] {
-            try client.putObject(bucket: bucket, key: "builds/v3/\(name).sqlite", bytes: [UInt8](repeating: 2, count: 500_000))
+            try client.putObject(
+                bucket: bucket, key: "builds/v3/\(name).sqlite", bytes: [UInt8](repeating: 2, count: 500_000))
         }
         let disk = try Mounts.tmpfs(kilobytes: 1200)
         defer { Mounts.unmount(disk) }
@@ -95,7 +98,9 @@ struct BuildCacheTests {
         let c = try #require(try fetch(cache, "builds/v3/c.sqlite"))
         #expect(FileManager.default.contents(atPath: c) == Data([UInt8](repeating: 2, count: 500_000)))
         #expect(!FileManager.default.fileExists(atPath: a) || !FileManager.default.fileExists(atPath: b))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.directory).filter { $0.contains(".part-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.directory).filter {
+            $0.contains(".part-")
+        }
         #expect(leftovers.isEmpty)
     }
 }

@@ -13,7 +13,9 @@ enum MotoStandIn {
 
     static let python: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { $0 + "/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { $0 + "/python3" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }()
 
     /// True when python3 can import moto's server.
@@ -44,7 +46,9 @@ enum MotoStandIn {
         return nil
     }()
 
-    static func configuration(_ endpoint: S3Endpoint, retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.02))
+    static func configuration(
+        _ endpoint: S3Endpoint, retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.02)
+    )
         -> S3Configuration
     {
         S3Configuration(
