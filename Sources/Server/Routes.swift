@@ -58,7 +58,7 @@ extension SymbolicationServer {
                     throw HTTPError(503, "not_ready", "the server is stopping", headers: [("Retry-After", "1")])
                 }
                 do {
-                    _ = try context.store.statistics
+                    try context.checkStore()
                     _ = try context.reports.count()
                 } catch {
                     throw HTTPError(

@@ -95,4 +95,11 @@ final class ServiceContext: @unchecked Sendable {
         guard let bucket = store as? BucketStore else { return "" }
         return Metrics.bucketExposition(bucket.bucketStatistics)
     }
+
+    /// Throws when the store does not answer: one short listing for a bucket store (its
+    /// statistics are cached, so they could not tell), the statistics for a folder store.
+    func checkStore() throws {
+        if let bucket = store as? BucketStore { return try bucket.checkReachable() }
+        _ = try store.statistics
+    }
 }

@@ -176,6 +176,11 @@ extension BucketStore {
         } catch {
             throw BucketStore.error(error)
         }
+        // The name index entry, for `builds(named:)`; the entry above is what counts, so a
+        // failure here costs only the "another build of this name" hint.
+        _ = try? client.putObject(
+            bucket: location.bucket, key: location.key(BucketStore.nameKey(row.name, uuid: row.uuid, arch: row.arch)),
+            bytes: [], contentType: "text/plain")
         cache.adopt(file, as: buildKey)
         if let existing, existing.kind < row.kind { return .superseded }
         return .imported

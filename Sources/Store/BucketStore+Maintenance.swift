@@ -9,8 +9,8 @@
 // older, it indexes and publishes the build again. So a build that gc finds old enough has not
 // been reported present by any import for at least an hour, and gc acts on one listing for less
 // than that hour (it lists again when a pass takes longer), reading each candidate's entry and
-// use again just before removing it. A removal deletes the entry first, then the use marker, then
-// the file: a reader that sees an entry finds its file, or is told plainly that it is gone.
+// use again just before removing it. A removal deletes the entry first, then the use marker and the
+// name index entry, then the file: a reader that sees an entry finds its file, or is told plainly that it is gone.
 
 import Foundation
 import ObjectStorage
@@ -32,7 +32,7 @@ extension BucketStore {
     func delete(_ row: StoredBuild) throws {
         for key in [
             BucketStore.metadataKey(uuid: row.uuid, arch: row.arch), BucketStore.useKey(uuid: row.uuid, arch: row.arch),
-            row.file,
+            BucketStore.nameKey(row.name, uuid: row.uuid, arch: row.arch), row.file,
         ] {
             try storage { () throws(ObjectStorageError) in
                 try client.deleteObject(bucket: location.bucket, key: location.key(key))

@@ -28,6 +28,7 @@ public final class BucketStore: Sendable {
     private let openSources = Locked(SourceCache())
     /// Metadata already read, by key and ETag: a listing whose ETags did not change costs no GETs.
     private let metadataByKey = Locked([String: (etag: String?, metadata: BuildMetadata)]())
+    private let cachedStatistics = Locked<(at: Date, value: StoreStatistics)?>(nil)
 
     /// `gc`'s grace period unless told otherwise: a day.
     public static let defaultGracePeriod: TimeInterval = 86_400
@@ -83,6 +84,15 @@ public final class BucketStore: Sendable {
 
     static func metadataKey(uuid: BuildID, arch: Arch) -> String { entryName(uuid: uuid, arch: arch) + ".json" }
     static func useKey(uuid: BuildID, arch: Arch) -> String { entryName(uuid: uuid, arch: arch) + ".used" }
+
+    /// `names/<image name, lowercased, '/' as '_'>/`: the name index's folder for one image name.
+    static func namePrefix(_ name: String) -> String {
+        "names/" + name.lowercased().replacingOccurrences(of: "/", with: "_") + "/"
+    }
+
+    static func nameKey(_ name: String, uuid: BuildID, arch: Arch) -> String {
+        namePrefix(name) + entryName(uuid: uuid, arch: arch).dropFirst("catalog/".count)
+    }
 
     // MARK: Errors
 
@@ -211,20 +221,43 @@ public final class BucketStore: Sendable {
         try rows(namePrefix: uuid.uuidString + "-")
     }
 
+    /// Through the name index (`names/<name>/<UUID>-<arch>`, written with each entry), so a
+    /// report naming an image the store lacks costs one short listing, not a read of every entry.
     public func builds(named name: String, otherThan uuid: BuildID, limit: Int) throws -> [StoredBuild] {
-        let matching = try rows().filter { $0.name.lowercased() == name.lowercased() && $0.uuid != uuid }
-        return Array(matching.sorted { ($0.uuid, $0.arch) < ($1.uuid, $1.arch) }.prefix(limit))
+        let prefix = location.key(BucketStore.namePrefix(name))
+        let listing = try storage { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: prefix)
+        }
+        var result: [StoredBuild] = []
+        for object in listing.objects {
+            // `<UUID>-<arch>`: arch names in keys hold no '-' (see SymbolStore.fileName).
+            let stem = object.key.dropFirst(prefix.count)
+            guard let dash = stem.lastIndex(of: "-"), let id = BuildID(string: String(stem[..<dash])), id != uuid
+            else { continue }
+            let arch = Arch(String(stem[stem.index(after: dash)...]))
+            if let row = try row(uuid: id, arch: arch), row.name.lowercased() == name.lowercased() {
+                result.append(row)
+            }
+        }
+        return Array(result.sorted { ($0.uuid, $0.arch) < ($1.uuid, $1.arch) }.prefix(limit))
     }
 
     public func list() throws -> [StoredBuild] { try rows() }
 
+    /// From a listing of every entry (unchanged entries are not read again), kept for a minute:
+    /// `/metrics` asks on every scrape.
     public var statistics: StoreStatistics {
         get throws {
+            if let cached = cachedStatistics.withLock({ $0 }), Date().timeIntervalSince(cached.at) < 60 {
+                return cached.value
+            }
             let all = try rows()
             let dwarf = all.filter { $0.kind == .debugInfo }.count
-            return StoreStatistics(
+            let value = StoreStatistics(
                 builds: all.count, bytes: all.reduce(0) { $0 + $1.byteSize }, debugInfoBuilds: dwarf,
                 symbolTableBuilds: all.count - dwarf)
+            cachedStatistics.withLock { $0 = (Date(), value) }
+            return value
         }
     }
 

@@ -146,10 +146,25 @@ struct BucketStoreTests {
         }
     }
 
+    @Test func otherBuildsOfANameComeFromTheNameIndex() throws {
+        let (a, b, c) = (StoreFixtures.uuid(30), StoreFixtures.uuid(31), StoreFixtures.uuid(32))
+        try store.importTable(StoreFixtures.table(StoreFixtures.info(a), functionCount: 20, seed: 30), source: "/a")
+        try store.importTable(StoreFixtures.table(StoreFixtures.info(b), functionCount: 20, seed: 31), source: "/b")
+        try store.importTable(
+            StoreFixtures.table(StoreFixtures.info(c, name: "Other"), functionCount: 20, seed: 32), source: "/c")
+        #expect(try store.builds(named: "handmade", otherThan: a).map(\.uuid) == [b])
+        #expect(try store.builds(named: "Other", otherThan: a).map(\.uuid) == [c])
+        #expect(try store.builds(named: "Missing", otherThan: a).isEmpty)
+        try store.remove([b])
+        #expect(try store.builds(named: "HandMade", otherThan: a).isEmpty)
+        #expect(try keys(store.location.key("names/handmade/")).count == 1)
+    }
+
     @Test func removeDeletesEntryUseMarkAndFile() throws {
         let id = StoreFixtures.uuid(9)
         try store.importTable(StoreFixtures.table(StoreFixtures.info(id), functionCount: 50, seed: 9), source: "/x")
         _ = try store.source(for: id, arch: .arm64)
+        #expect(try keys().contains { $0.contains("/names/handmade/") })
         #expect(try store.remove([id]).count == 1)
         #expect(try keys().isEmpty)
         #expect(try store.source(for: id, arch: .arm64) == nil)
