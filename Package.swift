@@ -40,7 +40,7 @@ let package = Package(
         // .zip / .tar / cpio, read and written: the one target that talks to libarchive.
         .target(name: "Archives", dependencies: ["SymbolicateModel", "CArchive"], path: "Sources/Archives"),
         .target(
-            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite", "CProcessor"],
+            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite", "CProcessor", "ObjectStorage"],
             path: "Sources/Store"),
         .target(
             name: "Symbolication",
@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "DigestTests", dependencies: ["Digest"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel"]),
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "ObjectStorage"]),
         .testTarget(
             name: "SymbolicationTests",
             dependencies: ["Symbolication", "Reports", "SymbolicateModel"]),
@@ -81,7 +81,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib", "ObjectStorage"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel"]),
-        .testTarget(name: "CLITests", dependencies: ["CLI"]),
+        .testTarget(name: "CLITests", dependencies: ["CLI", "ObjectStorage"]),
         .testTarget(
             name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Digest"], exclude: ["Fixtures"]),
     ],

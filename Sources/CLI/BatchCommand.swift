@@ -36,6 +36,7 @@ enum BatchCommand: Command {
           --store DIR              The symbol store (default: $SYMBOLICATE_STORE, else
                                    $XDG_DATA_HOME/symbolicate or ~/.local/share/symbolicate,
                                    if present).
+        \(StoreOption.cacheHelp)
           --no-store               Use only the -d paths.
           --no-inline              One line per frame: no inlined functions.
           --no-adjust              Look up return addresses as they are (not at address - 1).
@@ -74,14 +75,14 @@ enum BatchCommand: Command {
         let args = try Arguments(
             arguments,
             valued: [
-                "-o", "--output-archive", "--format", "-d", "--store", "-j", "--shard", "--summary", "--report-list",
+                "-o", "--output-archive", "--format", "-d", "--store", "--cache", "--cache-size", "-j", "--shard", "--summary", "--report-list",
                 "--progress",
             ],
             flags: ["--resume", "--no-store", "--no-inline", "--no-adjust"],
             aliases: ["--output": "-o", "--dsym": "-d", "--jobs": "-j"])
         let configuration = try configuration(args)
         if args.has("--no-store"), args.value("--store") != nil { throw UsageError("give --store or --no-store, not both") }
-        let store = try StoreOption.open(args.value("--store"), disabled: args.has("--no-store"), mustExist: false)
+        let store = try StoreOption.open(args, disabled: args.has("--no-store"), mustExist: false)
         let locator = try SymbolLocator(paths: args.all("-d"), store: store)
         let options = SymbolicationOptions(inlines: !args.has("--no-inline"), adjustReturnAddresses: !args.has("--no-adjust"))
         let runner = BatchRunner(configuration: configuration, service: SymbolicationService(locator: locator, options: options))

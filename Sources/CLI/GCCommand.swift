@@ -17,6 +17,7 @@ enum GCCommand: Command {
 
         OPTIONS:
           --store DIR         The store (default: $SYMBOLICATE_STORE, else the XDG data folder).
+        \(StoreOption.cacheHelp)
           --older-than DAYS   Age threshold in days (required).
           --report-retention DAYS
                               Stored reports not written for DAYS days are removed (default: 90;
@@ -30,7 +31,7 @@ enum GCCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
-            arguments, valued: ["--store", "--older-than", "--report-retention"], flags: ["--dry-run"])
+            arguments, valued: StoreOption.valued.union(["--older-than", "--report-retention"]), flags: ["--dry-run"])
         guard args.positionals.isEmpty else { throw UsageError("gc takes no positional arguments") }
         guard let days = try args.integer("--older-than"), days >= 0 else {
             throw UsageError("--older-than DAYS is required (a whole number of days, 0 or more)")
@@ -40,7 +41,7 @@ enum GCCommand: Command {
             throw UsageError("--report-retention must be a whole number of days from 0 (keep forever) to 36500")
         }
         let dryRun = args.has("--dry-run")
-        guard let store = try StoreOption.open(args.value("--store"), disabled: false, mustExist: true) else {
+        guard let store = try StoreOption.open(args, disabled: false, mustExist: true) else {
             return ExitCode.failure
         }
         let removed = try store.garbageCollect(olderThanDays: days, dryRun: dryRun)

@@ -21,6 +21,7 @@ enum ImportCommand: Command {
         OPTIONS:
           --store DIR   The store (default: $SYMBOLICATE_STORE, else $XDG_DATA_HOME/symbolicate or
                         ~/.local/share/symbolicate). Created when missing.
+        \(StoreOption.cacheHelp)
           --json        Print the summary as JSON.
           -h, --help    Show this help.
 
@@ -30,9 +31,9 @@ enum ImportCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["--store"], flags: ["--json"])
+        let args = try Arguments(arguments, valued: StoreOption.valued, flags: ["--json"])
         guard !args.positionals.isEmpty else { throw UsageError("import needs at least one PATH") }
-        let store = try SymbolStore(directory: StoreOption.directory(args.value("--store")))
+        let store = try StoreOption.openForWriting(args)
         try store.requireWritable("import")
         let bar = ProgressLine(enabled: Console.stderrIsTerminal)
         let summary = store.importPaths(args.positionals) { progress in

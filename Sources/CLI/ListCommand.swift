@@ -15,6 +15,7 @@ enum ListCommand: Command {
 
         OPTIONS:
           --store DIR   The store (default: $SYMBOLICATE_STORE, else the XDG data folder).
+        \(StoreOption.cacheHelp)
           --json        Machine-readable output.
           -h, --help    Show this help.
 
@@ -23,9 +24,9 @@ enum ListCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["--store"], flags: ["--json"])
+        let args = try Arguments(arguments, valued: StoreOption.valued, flags: ["--json"])
         guard args.positionals.isEmpty else { throw UsageError("list takes no arguments") }
-        guard let store = try StoreOption.open(args.value("--store"), disabled: false, mustExist: true) else {
+        guard let store = try StoreOption.open(args, disabled: false, mustExist: true) else {
             return ExitCode.failure
         }
         let builds = try store.list()

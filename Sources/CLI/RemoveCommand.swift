@@ -14,6 +14,7 @@ enum RemoveCommand: Command {
 
         OPTIONS:
           --store DIR   The store (default: $SYMBOLICATE_STORE, else the XDG data folder).
+        \(StoreOption.cacheHelp)
           -h, --help    Show this help.
 
         EXIT STATUS: 0 every UUID was removed, 1 some UUID was not in the store, 64 usage error.
@@ -21,13 +22,13 @@ enum RemoveCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["--store"], flags: [])
+        let args = try Arguments(arguments, valued: StoreOption.valued, flags: [])
         guard !args.positionals.isEmpty else { throw UsageError("remove needs at least one UUID") }
         let uuids = try args.positionals.map { text -> BuildID in
             guard let id = BuildID(string: text) else { throw UsageError("'\(text)' is not a UUID") }
             return id
         }
-        guard let store = try StoreOption.open(args.value("--store"), disabled: false, mustExist: true) else {
+        guard let store = try StoreOption.open(args, disabled: false, mustExist: true) else {
             return ExitCode.failure
         }
         let removed = try store.remove(uuids)

@@ -24,7 +24,10 @@ enum ServeCommand: Command {
 
         OPTIONS:
           --store DIR          The symbol store, created when missing (default: $SYMBOLICATE_STORE,
-                               else $XDG_DATA_HOME/symbolicate or ~/.local/share/symbolicate)
+                               else $XDG_DATA_HOME/symbolicate or ~/.local/share/symbolicate). With
+                               s3://BUCKET[/PREFIX], uploads go to the bucket and stored reports stay
+                               in the cache folder
+        \(StoreOption.cacheHelp)
           --listen HOST:PORT   Address to listen on (default: 127.0.0.1:8080; port 0 picks a free port)
           --admin-listen HOST:PORT
                                Also serve /healthz, /readyz and /metrics on this address, on connections
@@ -63,9 +66,9 @@ enum ServeCommand: Command {
         let args = try Arguments(
             arguments,
             valued: [
-                "--store", "--listen", "--admin-listen", "--token-file", "--read-token-file", "--max-body", "--threads",
-                "--max-concurrent", "--max-per-address", "--timeout", "--header-timeout", "--report-store",
-                "--report-retention",
+                "--store", "--cache", "--cache-size", "--listen", "--admin-listen", "--token-file", "--read-token-file",
+                "--max-body", "--threads", "--max-concurrent", "--max-per-address", "--timeout", "--header-timeout",
+                "--report-store", "--report-retention",
             ],
             flags: [])
         guard args.positionals.isEmpty else {
@@ -74,6 +77,8 @@ enum ServeCommand: Command {
         let environment = ProcessInfo.processInfo.environment
         var configuration = ServerConfiguration(
             storeDirectory: args.value("--store") ?? SymbolStore.defaultDirectory(environment: environment))
+        configuration.cacheDirectory = args.value("--cache")
+        configuration.cacheBytes = try StoreOption.cacheBytes(args.value("--cache-size"))
         if let listen = args.value("--listen") { configuration.listen = listen }
         if let listen = args.value("--admin-listen") { configuration.adminListen = listen }
         if let file = args.value("--token-file") { configuration.tokens = try TokenSet(file: file) }
@@ -121,9 +126,9 @@ enum ServeCommand: Command {
             configuration.reportRetentionDays = days
         }
         // What a server killed mid-request left behind (its import children died with it).
-        let stale = SymbolStore.removeStaleTransfers(inStore: configuration.storeDirectory)
+        let stale = SymbolStore.removeStaleTransfers(inStore: configuration.localDirectory)
         if !stale.isEmpty {
-            Console.error("removed \(stale.count) upload(s) left in \(configuration.storeDirectory)/tmp by a stopped server")
+            Console.error("removed \(stale.count) upload(s) left in \(configuration.localDirectory)/tmp by a stopped server")
         }
         let server = try SymbolicationServer(configuration: configuration)
         try server.start()

@@ -23,6 +23,7 @@ enum SymbolicateCommand: Command {
           -d, --dsym PATH       A symbol path (repeatable), as symbolicatecrash's -d.
           --store DIR           The symbol store (default: $SYMBOLICATE_STORE, else
                                 $XDG_DATA_HOME/symbolicate or ~/.local/share/symbolicate, if present).
+        \(StoreOption.cacheHelp)
           --no-store            Use only the symbol paths given.
           --format FORMAT       crash (Apple text; translates .ips), ips (.ips inputs only) or json
                                 (every frame with its status). Default: the input's format.
@@ -42,13 +43,13 @@ enum SymbolicateCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try Arguments(
-            arguments, valued: ["-o", "-d", "--store", "--format"],
+            arguments, valued: StoreOption.valued.union(["-o", "-d", "--format"]),
             flags: ["--no-store", "--no-inline", "--no-adjust", "-v"],
             aliases: ["--output": "-o", "--dsym": "-d", "--verbose": "-v"])
         guard let reportPath = args.positionals.first else { throw UsageError("missing REPORT") }
         let format = try parseFormat(args.value("--format"))
         let paths = args.all("-d") + args.positionals.dropFirst()
-        let store = try StoreOption.open(args.value("--store"), disabled: args.has("--no-store"), mustExist: false)
+        let store = try StoreOption.open(args, disabled: args.has("--no-store"), mustExist: false)
 
         let bytes = try IO.read(reportPath)
         let locator = try SymbolLocator(paths: paths, store: store)
@@ -109,30 +110,5 @@ enum SymbolicateCommand: Command {
         ]
         for image in outcome.images { lines.append("  " + image.summary) }
         return lines.joined(separator: "\n")
-    }
-}
-
-/// `--store DIR` / `$SYMBOLICATE_STORE` / the XDG default, opened only when it exists unless
-/// the command creates stores.
-enum StoreOption {
-    static func directory(_ explicit: String?) -> String {
-        explicit ?? SymbolStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
-    }
-
-    /// Opens the store; nil when `disabled`, or when it does not exist and `mustExist` is false
-    /// and no directory was named explicitly.
-    static func open(_ explicit: String?, disabled: Bool, mustExist: Bool) throws -> SymbolStore? {
-        if disabled { return nil }
-        let dir = directory(explicit)
-        let exists = FileManager.default.fileExists(atPath: dir + "/catalog.sqlite")
-        if !exists {
-            if explicit != nil || mustExist {
-                throw SymbolicateError(
-                    .notFound, "no symbol store here; create one with `symbolicate import --store \(dir) PATH`",
-                    path: dir)
-            }
-            return nil
-        }
-        return try SymbolStore(directory: dir)
     }
 }

@@ -15,6 +15,7 @@ enum VerifyCommand: Command {
 
         OPTIONS:
           --store DIR   The store (default: $SYMBOLICATE_STORE, else the XDG data folder).
+        \(StoreOption.cacheHelp)
           --deep        Also run SQLite's integrity check on every build file (slower).
           -h, --help    Show this help.
 
@@ -23,9 +24,9 @@ enum VerifyCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["--store"], flags: ["--deep"])
+        let args = try Arguments(arguments, valued: StoreOption.valued, flags: ["--deep"])
         guard args.positionals.isEmpty else { throw UsageError("verify takes no positional arguments") }
-        guard let store = try StoreOption.open(args.value("--store"), disabled: false, mustExist: true) else {
+        guard let store = try StoreOption.open(args, disabled: false, mustExist: true) else {
             return ExitCode.failure
         }
         let report = try store.verify(deep: args.has("--deep"))

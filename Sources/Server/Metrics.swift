@@ -6,6 +6,7 @@
 // (no response), so /metrics cannot be grown by odd requests.
 
 import Foundation
+import Store
 
 final class Metrics: @unchecked Sendable {
     /// Upper bounds of the latency buckets, in seconds.
@@ -143,6 +144,41 @@ final class Metrics: @unchecked Sendable {
         out += "symbolicate_http_requests_in_flight \(inFlight)\n"
         for gauge in gauges {
             out += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n\(gauge.name) \(format(gauge.value))\n"
+        }
+        return out
+    }
+
+    /// A bucket store's part of the exposition: per S3 operation, calls, HTTP attempts, failures
+    /// and latency; and the cache's hits, misses and evictions (its size is a gauge).
+    static func bucketExposition(_ statistics: BucketStatistics) -> String {
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String, _ value: (BucketStatistics.Operation) -> String) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for operation in statistics.operations {
+                out += "\(name){operation=\"\(operation.name)\"} \(value(operation))\n"
+            }
+        }
+        family("symbolicate_bucket_requests_total", "counter", "Object-storage calls by S3 operation.") { String($0.requests) }
+        family("symbolicate_bucket_attempts_total", "counter", "HTTP requests sent to object storage, retries included.") {
+            String($0.attempts)
+        }
+        family("symbolicate_bucket_errors_total", "counter", "Object-storage calls that failed, after retries.") {
+            String($0.errors)
+        }
+        let latency = "symbolicate_bucket_request_duration_seconds"
+        out += "# HELP \(latency) Time spent in object-storage calls, retries and backoff included.\n"
+        out += "# TYPE \(latency) summary\n"
+        for operation in statistics.operations {
+            out += "\(latency)_sum{operation=\"\(operation.name)\"} \(operation.latencySeconds)\n"
+            out += "\(latency)_count{operation=\"\(operation.name)\"} \(operation.latencyCount)\n"
+        }
+        let cache = statistics.cache
+        for (name, help, value) in [
+            ("symbolicate_cache_hits_total", "Build files found in the local cache.", cache.hits),
+            ("symbolicate_cache_misses_total", "Build files fetched from the bucket into the cache.", cache.misses),
+            ("symbolicate_cache_evictions_total", "Build files evicted from the cache to keep it in bounds.", cache.evictions),
+        ] {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
         }
         return out
     }

@@ -62,7 +62,7 @@ extension SymbolicationServer {
                     throw HTTPError(503, "not_ready", "the server is stopping", headers: [("Retry-After", "1")])
                 }
                 do {
-                    _ = try context.store.statistics
+                    try context.checkStore()
                     try context.reports.checkReachable()
                 } catch {
                     throw HTTPError(
@@ -74,7 +74,7 @@ extension SymbolicationServer {
             Route("GET", "/metrics", access: .open) { _ in
                 HTTPResponse(
                     contentType: "text/plain; version=0.0.4; charset=utf-8",
-                    body: Array(metrics.render(gauges: context.gauges()).utf8))
+                    body: Array((metrics.render(gauges: context.gauges()) + context.bucketMetrics()).utf8))
             },
         ]
     }

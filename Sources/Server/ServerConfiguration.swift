@@ -7,7 +7,8 @@ import ObjectStorage
 import Store
 
 public struct ServerConfiguration: Sendable {
-    /// The symbol store folder; stored reports live beside it in `reports.sqlite`.
+    /// The symbol store folder, or `s3://BUCKET[/PREFIX]`; stored reports live beside a folder
+    /// store in `reports.sqlite` (in the cache folder for a bucket store).
     public var storeDirectory: String
     /// Where `POST /v1/reports` keeps reports: nil for the store (its `reports.sqlite`, or the
     /// bucket when the store is `s3://...`); `s3://BUCKET[/PREFIX]` for a bucket shared by replicas.
@@ -18,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     public var reportRetentionDays: Int = 90
     /// Seconds between looks for builds that stored reports wait for (0: only uploads here).
     public var reportWatchInterval: Double = 5
+    /// A bucket store's cache folder (`--cache`) and its bound; nil means the default folder.
+    public var cacheDirectory: String?
+    public var cacheBytes: Int64 = BuildCache.defaultCapacity
     /// `HOST:PORT`; port 0 picks a free port (see `SymbolicationServer.port`).
     public var listen: String = "127.0.0.1:8080"
     /// Tokens accepted on writes (and reads); nil means every write is refused (403) until a token file is given.
@@ -69,5 +73,19 @@ public struct ServerConfiguration: Sendable {
         self.storeDirectory = storeDirectory
     }
 
-    var uploadDirectory: String { temporaryDirectory ?? storeDirectory + "/tmp" }
+    var uploadDirectory: String { temporaryDirectory ?? localDirectory + "/tmp" }
+
+    public var isBucketStore: Bool { StoreLocation.isBucket(storeDirectory) }
+
+    /// The local folder of this server: the store folder, or a bucket store's cache folder.
+    public var localDirectory: String {
+        guard isBucketStore else { return storeDirectory }
+        return cacheDirectory ?? StoreLocation.defaultCacheDirectory(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The store options an import child is given.
+    var storeArguments: [String] {
+        guard isBucketStore else { return ["--store", storeDirectory] }
+        return ["--store", storeDirectory, "--cache", localDirectory, "--cache-size", String(cacheBytes)]
+    }
 }

@@ -10,7 +10,7 @@ import SymbolicateModel
 
 final class ServiceContext: @unchecked Sendable {
     let configuration: ServerConfiguration
-    let store: SymbolStore
+    let store: any SymbolStoring
     let reports: any ReportStorage
     private let watcher = ReportWatcher()
     let importer: ImportRunner
@@ -24,8 +24,9 @@ final class ServiceContext: @unchecked Sendable {
         self.configuration = configuration
         self.metrics = metrics
         self.log = log
-        try Folders.create(configuration.storeDirectory, what: "store folder")
-        self.store = try SymbolStore(directory: configuration.storeDirectory)
+        try Folders.create(configuration.localDirectory, what: "store folder")
+        self.store = try StoreLocation.open(
+            configuration.storeDirectory, cacheDirectory: configuration.localDirectory, cacheBytes: configuration.cacheBytes)
         let reportLocation = try ReportStorageLocation(
             parsing: configuration.reportStore ?? configuration.storeDirectory)
         guard let reports = try reportLocation.open(s3: configuration.objectStorage) else {
@@ -89,9 +90,27 @@ final class ServiceContext: @unchecked Sendable {
             ("symbolicate_store_symbol_table_builds", "Builds with only a symbol table.", Double(statistics.symbolTableBuilds)),
             ]
         }
+        if let bucket = store as? BucketStore {
+            let cache = bucket.bucketStatistics.cache
+            gauges.append(("symbolicate_cache_bytes", "Bytes of build files in the local cache of the bucket store.", Double(cache.bytes)))
+        }
         if let count = try? reports.count() {
             gauges.append(("symbolicate_stored_reports", "Reports stored with POST /v1/reports.", Double(count)))
         }
         return gauges
+    }
+
+    /// The bucket store's requests, errors and latency and the cache's counters, for `/metrics`
+    /// (empty for a folder store).
+    func bucketMetrics() -> String {
+        guard let bucket = store as? BucketStore else { return "" }
+        return Metrics.bucketExposition(bucket.bucketStatistics)
+    }
+
+    /// Throws when the store does not answer: one short listing for a bucket store (its
+    /// statistics are cached, so they could not tell), the statistics for a folder store.
+    func checkStore() throws {
+        if let bucket = store as? BucketStore { return try bucket.checkReachable() }
+        _ = try store.statistics
     }
 }

@@ -23,7 +23,7 @@ enum SymbolUploads {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result: ImportRunner.Result
         do {
-            result = try context.importer.run(["import", "--store", context.configuration.storeDirectory, "--json", named])
+            result = try context.importer.run(["import"] + context.configuration.storeArguments + ["--json", named])
         } catch {
             context.metrics.recordImport(outcome: "failed")
             throw error

@@ -116,6 +116,10 @@ extension SymbolStore {
             var info = slice.info
             info.name = name
             do {
+                if let presence, try presence(info) {
+                    harvest.present.append((info, member))
+                    continue
+                }
                 if let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
                     isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
                 {

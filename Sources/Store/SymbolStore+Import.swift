@@ -42,6 +42,7 @@ extension SymbolStore {
         _ info: BuildInfo, source: String, force: Bool, load: () throws -> SymbolTable
     ) throws -> ImportOutcome {
         try requireWritable("import")
+        if !force, let presence, try presence(info) { return .alreadyPresent }
         if !force, let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
             isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
         {

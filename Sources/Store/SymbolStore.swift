@@ -22,6 +22,9 @@ public final class SymbolStore: Sendable {
     /// queue behind a write that waits for another process's lock.
     let catalogReader: Locked<Catalog>
     let archiveLimits: ArchiveImportLimits
+    /// Asked before a build is indexed, when set: true means a store this one stages imports for
+    /// (a bucket) already has the build at least as good, so it is reported present unread.
+    let presence: (@Sendable (BuildInfo) throws -> Bool)?
     private let openSources: Locked<SourceCache>
     /// True when this process cannot write the store (a read-only mount, another user's
     /// folder): reading works, and every writer refuses with `requireWritable`.
@@ -32,13 +35,17 @@ public final class SymbolStore: Sendable {
         try self.init(directory: directory, archiveLimits: ArchiveImportLimits())
     }
 
-    init(directory: String, archiveLimits: ArchiveImportLimits) throws {
+    init(
+        directory: String, archiveLimits: ArchiveImportLimits,
+        presence: (@Sendable (BuildInfo) throws -> Bool)? = nil
+    ) throws {
         let directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         self.directory = directory
         buildsDirectory = directory + "/builds"
         temporaryDirectory = directory + "/tmp"
         catalogPath = directory + "/catalog.sqlite"
         self.archiveLimits = archiveLimits
+        self.presence = presence
         isReadOnly = SymbolStore.isReadOnlyStore(directory)
         if isReadOnly {
             guard FileManager.default.fileExists(atPath: catalogPath) else {

@@ -21,7 +21,7 @@ public final class SymbolLocator: Sendable {
 
     private let slices: [BuildID: [ObjectSlice]]
     private let slicesByName: [String: [BuildInfo]]
-    private let store: SymbolStore?
+    private let store: (any SymbolStoring)?
     private let loaded = Mutex<[SliceKey: LoadResult]>([:])
     /// What the store answered, per image: found builds are kept (build files are immutable);
     /// misses are asked again after `missRetention`, so a build imported meanwhile is seen.
@@ -55,7 +55,7 @@ public final class SymbolLocator: Sendable {
     }
 
     /// Scans `paths` (headers only). Throws `.notFound` for a path that does not exist.
-    public init(paths: [String], store: SymbolStore?) throws {
+    public init(paths: [String], store: (any SymbolStoring)?) throws {
         var slices: [BuildID: [ObjectSlice]] = [:]
         var byName: [String: [BuildInfo]] = [:]
         var problems: [SymbolicateError] = []
@@ -126,7 +126,7 @@ public final class SymbolLocator: Sendable {
     }
 
     /// The store's answer for an image the symbol paths do not have, from the cache when fresh.
-    private func storeResolution(uuid: BuildID, arch: Arch?, name: String, store: SymbolStore) -> Resolution {
+    private func storeResolution(uuid: BuildID, arch: Arch?, name: String, store: any SymbolStoring) -> Resolution {
         let key = StoreKey(uuid: uuid, arch: arch, name: name)
         let now = DispatchTime.now().uptimeNanoseconds
         if let cached = storeAnswers.withLock({ $0[key] }), cached.expires.map({ now < $0 }) ?? true {
@@ -154,7 +154,7 @@ public final class SymbolLocator: Sendable {
     }
 
     /// A build of the same image name with another UUID, to name in a mismatch, or nil.
-    private func mismatch(uuid: BuildID, arch: Arch?, name: String, store: SymbolStore?) -> BuildInfo? {
+    private func mismatch(uuid: BuildID, arch: Arch?, name: String, store: (any SymbolStoring)?) -> BuildInfo? {
         var sameName = slicesByName[name.lowercased()]?.filter { $0.uuid != uuid } ?? []
         if sameName.isEmpty, let store, let stored = try? store.builds(named: name, otherThan: uuid) {
             sameName = stored.map {

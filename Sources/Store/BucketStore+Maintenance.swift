@@ -1,0 +1,196 @@
+// Keeping a bucket store healthy: `remove`, `verify` (every entry readable and naming a build
+// file that opens and matches it; no build file without an entry), `gc`, and `sync`, which copies
+// a folder store's builds into a bucket.
+//
+// A bucket has no lock, so `gc` cannot do what a folder store's gc does under the catalog's write
+// lock. It removes only builds neither imported nor used for longer than a grace period (a day
+// by default, however small `--older-than`), and an import counts a build as present only while
+// its last import or use is more than an hour inside that period (BucketStore+Import.swift):
+// older, it indexes and publishes the build again. So a build that gc finds old enough has not
+// been reported present by any import for at least an hour, and gc acts on one listing for less
+// than that hour (it lists again when a pass takes longer), reading each candidate's entry and
+// use again just before removing it. A removal deletes the entry first, then the use marker and the
+// name index entry, then the file: a reader that sees an entry finds its file, or is told plainly that it is gone.
+
+import Foundation
+import ObjectStorage
+import SymbolicateModel
+
+extension BucketStore {
+    public func remove(_ uuids: [BuildID]) throws -> [StoredBuild] {
+        var removed: [StoredBuild] = []
+        for uuid in uuids {
+            for row in try rows(namePrefix: uuid.uuidString + "-") {
+                try delete(row)
+                removed.append(row)
+            }
+        }
+        return removed
+    }
+
+    /// Deletes a build's entry, use marker and file, in that order.
+    func delete(_ row: StoredBuild) throws {
+        for key in [
+            BucketStore.metadataKey(uuid: row.uuid, arch: row.arch), BucketStore.useKey(uuid: row.uuid, arch: row.arch),
+            BucketStore.nameKey(row.name, uuid: row.uuid, arch: row.arch), row.file,
+        ] {
+            try storage { () throws(ObjectStorageError) in
+                try client.deleteObject(bucket: location.bucket, key: location.key(key))
+            }
+        }
+        forget([row])
+    }
+
+    public func verify(deep: Bool = false) throws -> VerifyReport {
+        var report = VerifyReport()
+        report.catalogSchemaVersion = BuildMetadata.format
+        for name in TemporaryFile.removeStale(in: cache.temporaryDirectory) {
+            report.repaired.append(
+                .init(kind: .staleTemporary, file: "cache tmp/" + name, message: "left by an import that died; removed")
+            )
+        }
+        for name in SymbolStore.removeStaleTransfers(inStore: cacheRoot) {
+            report.repaired.append(
+                .init(
+                    kind: .staleTemporary, file: "cache tmp/" + name,
+                    message: "left by an import or server that was stopped; removed"))
+        }
+        let files = try storage { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: location.key("builds/"))
+        }
+        var sizes: [String: Int64] = [:]
+        for object in files.objects {
+            if let relative = location.relativeKey(object.key) { sizes[relative] = object.size }
+        }
+        var listed = Set<String>()
+        for entry in try entries() {
+            report.buildsChecked += 1
+            let entryKey = location.relativeKey(entry.key) ?? entry.key
+            switch entry.row {
+            case .failure(let error):
+                report.problems.append(.init(kind: .damaged, file: entryKey, message: error.message))
+            case .success(let row):
+                listed.insert(row.file)
+                if let problem = check(row, size: sizes[row.file], deep: deep) { report.problems.append(problem) }
+            }
+        }
+        for (file, _) in sizes.sorted(by: { $0.key < $1.key }) where !listed.contains(file) {
+            report.problems.append(
+                .init(
+                    kind: .orphanFile, file: file,
+                    message: "no catalog entry lists this object (an interrupted import or removal)"))
+        }
+        return report
+    }
+
+    private func check(_ row: StoredBuild, size: Int64?, deep: Bool) -> VerifyReport.Problem? {
+        func problem(_ kind: VerifyReport.Problem.Kind, _ message: String) -> VerifyReport.Problem {
+            .init(kind: kind, uuid: row.uuid, arch: row.arch, file: row.file, message: "\(row.name): \(message)")
+        }
+        let reimport = "re-import it: symbolicate import --store \(location) \(row.sourcePath)"
+        guard row.schemaVersion == Int(BuildFile.schemaVersion) else {
+            return problem(
+                .outdated,
+                "schema version \(row.schemaVersion), this symbolicate reads \(BuildFile.schemaVersion); \(reimport)")
+        }
+        guard let size else {
+            return problem(.missingFile, "the object \(location)/\(row.file) is missing; \(reimport)")
+        }
+        if row.byteSize > 0, size != row.byteSize {
+            return problem(.damaged, "the object has \(size) bytes and its entry says \(row.byteSize); \(reimport)")
+        }
+        do {
+            guard let path = try fetch(row) else {
+                return problem(.missingFile, "the object \(location)/\(row.file) is missing; \(reimport)")
+            }
+            let info = try BuildFileSource.inspect(path: path, integrity: deep)
+            guard info.uuid == row.uuid, info.arch == row.arch else {
+                cache.forget(row.file)
+                return problem(.damaged, "the object holds \(info.uuid) \(info.arch); \(reimport)")
+            }
+        } catch let mismatch as BuildFile.VersionMismatch {
+            cache.forget(row.file)
+            return problem(.outdated, "the object has schema version \(mismatch.found); \(reimport)")
+        } catch {
+            cache.forget(row.file)
+            let message = (error as? SymbolicateError)?.message ?? "\(error)"
+            return problem(.damaged, "\(location)/\(row.file): \(message); \(reimport)")
+        }
+        return nil
+    }
+
+    public func garbageCollect(olderThanDays days: Int, dryRun: Bool) throws -> [StoredBuild] {
+        let age = max(Double(max(0, days)) * 86_400, gracePeriod)
+        func isOld(_ row: StoredBuild, now: Date) -> Bool {
+            now.timeIntervalSince(max(row.importedAt, row.lastUsedAt ?? row.importedAt)) > age
+        }
+        if dryRun { return try list().filter { isOld($0, now: Date()) } }
+        _ = TemporaryFile.removeStale(in: cache.temporaryDirectory)
+        _ = SymbolStore.removeStaleTransfers(inStore: cacheRoot)
+        var removed: [StoredBuild] = []
+        var done = Set<String>()
+        listing: while true {
+            let listedAt = Date()
+            let candidates = try list().filter { isOld($0, now: listedAt) && !done.contains($0.file) }
+            for candidate in candidates {
+                // One listing is acted on for less than the safety margin (see the top of this file).
+                if Date().timeIntervalSince(listedAt) > BucketStore.safetyMargin / 2 { continue listing }
+                done.insert(candidate.file)
+                guard let current = try row(uuid: candidate.uuid, arch: candidate.arch), isOld(current, now: Date())
+                else { continue }
+                try delete(current)
+                removed.append(current)
+            }
+            return removed
+        }
+    }
+
+    // MARK: Sync
+
+    /// What `sync` did with one build of the folder store.
+    public enum SyncOutcome: String, Sendable {
+        case copied
+        /// The bucket had it (as good or better) already: a resumed sync skips it.
+        case skipped
+        case failed
+    }
+
+    /// Copies every build of `folder` into this bucket, skipping those the bucket already has as
+    /// good or better, so an interrupted sync is resumed by running it again. `progress` hears
+    /// of each build (index from 1, count, build, outcome, error).
+    public func sync(
+        from folder: SymbolStore,
+        progress: (Int, Int, StoredBuild, SyncOutcome, SymbolicateError?) -> Void
+    ) throws -> (copied: Int, skipped: Int, failed: Int) {
+        let builds = try folder.list()
+        var totals = (copied: 0, skipped: 0, failed: 0)
+        for (index, build) in builds.enumerated() {
+            do {
+                guard build.status == .ready else {
+                    throw SymbolicateError(
+                        .io,
+                        "the folder store's build file is \(build.status.rawValue); run `symbolicate verify --store \(folder.directory)`"
+                    )
+                }
+                let info = try BuildFileSource.inspect(path: folder.absolutePath(build.file), integrity: false)
+                guard info.uuid == build.uuid, info.arch == build.arch else {
+                    throw SymbolicateError(.io, "the build file holds \(info.uuid) \(info.arch)", path: build.file)
+                }
+                let outcome = try publish(build, file: folder.absolutePath(build.file))
+                if outcome == .alreadyPresent {
+                    totals.skipped += 1
+                    progress(index + 1, builds.count, build, .skipped, nil)
+                } else {
+                    totals.copied += 1
+                    progress(index + 1, builds.count, build, .copied, nil)
+                }
+            } catch {
+                totals.failed += 1
+                progress(
+                    index + 1, builds.count, build, .failed,
+                    error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)"))
+            }
+        }
+        return totals
+    }
+}

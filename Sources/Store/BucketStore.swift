@@ -1,0 +1,375 @@
+// BucketStore: a symbol store in an S3-compatible bucket, under `s3://BUCKET[/PREFIX]`, for
+// replicas that share no disk. Keys, relative to the prefix:
+//
+//   builds/v<schema>/<UUID>-<arch>.sqlite   the build file, immutable, written complete by one PUT
+//   catalog/<UUID>-<arch>.json              its metadata (BuildMetadata), written after the file
+//   catalog/<UUID>-<arch>.used              empty; its Last-Modified is the build's last use
+//
+// The schema version in the build key means a newer format never overwrites an older one. There
+// is no catalog file to lock: a listing of `catalog/` is the catalog, and an entry is written
+// after its build file, so whoever sees an entry finds its file. Build files are fetched into a
+// local BuildCache and opened from there, exactly as a folder store opens its own.
+//
+// This file holds the store and the read side; imports are in BucketStore+Import.swift, verify,
+// gc and sync in BucketStore+Maintenance.swift.
+
+import Foundation
+import ObjectStorage
+import SymbolicateModel
+
+public final class BucketStore: Sendable {
+    public let location: S3Location
+    public let client: S3Client
+    public let cache: BuildCache
+    /// The cache folder (its `tmp/` holds the bucket store's temporary files).
+    let cacheRoot: String
+    /// `gc` never removes a build used or imported more recently than this.
+    let gracePeriod: TimeInterval
+    private let openSources = Locked(SourceCache())
+    /// Metadata already read, by key and ETag: a listing whose ETags did not change costs no GETs.
+    private let metadataByKey = Locked([String: (etag: String?, metadata: BuildMetadata)]())
+    private let cachedStatistics = Locked<(at: Date, value: StoreStatistics)?>(nil)
+
+    /// `gc`'s grace period unless told otherwise: a day.
+    public static let defaultGracePeriod: TimeInterval = 86_400
+    /// How far inside the grace period an import still counts an existing build as present, and
+    /// how long `gc` may act on one listing (see BucketStore+Maintenance.swift).
+    static let safetyMargin: TimeInterval = 3600
+
+    public convenience init(location text: String, cacheDirectory: String, cacheBytes: Int64) throws {
+        let location: S3Location
+        let configuration: S3Configuration
+        do {
+            location = try S3Location(parsing: text)
+            configuration = try S3Configuration.fromEnvironment()
+        } catch {
+            throw BucketStore.error(error)
+        }
+        let client: S3Client
+        do {
+            client = try S3Client(configuration: configuration)
+        } catch {
+            throw BucketStore.error(error)
+        }
+        try self.init(location: location, client: client, cacheDirectory: cacheDirectory, cacheBytes: cacheBytes)
+    }
+
+    public init(
+        location: S3Location, client: S3Client, cacheDirectory: String, cacheBytes: Int64,
+        gracePeriod: TimeInterval = BucketStore.defaultGracePeriod
+    ) throws {
+        self.location = location
+        self.client = client
+        self.cacheRoot = cacheDirectory
+        self.gracePeriod = gracePeriod
+        cache = try BuildCache(root: cacheDirectory, location: location, capacity: cacheBytes)
+    }
+
+    public var locationDescription: String { location.description }
+    public var isReadOnly: Bool { false }
+    /// A bucket says whether it may be written only when asked to: a refused PUT is named then.
+    public func requireWritable(_ operation: String) throws {}
+
+    // MARK: Keys
+
+    static func buildKey(uuid: BuildID, arch: Arch, schemaVersion: Int = Int(BuildFile.schemaVersion)) -> String {
+        // SymbolStore.fileName is `builds/<UUID>-<arch>.sqlite`; the bucket adds the schema version.
+        "builds/v\(schemaVersion)/" + SymbolStore.fileName(uuid: uuid, arch: arch).dropFirst("builds/".count)
+    }
+
+    static func entryName(uuid: BuildID, arch: Arch) -> String {
+        let file = SymbolStore.fileName(uuid: uuid, arch: arch)
+        return "catalog/" + file.dropFirst("builds/".count).dropLast(".sqlite".count)
+    }
+
+    static func metadataKey(uuid: BuildID, arch: Arch) -> String { entryName(uuid: uuid, arch: arch) + ".json" }
+    static func useKey(uuid: BuildID, arch: Arch) -> String { entryName(uuid: uuid, arch: arch) + ".used" }
+
+    /// `names/<image name, lowercased, '/' as '_'>/`: the name index's folder for one image name.
+    static func namePrefix(_ name: String) -> String {
+        "names/" + name.lowercased().replacingOccurrences(of: "/", with: "_") + "/"
+    }
+
+    static func nameKey(_ name: String, uuid: BuildID, arch: Arch) -> String {
+        namePrefix(name) + entryName(uuid: uuid, arch: arch).dropFirst("catalog/".count)
+    }
+
+    // MARK: Errors
+
+    /// An object-storage failure as the store's error: the message names the bucket and key.
+    static func error(_ error: any Error) -> SymbolicateError {
+        if let error = error as? SymbolicateError { return error }
+        guard let error = error as? ObjectStorageError else { return SymbolicateError(.internal, "\(error)") }
+        let code: SymbolicateError.Code
+        switch error.code {
+        case .invalidLocation, .invalidConfiguration: code = .badInput
+        case .noSuchKey, .noSuchBucket: code = .notFound
+        case .libraryMissing: code = .unsupported
+        default: code = .io
+        }
+        return SymbolicateError(code, error.description)
+    }
+
+    func storage<Result>(_ body: () throws(ObjectStorageError) -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch {
+            throw BucketStore.error(error)
+        }
+    }
+
+    // MARK: The catalog
+
+    /// Catalog rows under `catalog/` + `namePrefix`, with their last use. An entry that cannot be
+    /// read is left out here (`verify` reports it).
+    func rows(namePrefix: String = "") throws -> [StoredBuild] {
+        try entries(namePrefix: namePrefix).compactMap { try? $0.row.get() }
+    }
+
+    struct Entry {
+        var key: String
+        var row: Result<StoredBuild, SymbolicateError>
+    }
+
+    func entries(namePrefix: String = "") throws -> [Entry] {
+        let listing = try storage { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: location.key("catalog/" + namePrefix))
+        }
+        var used: [String: Date] = [:]
+        for object in listing.objects where object.key.hasSuffix(".used") {
+            if let date = object.lastModified.flatMap(BucketStore.parseDate) {
+                used[String(object.key.dropLast(".used".count))] = date
+            }
+        }
+        var result: [Entry] = []
+        for object in listing.objects where object.key.hasSuffix(".json") {
+            let stem = String(object.key.dropLast(".json".count))
+            do {
+                let metadata = try metadata(key: object.key, etag: object.etag)
+                if let metadata, let row = metadata.row(lastUsedAt: used[stem]) {
+                    result.append(Entry(key: object.key, row: .success(row)))
+                }
+            } catch {
+                result.append(Entry(key: object.key, row: .failure(BucketStore.error(error))))
+            }
+        }
+        return result.sorted { a, b in
+            switch (a.row, b.row) {
+            case (.success(let x), .success(let y)): return (x.name, x.uuid, x.arch) < (y.name, y.uuid, y.arch)
+            default: return a.key < b.key
+            }
+        }
+    }
+
+    /// The metadata at `key` (full key), from memory when its ETag is unchanged; nil when gone.
+    func metadata(key: String, etag: String?) throws -> BuildMetadata? {
+        if let etag, let known = metadataByKey.withLock({ $0[key] }), known.etag == etag { return known.metadata }
+        let body: [UInt8]
+        let info: ObjectInfo
+        do {
+            (body, info) = try client.getObject(bucket: location.bucket, key: key, maxBytes: 1 << 20)
+        } catch  where error.code == .noSuchKey {
+            return nil
+        } catch {
+            throw BucketStore.error(error)
+        }
+        let metadata: BuildMetadata
+        do {
+            metadata = try BuildMetadata.decode(
+                body, key: location.description + "/" + (location.relativeKey(key) ?? key))
+        } catch let error as SymbolicateError {
+            throw SymbolicateError(error.code, "s3://\(location.bucket)/\(key): \(error.message)")
+        }
+        metadataByKey.withLock { $0[key] = (info.etag ?? etag, metadata) }
+        return metadata
+    }
+
+    /// The current entry of one build, nil when it has none.
+    func row(uuid: BuildID, arch: Arch) throws -> StoredBuild? {
+        let key = location.key(BucketStore.metadataKey(uuid: uuid, arch: arch))
+        guard let metadata = try metadata(key: key, etag: nil) else { return nil }
+        let used = try storage { () throws(ObjectStorageError) in
+            try client.headObject(
+                bucket: location.bucket, key: location.key(BucketStore.useKey(uuid: uuid, arch: arch)))
+        }
+        return metadata.row(lastUsedAt: used?.lastModified.flatMap(BucketStore.parseDate))
+    }
+
+    /// Dates as S3 writes them: ISO 8601 in listings, RFC 1123 in Last-Modified headers.
+    static func parseDate(_ text: String) -> Date? {
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = iso.date(from: text) { return date }
+        iso.formatOptions = [.withInternetDateTime]
+        if let date = iso.date(from: text) { return date }
+        let http = DateFormatter()
+        http.locale = Locale(identifier: "en_US_POSIX")
+        http.timeZone = TimeZone(identifier: "GMT")
+        http.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return http.date(from: text)
+    }
+
+    // MARK: Reading
+
+    public func source(for uuid: BuildID, arch: Arch?) throws -> (any SymbolSource)? {
+        let candidates = try rows(namePrefix: uuid.uuidString + "-")
+        guard let row = SymbolStore.best(candidates, arch: arch) else { return nil }
+        return try openSource(row)
+    }
+
+    public func builds(matching uuid: BuildID) throws -> [StoredBuild] {
+        try rows(namePrefix: uuid.uuidString + "-")
+    }
+
+    /// Through the name index (`names/<name>/<UUID>-<arch>`, written with each entry), so a
+    /// report naming an image the store lacks costs one short listing, not a read of every entry.
+    public func builds(named name: String, otherThan uuid: BuildID, limit: Int) throws -> [StoredBuild] {
+        let prefix = location.key(BucketStore.namePrefix(name))
+        let listing = try storage { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: prefix)
+        }
+        var result: [StoredBuild] = []
+        for object in listing.objects {
+            // `<UUID>-<arch>`: arch names in keys hold no '-' (see SymbolStore.fileName).
+            let stem = object.key.dropFirst(prefix.count)
+            guard let dash = stem.lastIndex(of: "-"), let id = BuildID(string: String(stem[..<dash])), id != uuid
+            else { continue }
+            let arch = Arch(String(stem[stem.index(after: dash)...]))
+            if let row = try row(uuid: id, arch: arch), row.name.lowercased() == name.lowercased() {
+                result.append(row)
+            }
+        }
+        return Array(result.sorted { ($0.uuid, $0.arch) < ($1.uuid, $1.arch) }.prefix(limit))
+    }
+
+    public func list() throws -> [StoredBuild] { try rows() }
+
+    /// From a listing of every entry (unchanged entries are not read again), kept for a minute:
+    /// `/metrics` asks on every scrape.
+    public var statistics: StoreStatistics {
+        get throws {
+            if let cached = cachedStatistics.withLock({ $0 }), Date().timeIntervalSince(cached.at) < 60 {
+                return cached.value
+            }
+            let all = try rows()
+            let dwarf = all.filter { $0.kind == .debugInfo }.count
+            let value = StoreStatistics(
+                builds: all.count, bytes: all.reduce(0) { $0 + $1.byteSize }, debugInfoBuilds: dwarf,
+                symbolTableBuilds: all.count - dwarf)
+            cachedStatistics.withLock { $0 = (Date(), value) }
+            return value
+        }
+    }
+
+    /// Answers from the store's open files, else fetches the build file into the cache and opens it.
+    func openSource(_ row: StoredBuild) throws -> any SymbolSource {
+        let key = SourceCache.Key(file: row.file, importedAt: row.importedAt)
+        if let source = openSources.withLock({ $0.get(key) }) {
+            noteUse(row)
+            return source
+        }
+        let described = "\(location)/\(row.file)"
+        guard row.schemaVersion == Int(BuildFile.schemaVersion) else {
+            throw SymbolicateError(
+                .unsupported,
+                "build \(row.uuid) (\(row.arch), \(row.name)) was indexed with store schema version \(row.schemaVersion) "
+                    + "and this symbolicate reads version \(BuildFile.schemaVersion); re-import it: "
+                    + "symbolicate import --store \(location) \(row.sourcePath)")
+        }
+        let path = try fetch(row)
+        guard let path else {
+            throw SymbolicateError(
+                .notFound,
+                "build \(row.uuid) (\(row.arch), \(row.name)) is listed in the bucket but its object \(described) "
+                    + "is missing; re-import it: symbolicate import --store \(location) \(row.sourcePath)")
+        }
+        let source: BuildFileSource
+        do {
+            source = try BuildFileSource(path: path)
+            guard source.build.uuid == row.uuid, source.build.arch == row.arch else {
+                throw SymbolicateError(.io, "the build file holds \(source.build.uuid) \(source.build.arch)")
+            }
+        } catch {
+            cache.forget(row.file)
+            let reason = (error as? SymbolicateError)?.message ?? "\(error)"
+            throw SymbolicateError(
+                .io,
+                "build \(row.uuid) (\(row.arch), \(row.name)): the object \(described) is not a readable build file "
+                    + "(\(reason)); re-import it: symbolicate import --store \(location) \(row.sourcePath)")
+        }
+        noteUse(row)
+        return openSources.withLock { $0.put(key, source) }
+    }
+
+    /// The cached copy of `row`'s build file, fetched when missing; nil when the bucket has no such object.
+    func fetch(_ row: StoredBuild) throws -> String? {
+        let bucket = location.bucket
+        let key = location.key(row.file)
+        do {
+            return try cache.file(for: row.file, expectedSize: row.byteSize > 0 ? row.byteSize : nil) {
+                (destination: String) throws(ObjectStorageError) in
+                try client.downloadObject(bucket: bucket, key: key, to: destination)
+            }
+        } catch {
+            throw BucketStore.error(error)
+        }
+    }
+
+    /// Records a use at most once an hour per build (an empty PUT); a failure is no failure of the lookup.
+    private func noteUse(_ row: StoredBuild) {
+        let now = Date()
+        if now.timeIntervalSince(row.lastUsedAt ?? row.importedAt) < 3600 { return }
+        touch(uuid: row.uuid, arch: row.arch)
+        // The row in memory stays as read; later lookups reuse the open source and come back here
+        // only through a new listing, which shows the new use.
+    }
+
+    @discardableResult
+    func touch(uuid: BuildID, arch: Arch) -> Bool {
+        (try? client.putObject(
+            bucket: location.bucket, key: location.key(BucketStore.useKey(uuid: uuid, arch: arch)), bytes: [],
+            contentType: "text/plain")) != nil
+    }
+
+    func forget(_ rows: [StoredBuild]) {
+        openSources.withLock { cache in for row in rows { cache.remove(row.file) } }
+        for row in rows { cache.forget(row.file) }
+    }
+
+    /// True when the bucket answers a listing (the server's readiness).
+    public func checkReachable() throws {
+        _ = try storage { () throws(ObjectStorageError) in
+            try client.listObjects(bucket: location.bucket, prefix: location.key("catalog/"), maxKeys: 1)
+        }
+    }
+}
+
+extension BucketStore: SymbolStoring {}
+
+/// What `/metrics` shows of a bucket store: the S3 client's counters per operation and the
+/// cache's hits, misses, evictions and size.
+public struct BucketStatistics: Sendable {
+    public struct Operation: Sendable {
+        public var name: String
+        public var requests: UInt64
+        /// HTTP requests sent, retries and redirects included.
+        public var attempts: UInt64
+        public var errors: UInt64
+        public var latencySeconds: Double
+        public var latencyCount: UInt64
+    }
+
+    public var operations: [Operation]
+    public var cache: BuildCache.Counters
+}
+
+extension BucketStore {
+    public var bucketStatistics: BucketStatistics {
+        let operations = client.metrics.snapshot().sorted { $0.key < $1.key }.map { name, c in
+            BucketStatistics.Operation(
+                name: name, requests: c.requests, attempts: c.attempts, errors: c.errors, latencySeconds: c.latencySum,
+                latencyCount: c.latencyCount)
+        }
+        return BucketStatistics(operations: operations, cache: cache.snapshot)
+    }
+}

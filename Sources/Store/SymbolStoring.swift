@@ -1,0 +1,91 @@
+// SymbolStoring: where builds and their catalog live, as every command, the server and the
+// symbol locator see a store. Two places implement it: SymbolStore, a folder (catalog.sqlite and
+// builds/<UUID>-<arch>.sqlite on one disk, the embedded default), and BucketStore, an
+// S3-compatible bucket (one immutable object per build file, one small metadata object per build
+// in place of a shared catalog, and a local cache of fetched build files). `StoreLocation` tells
+// the two apart from what `--store` / SYMBOLICATE_STORE say and opens the right one.
+
+import Foundation
+import ObjectStorage
+import SymbolicateModel
+
+public protocol SymbolStoring: AnyObject, Sendable {
+    /// The folder or `s3://BUCKET[/PREFIX]`, for messages.
+    var locationDescription: String { get }
+    /// True when this process may read the store but not change it.
+    var isReadOnly: Bool { get }
+    /// Throws, naming `operation`, when the store cannot be written.
+    func requireWritable(_ operation: String) throws
+
+    /// The best build for `uuid` (of `arch` or a compatible one; debug info before a symbol
+    /// table), nil when there is none; throws for a build that is listed but cannot be read.
+    func source(for uuid: BuildID, arch: Arch?) throws -> (any SymbolSource)?
+    /// Every build of `uuid`.
+    func builds(matching uuid: BuildID) throws -> [StoredBuild]
+    /// Builds named `name` with another UUID (what a report is told the store has instead).
+    func builds(named name: String, otherThan uuid: BuildID, limit: Int) throws -> [StoredBuild]
+    /// Every build, by name, UUID and arch.
+    func list() throws -> [StoredBuild]
+    var statistics: StoreStatistics { get throws }
+
+    /// Imports files, folders, bundles and archives; never throws (failures are in the summary).
+    func importPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)?) -> ImportSummary
+    /// Imports a symbol table built in memory.
+    @discardableResult
+    func importTable(_ table: SymbolTable, source: String) throws -> ImportOutcome
+    /// Removes every build of each UUID; returns what was removed.
+    func remove(_ uuids: [BuildID]) throws -> [StoredBuild]
+    /// Checks every build; repairs what is safe to repair and reports the rest.
+    func verify(deep: Bool) throws -> VerifyReport
+    /// Removes builds neither imported nor used in the last `days` days.
+    func garbageCollect(olderThanDays days: Int, dryRun: Bool) throws -> [StoredBuild]
+}
+
+extension SymbolStore: SymbolStoring {
+    public var locationDescription: String { directory }
+}
+
+extension SymbolStoring {
+    public func builds(named name: String, otherThan uuid: BuildID) throws -> [StoredBuild] {
+        try builds(named: name, otherThan: uuid, limit: 16)
+    }
+}
+
+/// Where `--store` points: a folder or a bucket, and (for a bucket) the local cache of build files.
+public enum StoreLocation {
+    /// True for `s3://...`.
+    public static func isBucket(_ text: String) -> Bool { S3Location.isBucketLocation(text) }
+
+    /// `$XDG_CACHE_HOME/symbolicate`, else `~/.cache/symbolicate`: where a bucket store keeps
+    /// the build files it fetched and its temporary files.
+    public static func defaultCacheDirectory(environment: [String: String]) -> String {
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/symbolicate" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.cache/symbolicate"
+    }
+
+    /// Opens the store `location` names: a bucket store (credentials and endpoint from the AWS
+    /// variables, build files cached in `cacheDirectory`, at most `cacheBytes`) or a folder store.
+    public static func open(
+        _ location: String, cacheDirectory: String, cacheBytes: Int64 = BuildCache.defaultCapacity
+    ) throws -> any SymbolStoring {
+        guard isBucket(location) else { return try SymbolStore(directory: location) }
+        return try BucketStore(location: location, cacheDirectory: cacheDirectory, cacheBytes: cacheBytes)
+    }
+
+    /// Parses a size such as `10G`, `512M`, `64K` or a number of bytes (binary units).
+    public static func parseSize(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(text.uppercased())
+        if digits.hasSuffix("B") { digits = digits.dropLast() }
+        var multiplier: Int64 = 1
+        if let last = digits.last, let unit = units[last] {
+            multiplier = unit
+            digits = digits.dropLast()
+        }
+        guard let value = Double(digits), value >= 0, value.isFinite, value * Double(multiplier) < 9e18 else {
+            return nil
+        }
+        return Int64(value * Double(multiplier))
+    }
+}

@@ -1,0 +1,206 @@
+// The commands with `--store s3://BUCKET/PREFIX`, run as a user runs them, against moto's S3
+// stand-in (PyPI moto[server]; it does not check signatures, which ObjectStorageTests check
+// against botocore): import, the default command (byte-identical to symbolicating from the
+// symbol files), list, verify, remove, gc, batch and sync; and the failures a user meets:
+// a missing bucket, an endpoint that does not answer, no credentials, a malformed location.
+
+import Foundation
+import ObjectStorage
+import Testing
+
+@Suite(.serialized, .enabled(if: BucketStand.available, "moto's server is not installed (pip install 'moto[server]')"))
+struct BucketStoreCLITests {
+    let environment: [String: String]
+    let bucket: String
+    let folder: String
+
+    init() throws {
+        let endpoint = try #require(BucketStand.endpoint, "moto_server did not start")
+        let client = try S3Client(
+            configuration: S3Configuration(
+                credentials: AWSCredentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "secret"),
+                endpoint: endpoint))
+        bucket = "cli" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
+        try client.createBucket(bucket)
+        environment = [
+            "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret",
+            "AWS_ENDPOINT_URL": endpoint.description, "AWS_REGION": "us-east-1",
+        ]
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("bucket-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    func run(_ args: [String], environment extra: [String: String] = [:]) throws -> CLIResult {
+        try CLI.run(args, environment: environment.merging(extra) { $1 })
+    }
+
+    @Test func everyStoreCommandWorksOnABucket() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = "s3://\(bucket)/team/symbols"
+        let build = Paths.samples + "/build"
+        let imported = try run(["import", "--store", store, "--cache", folder + "/cache1", build])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stderr.contains("0 failed"))
+
+        // A second machine (an empty cache) answers byte for byte as the symbol files do.
+        let reports = try FileManager.default.contentsOfDirectory(atPath: Paths.samples + "/reports")
+            .filter { $0.hasSuffix(".crash") || $0.hasSuffix(".ips") }.sorted().prefix(6)
+        #expect(reports.count == 6)
+        for name in reports {
+            let report = Paths.samples + "/reports/" + name
+            let fromFiles = try run(["--no-store", report, build])
+            let fromBucket = try run(["--store", store, "--cache", folder + "/cache2", report])
+            #expect(fromBucket.status == 0, "\(name): \(fromBucket.stderr)")
+            #expect(fromFiles.stdout == fromBucket.stdout, "\(name) differs")
+        }
+        let cached = try FileManager.default.subpathsOfDirectory(atPath: folder + "/cache2").filter {
+            $0.hasSuffix(".sqlite")
+        }
+        #expect(!cached.isEmpty)
+
+        let list = try run(["list", "--store", store, "--cache", folder + "/cache2", "--json"])
+        #expect(list.status == 0)
+        let builds = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout)) as? [[String: Any]])
+        #expect(builds.count >= 9)
+        let again = try run(["import", "--store", store, "--cache", folder + "/cache1", build])
+        #expect(again.stderr.hasPrefix("imported 0 builds"), "\(again.stderr)")
+        #expect(try run(["verify", "--store", store, "--cache", folder + "/cache2"]).status == 0)
+
+        let batch = try run([
+            "batch", "--store", store, "--cache", folder + "/cache3", "-o", folder + "/out",
+            Paths.samples + "/reports/" + reports[0],
+        ])
+        #expect(batch.status == 0, "\(batch.stderr)")
+
+        // gc keeps what was just imported, however small --older-than (a bucket has no lock).
+        let gc = try run(["gc", "--store", store, "--cache", folder + "/cache2", "--older-than", "0"])
+        #expect(gc.status == 0 && gc.stderr.contains("removed 0 builds"), "\(gc.stderr)")
+
+        let uuid = try #require(builds.first?["uuid"] as? String)
+        #expect(try run(["remove", "--store", store, "--cache", folder + "/cache2", uuid]).status == 0)
+        let after = try run(["list", "--store", store, "--cache", folder + "/cache2"])
+        #expect(!after.stdoutText.contains(uuid))
+    }
+
+    @Test func syncCopiesAFolderStoreAndResumes() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let local = folder + "/local"
+        #expect(try run(["import", "--store", local, Paths.samples + "/build/ios-arm64-dwarf5"]).status == 0)
+        let store = "s3://\(bucket)/synced"
+        let first = try run(["sync", "--from", local, "--store", store, "--cache", folder + "/cache"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("[1/") && first.stderr.contains("copied"))
+        #expect(!first.stderr.contains("copied 0 builds"))
+        let second = try run(["sync", "--from", local, "--store", store, "--cache", folder + "/cache"])
+        #expect(second.status == 0)
+        #expect(second.stderr.contains("copied 0 builds"), "\(second.stderr)")
+        let report = Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5.crash"
+        let fromFolder = try run(["--store", local, report])
+        let fromBucket = try run(["--store", store, "--cache", folder + "/cache", report])
+        #expect(fromFolder.stdout == fromBucket.stdout)
+        #expect(try run(["sync", "--from", local]).status == 64)
+    }
+
+    @Test func failuresAreNamed() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let missing = try run(["list", "--store", "s3://no-such-bucket-\(getpid())", "--cache", folder])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("s3://no-such-bucket-\(getpid())") && missing.stderr.contains("does not exist"))
+
+        let port = try #require(BucketStand.freePort())
+        let dead = try run(
+            ["list", "--store", "s3://\(bucket)", "--cache", folder],
+            environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"])
+        #expect(dead.status == 1)
+        #expect(dead.stderr.contains("cannot reach http://127.0.0.1:\(port)"), "\(dead.stderr)")
+
+        let anonymous = try run(
+            ["list", "--store", "s3://\(bucket)", "--cache", folder], environment: ["AWS_ACCESS_KEY_ID": ""])
+        #expect(anonymous.status == 65 && anonymous.stderr.contains("AWS_ACCESS_KEY_ID"))
+
+        let malformed = try run(["list", "--store", "s3://Not_A_Bucket", "--cache", folder])
+        #expect(malformed.status == 65 && malformed.stderr.contains("is not a bucket name"))
+
+        // The default command with a dead bucket still writes the report (frames unsymbolicated).
+        let report = Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5.crash"
+        let unsymbolicated = try run(
+            ["--store", "s3://\(bucket)", "--cache", folder, report],
+            environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"])
+        #expect(unsymbolicated.status == 0, "\(unsymbolicated.stderr)")
+        #expect(unsymbolicated.stdout == [UInt8](try Data(contentsOf: URL(fileURLWithPath: report))))
+        #expect(unsymbolicated.stderr.contains("cannot reach"), "\(unsymbolicated.stderr)")
+
+        let size = try run(["list", "--store", "s3://\(bucket)", "--cache-size", "lots"])
+        #expect(size.status == 64)
+    }
+}
+
+/// moto's server for this test process (the ObjectStorage tests' launcher, which exits with us).
+enum BucketStand {
+    static let python: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { $0 + "/python3" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }()
+
+    static let available: Bool = {
+        guard let python else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", "import moto.server, werkzeug"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    static let endpoint: S3Endpoint? = {
+        guard available, let python, let port = freePort() else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [
+            Paths.repository + "/Tests/ObjectStorageTests/Fixtures/moto-stand-in.py", String(getpid()), String(port),
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let endpoint = S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")
+        for _ in 0..<300 {
+            if isListening(port) { return endpoint }
+            usleep(100_000)
+        }
+        return nil
+    }()
+
+    static func freePort() -> Int? {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return nil }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
+            }
+        }
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
+    }
+
+    static func isListening(_ port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}

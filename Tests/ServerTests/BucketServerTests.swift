@@ -1,0 +1,165 @@
+// `serve --store s3://BUCKET/PREFIX` against moto's S3 stand-in (PyPI moto[server]): an upload on
+// one replica lands in the bucket and another replica, with a cache of its own, symbolicates
+// with it; /metrics shows the bucket's requests and the cache; /readyz says "not ready" while the
+// bucket does not answer, instead of failing the liveness probe.
+//
+// The credentials and endpoint reach the server (and its import children) through the standard
+// AWS variables, set here for this test process; nothing else in the tests reads them.
+
+import Foundation
+import ObjectStorage
+import Server
+import Testing
+
+@Suite(
+    .serialized,
+    .enabled(if: BucketStandIn.motoAvailable, "moto's server is not installed (pip install 'moto[server]')"),
+    .enabled(if: UploadTests.ready, "\(UploadTests.notReady)"))
+struct BucketServerTests {
+    let bucket: String
+
+    init() throws {
+        let endpoint = try #require(BucketStandIn.endpoint, "moto_server did not start")
+        setenv("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE", 1)
+        setenv("AWS_SECRET_ACCESS_KEY", "secret", 1)
+        setenv("AWS_ENDPOINT_URL", endpoint.description, 1)
+        bucket = "srv" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
+        let client = try S3Client(configuration: try S3Configuration.fromEnvironment())
+        try client.createBucket(bucket)
+    }
+
+    func replica(_ name: String) throws -> TestServer {
+        try TestServer { configuration in
+            configuration.storeDirectory = "s3://\(bucket)/symbols"
+            configuration.cacheDirectory = NSTemporaryDirectory() + "bucket-server-\(name)-" + UUID().uuidString
+        }
+    }
+
+    @Test func anUploadOnOneReplicaServesOnAnother() throws {
+        let first = try replica("a")
+        let second = try replica("b")
+        let report = try #require(Fixtures.report("HoldApp-\(UploadTests.variant).crash"))
+        let before = try second.post("/v1/symbolicate", report)
+        #expect(before.status == 200)
+
+        let upload = try first.post(
+            "/v1/symbols", try UploadTests.zip(["HoldApp.app.dSYM", "HoldKit.framework.dSYM"]), headers: first.auth)
+        #expect(upload.status == 201, "\(upload.text)")
+        let client = try S3Client(configuration: try S3Configuration.fromEnvironment())
+        let keys = try client.listAllObjects(bucket: bucket, prefix: "symbols/").objects.map(\.key)
+        #expect(keys.contains { $0.hasPrefix("symbols/builds/v3/") })
+        #expect(keys.contains { $0.hasPrefix("symbols/catalog/") && $0.hasSuffix(".json") })
+
+        // The second replica's misses expire after a second: then it finds the new builds.
+        sleep(2)
+        let after = try second.post("/v1/symbolicate", report)
+        #expect(after.status == 200)
+        #expect(after.body != before.body)
+        #expect(after.body == (try Self.fromSymbolFiles("HoldApp-\(UploadTests.variant).crash")))
+        let fromFirst = try first.post("/v1/symbolicate", report)
+        #expect(fromFirst.body == after.body)
+
+        let metrics = try second.get("/metrics").text
+        #expect(metrics.contains(#"symbolicate_bucket_requests_total{operation="ListObjectsV2"}"#))
+        #expect(metrics.contains(#"symbolicate_bucket_request_duration_seconds_count{operation="GetObject"}"#))
+        #expect(metrics.contains("symbolicate_cache_misses_total 2"), "\(metrics)")
+        #expect(metrics.contains("symbolicate_cache_bytes "))
+        #expect(try second.get("/readyz").status == 200)
+    }
+
+    /// What the CLI makes of the report from the symbol files themselves (the same pipeline).
+    static func fromSymbolFiles(_ report: String) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Fixtures.executable))
+        process.arguments = [
+            "--no-store", Fixtures.samples + "/reports/" + report, try #require(Fixtures.build(UploadTests.variant)),
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return [UInt8](bytes)
+    }
+
+    @Test func readinessFollowsTheBucket() throws {
+        let port = try #require(BucketStandIn.freePort())
+        let server = try TestServer { configuration in
+            configuration.storeDirectory = "s3://\(bucket)/symbols"
+            configuration.cacheDirectory = NSTemporaryDirectory() + "bucket-server-dead-" + UUID().uuidString
+        }
+        #expect(try server.get("/readyz").status == 200)
+        let saved = String(cString: getenv("AWS_ENDPOINT_URL"))
+        setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:\(port)", 1)
+        defer { setenv("AWS_ENDPOINT_URL", saved, 1) }
+        let dead = try TestServer { configuration in
+            configuration.storeDirectory = "s3://\(bucket)/symbols"
+            configuration.cacheDirectory = NSTemporaryDirectory() + "bucket-server-dead-" + UUID().uuidString
+        }
+        let ready = try dead.get("/readyz")
+        #expect(ready.status == 503)
+        #expect(ready.text.contains("cannot reach"), "\(ready.text)")
+        #expect(try dead.get("/healthz").status == 200)
+        #expect(try dead.get("/metrics").text.contains(#"symbolicate_bucket_errors_total{operation="ListObjectsV2"} "#))
+    }
+}
+
+/// moto's server for this test process (the ObjectStorage tests' launcher, which exits with us).
+enum BucketStandIn {
+    static let motoAvailable: Bool = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        guard
+            let python = path.split(separator: ":").map({ $0 + "/python3" }).first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", "import moto.server, werkzeug"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    static let endpoint: S3Endpoint? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        guard
+            let python = path.split(separator: ":").map({ $0 + "/python3" }).first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }), let port = freePort()
+        else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [
+            Fixtures.repository + "/Tests/ObjectStorageTests/Fixtures/moto-stand-in.py", String(getpid()), String(port),
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let endpoint = S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")
+        for _ in 0..<300 {
+            if (try? TestHTTP.request(port: UInt16(port), "GET", "/")) != nil { return endpoint }
+            usleep(100_000)
+        }
+        return nil
+    }()
+
+    static func freePort() -> Int? {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return nil }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
+            }
+        }
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
+    }
+}
