@@ -4,7 +4,7 @@
 SWIFT ?= swift
 BIN = .build/release/symbolicate
 
-.PHONY: deps build release demo test samples bench clean
+.PHONY: deps build release demo test samples bench clean asan tsan
 
 deps:
 	@scripts/install-deps.sh
@@ -26,6 +26,14 @@ samples:
 
 bench: release
 	Benchmarks/run.sh
+
+# The test suite under AddressSanitizer, the server and batch suites under ThreadSanitizer,
+# each in a build folder of its own (.build/asan, .build/tsan).
+asan: deps
+	scripts/sanitize.sh address
+
+tsan: deps
+	scripts/sanitize.sh thread --filter 'ServerTests|BatchTests'
 
 clean:
 	rm -rf .build
