@@ -2,9 +2,10 @@
 # Both install the Debian packages they need first (scripts/install-deps.sh, idempotent).
 
 SWIFT ?= swift
+FUZZ_SECONDS ?= 60
 BIN = .build/release/symbolicate
 
-.PHONY: deps build release demo test samples bench clean asan tsan
+.PHONY: deps build release demo test samples bench clean fuzz asan tsan
 
 deps:
 	@scripts/install-deps.sh
@@ -26,6 +27,10 @@ samples:
 
 bench: release
 	Benchmarks/run.sh
+
+# Fuzz targets (Fuzz/README.md): each runs FUZZ_SECONDS; a finding fails with its reproducer's path.
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 # The test suite under AddressSanitizer, the server and batch suites under ThreadSanitizer,
 # each in a build folder of its own (.build/asan, .build/tsan).
