@@ -9,9 +9,8 @@
 #
 # Usage: scripts/fuzz.sh [--seconds N] [--build-only] [TARGET...]
 #   TARGET: FuzzReports FuzzObjectFiles FuzzHTTP FuzzArchives (default: all)
-#   Environment: FUZZ_SECONDS (default 60), FUZZ_JOBS (libFuzzer -jobs/-workers, default 1),
-#   FUZZ_ARGS (extra libFuzzer options, e.g. "-max_len=200000").
-# Reproduce a finding: .build/fuzz/release/TARGET PATH-TO-REPRODUCER
+#   Environment: FUZZ_SECONDS (default 60), FUZZ_ARGS (extra libFuzzer options, e.g. -jobs=2).
+# Reproduce a finding: .build/fuzz/build/release/TARGET PATH-TO-REPRODUCER
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -23,7 +22,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
     --build-only) build_only=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     Fuzz*) targets+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
   esac
