@@ -2,9 +2,10 @@
 # Both install the Debian packages they need first (scripts/install-deps.sh, idempotent).
 
 SWIFT ?= swift
+FUZZ_SECONDS ?= 60
 BIN = .build/release/symbolicate
 
-.PHONY: deps build release demo test webpage samples bench clean
+.PHONY: deps build release demo test webpage samples bench clean fuzz asan tsan
 
 deps:
 	@scripts/install-deps.sh
@@ -30,6 +31,18 @@ samples:
 
 bench: release
 	Benchmarks/run.sh
+
+# Fuzz targets (Fuzz/README.md): each runs FUZZ_SECONDS; a finding fails with its reproducer's path.
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+# The test suite under AddressSanitizer, the server and batch suites under ThreadSanitizer,
+# each in a build folder of its own (.build/asan, .build/tsan).
+asan: deps
+	scripts/sanitize.sh address
+
+tsan: deps
+	scripts/sanitize.sh thread --filter 'ServerTests|BatchTests'
 
 clean:
 	rm -rf .build

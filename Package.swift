@@ -10,6 +10,10 @@ let package = Package(
     name: "symbolicate",
     products: [
         .executable(name: "symbolicate", targets: ["symbolicate"]),
+        // The libraries, for the fuzz targets in Fuzz/ (a package of its own: normal builds never see them).
+        .library(
+            name: "SymbolicateLibraries",
+            targets: ["SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch"]),
     ],
     targets: [
         // C libraries from Debian, one target each.

@@ -93,11 +93,15 @@ public enum ReportWriter {
         let original = report.original
         let ending = ByteText.lineEnding(original)
         var edits: [ByteEdit] = []
+        var parenthesized = 0
         for (b, backtrace) in report.backtraces.enumerated() {
             let isParenthesized = backtrace.kind == .lastException && !backtrace.frames.isEmpty
                 && backtrace.frames.allSatisfy { $0.symbolColumn == nil }
             if isParenthesized {
-                if let edit = parenthesizedEdit(report, backtrace: b, results: results, ending: ending) { edits.append(edit) }
+                if let edit = parenthesizedEdit(report, backtrace: b, occurrence: parenthesized, results: results, ending: ending) {
+                    edits.append(edit)
+                }
+                parenthesized += 1
                 continue
             }
             for (f, frame) in backtrace.frames.enumerated() {
@@ -139,14 +143,14 @@ public enum ReportWriter {
         return edits
     }
 
-    /// Turns the parenthesized Last Exception Backtrace into frame lines when any of its frames
-    /// is symbolicated, as symbolicatecrash does.
+    /// Turns a parenthesized Last Exception Backtrace (the `occurrence`-th in the document) into
+    /// frame lines when any of its frames is symbolicated, as symbolicatecrash does.
     private static func parenthesizedEdit(
-        _ report: CrashReport, backtrace b: Int, results: [FrameID: FrameResult], ending: [UInt8]
+        _ report: CrashReport, backtrace b: Int, occurrence: Int, results: [FrameID: FrameResult], ending: [UInt8]
     ) -> ByteEdit? {
         let frames = report.backtraces[b].frames
         guard frames.indices.contains(where: { results[FrameID(backtrace: b, frame: $0)] != nil }),
-              let range = TextReportParser.parenthesizedBacktraceRange(report.original)
+              let range = TextReportParser.parenthesizedBacktraceRange(report.original, occurrence: occurrence)
         else { return nil }
         var lines: [String] = []
         for (f, frame) in frames.enumerated() {

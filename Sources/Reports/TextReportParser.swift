@@ -291,28 +291,46 @@ enum TextReportParser {
         list.removeAll()
     }
 
-    /// The byte range of the parenthesized Last Exception Backtrace list, `(` through `)`.
-    static func parenthesizedBacktraceRange(_ bytes: [UInt8]) -> Range<Int>? {
+    /// The byte range of a parenthesized Last Exception Backtrace list, `(` through `)`: the
+    /// `occurrence`-th (from 0) of the lists that hold at least one address, which is the order of
+    /// the non-empty parenthesized backtraces `parse` returns. A list opens and ends where `parse`
+    /// opens and ends it: right after the header or on the next non-blank line, and at its `)`,
+    /// before a blank line, or at the end of the document.
+    static func parenthesizedBacktraceRange(_ bytes: [UInt8], occurrence: Int = 0) -> Range<Int>? {
         let lines = ByteText.lines(bytes)
+        var found = 0
         var k = 0
         while k < lines.count {
             let t = ByteText.trim(bytes, lines[k].range)
             k += 1
             guard ByteText.hasPrefix(bytes, at: t.lowerBound, "Last Exception Backtrace:", end: t.upperBound) else { continue }
-            var open: Int? = nil
-            var j = k - 1
-            while j < lines.count {
-                let r = lines[j].range
-                var p = j == k - 1 ? t.lowerBound + 25 : r.lowerBound
-                while p < r.upperBound {
-                    if open == nil, bytes[p] == UInt8(ascii: "(") { open = p }
-                    if let o = open, bytes[p] == UInt8(ascii: ")") { return o..<(p + 1) }
-                    p += 1
-                }
-                if open == nil, j > k - 1, !ByteText.isBlank(bytes, r) { return nil }
-                j += 1
+            var first = k - 1
+            var open = ByteText.trim(bytes, (t.lowerBound + 25)..<t.upperBound)
+            if open.isEmpty || bytes[open.lowerBound] != UInt8(ascii: "(") {
+                while first + 1 < lines.count, ByteText.isBlank(bytes, lines[first + 1].range) { first += 1 }
+                first += 1
+                guard first < lines.count else { return nil }
+                open = ByteText.trim(bytes, lines[first].range)
+                guard bytes[open.lowerBound] == UInt8(ascii: "(") else { continue }
             }
-            return nil
+            var addresses: [UInt64] = []
+            var end = open.lowerBound
+            var j = first
+            scan: while j < lines.count {
+                let r = j == first ? open : ByteText.trim(bytes, lines[j].range)
+                j += 1
+                if r.isEmpty { break }
+                collectAddresses(bytes, r, into: &addresses)
+                end = r.upperBound
+                for p in r where bytes[p] == UInt8(ascii: ")") {
+                    end = p + 1
+                    break scan
+                }
+            }
+            k = j
+            guard !addresses.isEmpty else { continue }
+            if found == occurrence { return open.lowerBound..<end }
+            found += 1
         }
         return nil
     }

@@ -70,7 +70,10 @@ struct ImportRunner: Sendable {
         }
         let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
         var cpu = rlimit(rlim_cur: rlim_t(cpuSeconds), rlim_max: rlim_t(cpuSeconds + 5))
-        var memory = rlimit(rlim_cur: rlim_t(memoryBytes), rlim_max: rlim_t(memoryBytes))
+        // Int.max: no address-space limit (RLIM_INFINITY); sanitizer builds reserve terabytes, and
+        // ThreadSanitizer insists on an unlimited one.
+        let addressSpace = memoryBytes == .max ? rlim_t.max : rlim_t(memoryBytes)
+        var memory = rlimit(rlim_cur: addressSpace, rlim_max: addressSpace)
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         var fileSize = rlimit(rlim_cur: rlim_t(16) << 30, rlim_max: rlim_t(16) << 30)
         guard let path = argv[0] else { throw ioError("strdup") }

@@ -54,7 +54,7 @@ public struct ServerConfiguration: Sendable {
     public var requestTimeout: Int = 600
     /// Seconds to wait for requests in flight when stopping.
     public var shutdownGracePeriod: Double = 30
-    /// Limits for the child process that imports an upload.
+    /// Limits for the child process that imports an upload (`importMemoryBytes` is its address space; Int.max: none).
     public var importCPUSeconds: Int = 300
     public var importMemoryBytes: Int = 4 << 30
     public var importWallSeconds: Int = 600

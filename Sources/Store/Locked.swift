@@ -1,21 +1,26 @@
-// Locked: a value behind a mutex, for the store's non-Sendable state (the catalog connection,
-// the pools of build-file readers, the cache of open build files). Synchronization's Mutex asks
-// that values moved in or out be `sending`, which a SQLite connection handed from thread to
-// thread cannot prove to the compiler; this wrapper states the rule instead: the value is only
-// touched inside `withLock`, and an object taken out of it (a pooled reader) is owned by the
-// one thread that took it until it is put back.
+// Locked: a value behind a mutex, for state that threads share: the store's catalog connection,
+// the pools of build-file readers, the cache of open build files, and the symbolication caches.
+// The value is only touched inside `withLock`, and an object taken out of it (a pooled reader)
+// is owned by the one thread that took it until it is put back.
+//
+// The lock is a pthread mutex (NSLock), not Synchronization's Mutex: on Linux a contended Mutex
+// waits and hands over in the kernel (a priority-inheritance futex), which ThreadSanitizer cannot
+// see, so every contended section looked like a race to `make tsan` (a four-thread counter
+// under Mutex.withLock counts right and is still reported). pthread mutexes are what TSan models.
 
-import Synchronization
+import Foundation
 
-final class Locked<Value>: @unchecked Sendable {
-    private let mutex = Mutex(())
+public final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    public init(_ value: Value) {
         self.value = value
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try mutex.withLock { _ in try body(&value) }
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }

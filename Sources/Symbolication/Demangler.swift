@@ -5,7 +5,7 @@
 
 import CDemangle
 import Runtime
-import Synchronization
+import Store
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +14,7 @@ import Glibc
 public enum Demangler {
     /// Demangled names already computed: the same few hundred functions recur in every report
     /// a server or a batch run sees. Bounded; emptied when full.
-    private static let cache = Mutex<[String: String]>([:])
+    private static let cache = Locked<[String: String]>([:])
     static let cacheLimit = 50_000
 
     /// The name to show for a symbol as stored in a symbol file (leading `_` already removed).

@@ -7,7 +7,6 @@
 import Dispatch
 import ObjectFiles
 import Store
-import Synchronization
 import SymbolicateModel
 
 public final class SymbolLocator: Sendable {
@@ -22,10 +21,10 @@ public final class SymbolLocator: Sendable {
     private let slices: [BuildID: [ObjectSlice]]
     private let slicesByName: [String: [BuildInfo]]
     private let store: (any SymbolStoring)?
-    private let loaded = Mutex<[SliceKey: LoadResult]>([:])
+    private let loaded = Locked<[SliceKey: LoadResult]>([:])
     /// What the store answered, per image: found builds are kept (build files are immutable);
     /// misses are asked again after `missRetention`, so a build imported meanwhile is seen.
-    private let storeAnswers = Mutex<[StoreKey: StoreAnswer]>([:])
+    private let storeAnswers = Locked<[StoreKey: StoreAnswer]>([:])
     static let missRetention: UInt64 = 1_000_000_000
     static let maxStoreAnswers = 10_000
     /// Files under the symbol paths that could not be opened, for the verbose summary.

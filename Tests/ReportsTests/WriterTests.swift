@@ -58,6 +58,29 @@ import Testing
         #expect(again.backtraces.last?.frames.map(\.address) == [0x1a8e8c04c, 0x1a0a5840c, 0x1007da4bc, 0x9999])
     }
 
+    /// Each parenthesized Last Exception Backtrace is rewritten in its own place: with two, the
+    /// second's frames went over the first's list (found by the fuzz target FuzzReports).
+    @Test func secondParenthesizedBacktraceIsRewrittenInItsOwnPlace() throws {
+        let text = Fixtures.textReport.replacing(
+            "(0x1a8e8c04c 0x1a0a5840c 0x1007da4bc 0x9999)",
+            with: "(0x1a8e8c04c 0x9999)\n\nLast Exception Backtrace:\n(0x1007da4bc\n 0x9998)")
+        let r = try ReportParser.parse(Array(text.utf8))
+        let lists = r.backtraces.indices.filter { r.backtraces[$0].kind == .lastException }
+        try #require(lists.count == 2)
+        let second = try #require(lists.last)
+        let results = [
+            FrameID(backtrace: second, frame: 0): FrameResult(
+                status: .symbolicated, frames: [SymbolicatedFrame(symbol: "main", symbolOffset: 12, file: "main.swift", line: 3)])
+        ]
+        let out = String(decoding: ReportWriter.write(r, results: results), as: UTF8.self)
+        #expect(out.contains("Last Exception Backtrace:\n(0x1a8e8c04c 0x9999)\n\nLast Exception Backtrace:\n0   My App"))
+        #expect(out.contains("0x1007da4bc main + 12 (main.swift:3)\n1   ???"))
+        #expect(!out.contains("0x9998)"))
+        let again = try ReportParser.parse(Array(out.utf8))
+        #expect(again.backtraces.filter { $0.kind == .lastException }.map { $0.frames.map(\.address) }
+            == [[0x1a8e8c04c, 0x9999], [0x1007da4bc, 0x9998]])
+    }
+
     @Test func crlfRewriteUsesTheDocumentsLineEnding() throws {
         let lf = try ReportParser.parse(Array(Fixtures.textReport.utf8))
         let crlfBytes = Array(Fixtures.textReport.replacing("\n", with: "\r\n").utf8)

@@ -23,6 +23,9 @@ final class TestServer {
         configuration.logDescriptor = open(directory + "/access.log", O_CREAT | O_WRONLY | O_APPEND, 0o600)
         if let executable = Fixtures.executable { configuration.importExecutable = executable }
         configuration.importWallSeconds = 60
+        // A sanitizer build's import child maps terabytes of shadow memory at start, which an
+        // address-space limit forbids: under `make asan` / `make tsan` the child runs without one.
+        if Fixtures.sanitized { configuration.importMemoryBytes = Int.max }
         configure(&configuration)
         server = try SymbolicationServer(configuration: configuration)
         try server.start()
@@ -83,6 +86,13 @@ enum Fixtures {
             Bundle.main.bundleURL.appendingPathComponent("symbolicate").path,
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// True when this test bundle (and so the `symbolicate` built with it) runs under Address- or
+    /// ThreadSanitizer, whose runtimes export `__asan_init` / `__tsan_init`.
+    static let sanitized: Bool = {
+        let program = dlopen(nil, RTLD_NOW)
+        return dlsym(program, "__asan_init") != nil || dlsym(program, "__tsan_init") != nil
     }()
 
     /// True when `symbolicate import` exists (uploads go through it).

@@ -1,0 +1,54 @@
+// Fuzz target: the archive readers (libarchive: .zip, .tar, compressed tars), reached through
+// the two public ways archives come in, so the target stays the same whichever module holds
+// the reader: the symbol store's import of an archive of symbol files, and a batch run over an
+// archive of crash reports. Any input may be refused or yield failures in the summaries; none
+// may trap, hang, or leave a half-written build in the store. (To fuzz the reader module
+// directly, call it in `readArchive` below instead; the seeds and the script stay as they are.)
+
+import Batch
+import Foundation
+import FuzzSupport
+import Store
+import Symbolication
+
+/// One store and one batch service per process: imports of the same build are "already present".
+private let store: SymbolStore = {
+    do {
+        return try SymbolStore(directory: Fuzz.scratch + "/store")
+    } catch {
+        FileHandle.standardError.write(Data("cannot open a store: \(error)\n".utf8))
+        exit(1)
+    }
+}()
+
+private let service: SymbolicationService = {
+    do {
+        return SymbolicationService(locator: try SymbolLocator(paths: [], store: nil))
+    } catch {
+        FileHandle.standardError.write(Data("cannot set up symbolication: \(error)\n".utf8))
+        exit(1)
+    }
+}()
+
+nonisolated(unsafe) private var runNumber = 0
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzArchives(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let path = Fuzz.file("input.archive", Fuzz.bytes(data, size))
+    readArchive(path)
+    return 0
+}
+
+private func readArchive(_ path: String) {
+    _ = store.importPaths([path], progress: nil)
+    let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: store.directory + "/tmp")) ?? []
+    Fuzz.invariant(leftovers.isEmpty, "the import left temporary files behind: \(leftovers)")
+
+    runNumber += 1
+    let output = Fuzz.scratch + "/batch-\(runNumber)"
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    let configuration = BatchConfiguration(
+        inputs: [path], destination: .directory(output), jobs: 1, progress: .none, maxReportSize: 4 << 20,
+        standardInputLines: { nil })
+    _ = try? BatchRunner(configuration: configuration, service: service).run()
+}

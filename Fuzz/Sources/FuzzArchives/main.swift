@@ -1,0 +1,5 @@
+// Starts libFuzzer over `fuzzArchives` (see FuzzArchives.swift).
+
+import FuzzSupport
+
+Fuzz.main(fuzzArchives)

@@ -1,0 +1,5 @@
+// Starts libFuzzer over `fuzzHTTP` (see FuzzHTTP.swift).
+
+import FuzzSupport
+
+Fuzz.main(fuzzHTTP)

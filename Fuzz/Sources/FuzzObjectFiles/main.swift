@@ -1,0 +1,5 @@
+// Starts libFuzzer over `fuzzObjectFiles` (see FuzzObjectFiles.swift).
+
+import FuzzSupport
+
+Fuzz.main(fuzzObjectFiles)

@@ -1,0 +1,5 @@
+// Starts libFuzzer over `fuzzReports` (see FuzzReports.swift).
+
+import FuzzSupport
+
+Fuzz.main(fuzzReports)

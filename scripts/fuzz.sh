@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets in Fuzz/ with libFuzzer and AddressSanitizer and runs each for a given
+# time. Seeds are made afresh from Samples/ on every run (reports, dSYMs and binaries, an ELF
+# compiled from Samples/src, archives and HTTP requests built from these); what libFuzzer learns
+# is kept in .build/fuzz/corpus/TARGET and grows from run to run.
+#
+# A crash, a sanitizer report, a timeout or a failed invariant stops that target; the script
+# goes on with the others, then prints every reproducer and exits 1.
+#
+# Usage: scripts/fuzz.sh [--seconds N] [--build-only] [TARGET...]
+#   TARGET: FuzzReports FuzzObjectFiles FuzzHTTP FuzzArchives (default: all)
+#   Environment: FUZZ_SECONDS (default 60), FUZZ_ARGS (extra libFuzzer options, e.g. -jobs=2).
+# Reproduce a finding: .build/fuzz/build/release/TARGET PATH-TO-REPRODUCER
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+seconds=${FUZZ_SECONDS:-60}
+build_only=0
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds=$2; shift 2 ;;
+    --build-only) build_only=1; shift ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    Fuzz*) targets+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
+  esac
+done
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzReports FuzzObjectFiles FuzzHTTP FuzzArchives)
+case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: --seconds needs a whole number, got '$seconds'" >&2; exit 64 ;; esac
+
+work=$root/.build/fuzz
+scratch=$work/build
+bin=$scratch/release
+
+# The fuzzer runtime and sanitizers go into every module (coverage everywhere); -enable-testing
+# lets FuzzHTTP reach the server's internal checks. A scratch path of its own keeps the normal
+# .build untouched.
+echo "fuzz: building ${targets[*]}" >&2
+for t in "${targets[@]}"; do
+  swift build --package-path Fuzz --scratch-path "$scratch" -c release \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --product "$t" 2>&1 \
+    | grep -v "Cannot export local symbol '__asan" >&2
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: building $t failed" >&2; exit 1; }
+done
+[ "$build_only" -eq 1 ] && exit 0
+
+# --- Seeds, from files in the repository ---------------------------------------------------
+seeds=$work/seeds
+rm -rf "$seeds"
+mkdir -p "$seeds"/{FuzzReports,FuzzObjectFiles,FuzzHTTP,FuzzArchives}
+
+cp Samples/reports/*.crash Samples/reports/*.ips "$seeds/FuzzReports/"
+
+n=0
+while IFS= read -r -d '' f; do
+  case "$(head -c 4 "$f" | od -An -tx1 | tr -d ' \n')" in
+    cffaedfe|cefaedfe|cafebabe|7f454c46) n=$((n + 1)); cp "$f" "$seeds/FuzzObjectFiles/macho-$n-$(basename "$f")" ;;
+  esac
+done < <(find Samples/build -type f -print0 | sort -z)
+# An ELF with DWARF 4 and 5 and a build id, compiled from the samples' C source.
+for v in 4 5; do
+  clang -g -gdwarf-$v -O2 -shared -fPIC -nostdlib -ffreestanding -DHOLD_VARIANT="\"fuzz-dwarf$v\"" \
+    -ISamples/src/HoldKit/include -Wl,--build-id Samples/src/HoldKit/HKStore.c \
+    -o "$seeds/FuzzObjectFiles/elf-dwarf$v.so" 2>/dev/null \
+    || echo "fuzz: no ELF seed (clang could not build one); Mach-O seeds only" >&2
+done
+
+python3 - "$seeds" <<'PY'
+import gzip, io, json, os, sys, tarfile, zipfile
+seeds = sys.argv[1]
+reports = sorted(os.path.join("Samples/reports", f) for f in os.listdir("Samples/reports") if f.endswith((".crash", ".ips")))
+dsyms = [os.path.join(d, f) for d, _, fs in os.walk("Samples/build/ios-arm64-dwarf5") for f in fs if "/DWARF" in d]
+images = [l.rstrip("\n").split("\t") for l in open("Samples/build/images.tsv") if not l.startswith("#")]
+
+def put(target, name, data):
+    with open(os.path.join(seeds, target, name), "wb") as out:
+        out.write(data)
+
+# Archives: reports in a zip (stored and deflated, one nested folder), in tar.gz; dSYMs in a zip.
+def zipped(paths, method):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", method) as z:
+        for i, p in enumerate(paths):
+            z.write(p, ("nested/" if i % 2 else "") + os.path.basename(p))
+    return buf.getvalue()
+put("FuzzArchives", "reports-stored.zip", zipped(reports[:3], zipfile.ZIP_STORED))
+put("FuzzArchives", "reports-deflated.zip", zipped(reports[:3], zipfile.ZIP_DEFLATED))
+put("FuzzArchives", "dsyms.zip", zipped(dsyms, zipfile.ZIP_DEFLATED))
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w:gz") as t:
+    for p in reports[:2] + dsyms[:1]:
+        t.add(p, os.path.basename(p))
+put("FuzzArchives", "mixed.tar.gz", buf.getvalue())
+
+# HTTP requests in FuzzHTTP's framing: METHOD TARGET, headers, blank line, body.
+def request(method, target, headers=(), body=b""):
+    head = "%s %s\n" % (method, target) + "".join("%s: %s\n" % h for h in headers) + "\n"
+    return head.encode() + body
+report = open(reports[0], "rb").read()
+ips = open([r for r in reports if r.endswith(".ips")][0], "rb").read()
+put("FuzzHTTP", "symbolicate.req", request("POST", "/v1/symbolicate", [("Content-Type", "text/plain")], report))
+put("FuzzHTTP", "symbolicate-json.req", request("POST", "/v1/symbolicate?format=json", [("Accept", "application/json")], ips))
+put("FuzzHTTP", "symbolicate-gzip.req", request("POST", "/v1/symbolicate?format=crash", [("Content-Encoding", "gzip")], gzip.compress(ips)))
+app = images[0]
+sentry = {"modules": [{"type": "macho", "debug_id": app[3], "code_file": "/private/var/HoldApp", "image_addr": app[6],
+                       "image_size": 32768, "arch": app[2]}],
+          "stacktraces": [{"is_requesting": True, "frames": [{"instruction_addr": hex(int(app[6], 16) + 0x4a10)},
+                                                            {"instruction_addr": "0x1000", "adjust_instruction_addr": False}]}]}
+put("FuzzHTTP", "sentry.req", request("POST", "/symbolicate", [("Content-Type", "application/json")], json.dumps(sentry).encode()))
+mozilla = {"jobs": [{"memoryMap": [["HoldApp", app[3].replace("-", "") + "0"]], "stacks": [[[0, 0x4a10], [-1, 5]]]}]}
+put("FuzzHTTP", "mozilla.req", request("POST", "/symbolicate/v5", [], json.dumps(mozilla).encode()))
+put("FuzzHTTP", "show.req", request("GET", "/v1/symbols/" + app[3] + "?limit=5"))
+put("FuzzHTTP", "list.req", request("GET", "/v1/symbols?limit=2&offset=1"))
+put("FuzzHTTP", "missing.req", request("GET", "/v1/missing?limit=3"))
+put("FuzzHTTP", "report.req", request("GET", "/v1/reports/0123456789abcdef"))
+put("FuzzHTTP", "upload.req", request("POST", "/v1/symbols?filename=..%2FHold%20App.zip",
+    [("Authorization", "Bearer fuzz-token"), ("Content-Disposition", 'attachment; filename="x.zip"')], zipped(dsyms[:1], zipfile.ZIP_STORED)))
+put("FuzzHTTP", "delete.req", request("DELETE", "/v1/symbols/" + app[3], [("Authorization", "Bearer nope")]))
+put("FuzzHTTP", "metrics.req", request("GET", "/metrics"))
+PY
+
+# --- Runs ------------------------------------------------------------------------------------
+export SWIFT_BACKTRACE=enable=no  # libFuzzer and ASan report crashes; the Swift backtracer would stall them
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
+failed=()
+for t in "${targets[@]}"; do
+  corpus=$work/corpus/$t
+  crashes=$work/crashes/$t
+  mkdir -p "$corpus" "$crashes"
+  before=$(ls "$crashes" | wc -l)
+  log=$work/$t.log
+  echo "fuzz: $t for ${seconds}s (log: $log)" >&2
+  status=0
+  # shellcheck disable=SC2086
+  "$bin/$t" "$corpus" "$seeds/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -max_len=262144 \
+    -artifact_prefix="$crashes/" -print_final_stats=1 ${FUZZ_ARGS:-} > "$log" 2>&1 || status=$?
+  grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::new_units_added)" "$log" | sed "s/^/  $t: /" >&2 || true
+  after=$(ls "$crashes" | wc -l)
+  if [ "$status" -ne 0 ] || [ "$after" -gt "$before" ]; then
+    failed+=("$t")
+    echo "fuzz: $t FAILED (exit $status); the end of its log:" >&2
+    grep -v "Cannot export local symbol" "$log" | tail -40 >&2
+    for f in $(ls -t "$crashes" | head -n $((after - before))); do
+      echo "fuzz: reproducer: $crashes/$f   (run: $bin/$t $crashes/$f)" >&2
+    done
+  fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: findings in ${failed[*]}" >&2
+  exit 1
+fi
+echo "fuzz: no findings in ${targets[*]} (${seconds}s each)" >&2
