@@ -149,8 +149,10 @@ public final class BucketStore: Sendable {
                 if let metadata, let row = metadata.row(lastUsedAt: used[stem]) {
                     result.append(Entry(key: object.key, row: .success(row)))
                 }
+            } catch let damaged as DamagedEntry {
+                result.append(Entry(key: object.key, row: .failure(damaged.error)))
             } catch {
-                result.append(Entry(key: object.key, row: .failure(BucketStore.error(error))))
+                throw BucketStore.error(error)
             }
         }
         return result.sorted { a, b in
@@ -178,21 +180,40 @@ public final class BucketStore: Sendable {
             metadata = try BuildMetadata.decode(
                 body, key: location.description + "/" + (location.relativeKey(key) ?? key))
         } catch let error as SymbolicateError {
-            throw SymbolicateError(error.code, "s3://\(location.bucket)/\(key): \(error.message)")
+            throw DamagedEntry(error: SymbolicateError(error.code, "s3://\(location.bucket)/\(key): \(error.message)"))
         }
         metadataByKey.withLock { $0[key] = (info.etag ?? etag, metadata) }
         return metadata
     }
 
-    /// The current entry of one build, nil when it has none.
-    func row(uuid: BuildID, arch: Arch) throws -> StoredBuild? {
+    /// An entry that is not build metadata (damaged, or of another format).
+    struct DamagedEntry: Error {
+        var error: SymbolicateError
+    }
+
+    /// The current entry of one build, nil when it has none. `damagedAsNone` counts an entry
+    /// that cannot be read as none.
+    func row(uuid: BuildID, arch: Arch, damagedAsNone: Bool = false) throws -> StoredBuild? {
+        let state = try entry(uuid: uuid, arch: arch)
+        if let damaged = state.damaged, !damagedAsNone { throw damaged }
+        return state.row
+    }
+
+    /// The current entry of one build: its row, or the error that says it is damaged, or neither.
+    func entry(uuid: BuildID, arch: Arch) throws -> (row: StoredBuild?, damaged: SymbolicateError?) {
         let key = location.key(BucketStore.metadataKey(uuid: uuid, arch: arch))
-        guard let metadata = try metadata(key: key, etag: nil) else { return nil }
+        let found: BuildMetadata?
+        do {
+            found = try metadata(key: key, etag: nil)
+        } catch let damaged as DamagedEntry {
+            return (nil, damaged.error)
+        }
+        guard let metadata = found else { return (nil, nil) }
         let used = try storage { () throws(ObjectStorageError) in
             try client.headObject(
                 bucket: location.bucket, key: location.key(BucketStore.useKey(uuid: uuid, arch: arch)))
         }
-        return metadata.row(lastUsedAt: used?.lastModified.flatMap(BucketStore.parseDate))
+        return (metadata.row(lastUsedAt: used?.lastModified.flatMap(BucketStore.parseDate)), nil)
     }
 
     /// Dates as S3 writes them: ISO 8601 in listings, RFC 1123 in Last-Modified headers.
