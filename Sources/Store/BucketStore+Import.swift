@@ -43,7 +43,8 @@ extension BucketStore {
         if try isPresent(table.build) { return .alreadyPresent }
         let staging = try makeStaging()
         defer { try? FileManager.default.removeItem(atPath: staging.folder) }
-        _ = try staging.store.importTable(table, source: source)
+        // The staging store asks the bucket again: another writer may have published it meanwhile.
+        if try staging.store.importTable(table, source: source) == .alreadyPresent { return .alreadyPresent }
         guard
             let row = try staging.store.list().first(where: {
                 $0.uuid == table.build.uuid && $0.arch == table.build.arch

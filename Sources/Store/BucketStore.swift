@@ -297,26 +297,37 @@ public final class BucketStore: Sendable {
                     + "and this symbolicate reads version \(BuildFile.schemaVersion); re-import it: "
                     + "symbolicate import --store \(location) \(row.sourcePath)")
         }
-        let path = try fetch(row)
-        guard let path else {
-            throw SymbolicateError(
-                .notFound,
-                "build \(row.uuid) (\(row.arch), \(row.name)) is listed in the bucket but its object \(described) "
-                    + "is missing; re-import it: symbolicate import --store \(location) \(row.sourcePath)")
-        }
-        let source: BuildFileSource
-        do {
-            source = try BuildFileSource(path: path)
-            guard source.build.uuid == row.uuid, source.build.arch == row.arch else {
-                throw SymbolicateError(.io, "the build file holds \(source.build.uuid) \(source.build.arch)")
+        var source: BuildFileSource? = nil
+        // Twice at most: a cached copy of another import of this build (a symbol table that
+        // debug info has since replaced under the same key) is dropped and fetched again.
+        for _ in 0..<2 where source == nil {
+            guard let path = try fetch(row) else {
+                throw SymbolicateError(
+                    .notFound,
+                    "build \(row.uuid) (\(row.arch), \(row.name)) is listed in the bucket but its object \(described) "
+                        + "is missing; re-import it: symbolicate import --store \(location) \(row.sourcePath)")
             }
-        } catch {
-            cache.forget(row.file)
-            let reason = (error as? SymbolicateError)?.message ?? "\(error)"
+            do {
+                let opened = try BuildFileSource(path: path)
+                guard opened.build.uuid == row.uuid, opened.build.arch == row.arch else {
+                    throw SymbolicateError(.io, "the build file holds \(opened.build.uuid) \(opened.build.arch)")
+                }
+                // A file better than its entry says (a relabelled entry, see BucketStore+Import.swift) serves.
+                if opened.build.kind >= row.kind { source = opened } else { cache.forget(row.file) }
+            } catch {
+                cache.forget(row.file)
+                let reason = (error as? SymbolicateError)?.message ?? "\(error)"
+                throw SymbolicateError(
+                    .io,
+                    "build \(row.uuid) (\(row.arch), \(row.name)): the object \(described) is not a readable build "
+                        + "file (\(reason)); re-import it: symbolicate import --store \(location) \(row.sourcePath)")
+            }
+        }
+        guard let source else {
             throw SymbolicateError(
-                .io,
-                "build \(row.uuid) (\(row.arch), \(row.name)): the object \(described) is not a readable build file "
-                    + "(\(reason)); re-import it: symbolicate import --store \(location) \(row.sourcePath)")
+                .conflict,
+                "build \(row.uuid) (\(row.arch), \(row.name)): the object \(described) does not hold the \(row.kind.rawValue) "
+                    + "its entry lists (an import is replacing it): try again")
         }
         noteUse(row)
         return openSources.withLock { $0.put(key, source) }

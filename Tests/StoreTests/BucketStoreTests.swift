@@ -78,6 +78,21 @@ struct BucketStoreTests {
         StoreFixtures.expectSameLookups(try #require(try fresh.source(for: id, arch: .arm64)), dwarf)
     }
 
+    /// A replica that cached a symbol table serves the debug info that replaced it in the bucket.
+    @Test func aReplicaDropsACachedBuildThatWasSuperseded() throws {
+        let id = StoreFixtures.uuid(15)
+        let dwarf = StoreFixtures.table(StoreFixtures.info(id, kind: .debugInfo), functionCount: 80, seed: 15)
+        let symtab = StoreFixtures.table(
+            StoreFixtures.info(id, kind: .symbolTable), functionCount: 80, seed: 15, symbolsOnly: true)
+        try store.importTable(symtab, source: "/s")
+        let replica = try BucketStore(
+            location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("stale"),
+            cacheBytes: 1 << 30)
+        StoreFixtures.expectSameLookups(try #require(try replica.source(for: id, arch: .arm64)), symtab)
+        #expect(try store.importTable(dwarf, source: "/d") == .superseded)
+        StoreFixtures.expectSameLookups(try #require(try replica.source(for: id, arch: .arm64)), dwarf)
+    }
+
     /// A symbol-table writer that read "nothing there" before a debug-info writer published, and
     /// whose PUTs arrive afterwards, must change neither the file nor the entry.
     @Test func aLateSymbolTableWriterLosesTheRace() throws {
