@@ -35,7 +35,11 @@ public struct RetryPolicy: Sendable, Equatable {
     static func isRetryable(status: Int, s3Code: String?) -> Bool {
         switch status {
         case 500, 502, 503, 504, 429: return true
-        default: return s3Code == "SlowDown" || s3Code == "RequestTimeout" || s3Code == "InternalError"
+        default:
+            // ConditionalRequestConflict (409): another conditional write of the key was in flight;
+            // S3 asks the client to try again.
+            return s3Code == "SlowDown" || s3Code == "RequestTimeout" || s3Code == "InternalError"
+                || s3Code == "ConditionalRequestConflict"
         }
     }
 }

@@ -43,7 +43,8 @@ extension BucketStore {
         if try isPresent(table.build) { return .alreadyPresent }
         let staging = try makeStaging()
         defer { try? FileManager.default.removeItem(atPath: staging.folder) }
-        _ = try staging.store.importTable(table, source: source)
+        // The staging store asks the bucket again: another writer may have published it meanwhile.
+        if try staging.store.importTable(table, source: source) == .alreadyPresent { return .alreadyPresent }
         guard
             let row = try staging.store.list().first(where: {
                 $0.uuid == table.build.uuid && $0.arch == table.build.arch
@@ -112,7 +113,7 @@ extension BucketStore {
     /// or imported well inside gc's grace period; the build is then marked used. Anything else
     /// is indexed and published again, which renews it.
     func isPresent(_ info: BuildInfo) throws -> Bool {
-        guard let existing = try row(uuid: info.uuid, arch: info.arch), existing.kind >= info.kind,
+        guard let existing = try row(uuid: info.uuid, arch: info.arch, damagedAsNone: true), existing.kind >= info.kind,
             existing.schemaVersion == Int(BuildFile.schemaVersion), isFresh(existing)
         else { return false }
         let file = try storage { () throws(ObjectStorageError) in
@@ -131,7 +132,8 @@ extension BucketStore {
     /// Writes the build file at `file` (described by `row`) and then its entry, by the rules at
     /// the top of this file; keeps a copy in the cache.
     func publish(_ row: StoredBuild, file: String) throws -> ImportOutcome {
-        let existing = try self.row(uuid: row.uuid, arch: row.arch)
+        let state = try entry(uuid: row.uuid, arch: row.arch)
+        let existing = state.row
         if let existing, existing.kind > row.kind, existing.schemaVersion == Int(BuildFile.schemaVersion) {
             touch(uuid: row.uuid, arch: row.arch)
             return .alreadyPresent
@@ -150,7 +152,8 @@ extension BucketStore {
         // info import may have its entry relabelled "symtab" over its debug info file, until the
         // next import of that build: a wrong label, never wrong symbols).
         let fileCreateOnly = row.kind < .debugInfo
-        let entryCreateOnly = row.kind < .debugInfo && existing == nil
+        // A damaged entry is written over by any import.
+        let entryCreateOnly = row.kind < .debugInfo && existing == nil && state.damaged == nil
         let buildKey = BucketStore.buildKey(uuid: row.uuid, arch: row.arch)
         var entry = row
         entry.file = buildKey

@@ -149,8 +149,10 @@ public final class BucketStore: Sendable {
                 if let metadata, let row = metadata.row(lastUsedAt: used[stem]) {
                     result.append(Entry(key: object.key, row: .success(row)))
                 }
+            } catch let damaged as DamagedEntry {
+                result.append(Entry(key: object.key, row: .failure(damaged.error)))
             } catch {
-                result.append(Entry(key: object.key, row: .failure(BucketStore.error(error))))
+                throw BucketStore.error(error)
             }
         }
         return result.sorted { a, b in
@@ -178,21 +180,40 @@ public final class BucketStore: Sendable {
             metadata = try BuildMetadata.decode(
                 body, key: location.description + "/" + (location.relativeKey(key) ?? key))
         } catch let error as SymbolicateError {
-            throw SymbolicateError(error.code, "s3://\(location.bucket)/\(key): \(error.message)")
+            throw DamagedEntry(error: SymbolicateError(error.code, "s3://\(location.bucket)/\(key): \(error.message)"))
         }
         metadataByKey.withLock { $0[key] = (info.etag ?? etag, metadata) }
         return metadata
     }
 
-    /// The current entry of one build, nil when it has none.
-    func row(uuid: BuildID, arch: Arch) throws -> StoredBuild? {
+    /// An entry that is not build metadata (damaged, or of another format).
+    struct DamagedEntry: Error {
+        var error: SymbolicateError
+    }
+
+    /// The current entry of one build, nil when it has none. `damagedAsNone` counts an entry
+    /// that cannot be read as none.
+    func row(uuid: BuildID, arch: Arch, damagedAsNone: Bool = false) throws -> StoredBuild? {
+        let state = try entry(uuid: uuid, arch: arch)
+        if let damaged = state.damaged, !damagedAsNone { throw damaged }
+        return state.row
+    }
+
+    /// The current entry of one build: its row, or the error that says it is damaged, or neither.
+    func entry(uuid: BuildID, arch: Arch) throws -> (row: StoredBuild?, damaged: SymbolicateError?) {
         let key = location.key(BucketStore.metadataKey(uuid: uuid, arch: arch))
-        guard let metadata = try metadata(key: key, etag: nil) else { return nil }
+        let found: BuildMetadata?
+        do {
+            found = try metadata(key: key, etag: nil)
+        } catch let damaged as DamagedEntry {
+            return (nil, damaged.error)
+        }
+        guard let metadata = found else { return (nil, nil) }
         let used = try storage { () throws(ObjectStorageError) in
             try client.headObject(
                 bucket: location.bucket, key: location.key(BucketStore.useKey(uuid: uuid, arch: arch)))
         }
-        return metadata.row(lastUsedAt: used?.lastModified.flatMap(BucketStore.parseDate))
+        return (metadata.row(lastUsedAt: used?.lastModified.flatMap(BucketStore.parseDate)), nil)
     }
 
     /// Dates as S3 writes them: ISO 8601 in listings, RFC 1123 in Last-Modified headers.
@@ -276,26 +297,37 @@ public final class BucketStore: Sendable {
                     + "and this symbolicate reads version \(BuildFile.schemaVersion); re-import it: "
                     + "symbolicate import --store \(location) \(row.sourcePath)")
         }
-        let path = try fetch(row)
-        guard let path else {
-            throw SymbolicateError(
-                .notFound,
-                "build \(row.uuid) (\(row.arch), \(row.name)) is listed in the bucket but its object \(described) "
-                    + "is missing; re-import it: symbolicate import --store \(location) \(row.sourcePath)")
-        }
-        let source: BuildFileSource
-        do {
-            source = try BuildFileSource(path: path)
-            guard source.build.uuid == row.uuid, source.build.arch == row.arch else {
-                throw SymbolicateError(.io, "the build file holds \(source.build.uuid) \(source.build.arch)")
+        var source: BuildFileSource? = nil
+        // Twice at most: a cached copy of another import of this build (a symbol table that
+        // debug info has since replaced under the same key) is dropped and fetched again.
+        for _ in 0..<2 where source == nil {
+            guard let path = try fetch(row) else {
+                throw SymbolicateError(
+                    .notFound,
+                    "build \(row.uuid) (\(row.arch), \(row.name)) is listed in the bucket but its object \(described) "
+                        + "is missing; re-import it: symbolicate import --store \(location) \(row.sourcePath)")
             }
-        } catch {
-            cache.forget(row.file)
-            let reason = (error as? SymbolicateError)?.message ?? "\(error)"
+            do {
+                let opened = try BuildFileSource(path: path)
+                guard opened.build.uuid == row.uuid, opened.build.arch == row.arch else {
+                    throw SymbolicateError(.io, "the build file holds \(opened.build.uuid) \(opened.build.arch)")
+                }
+                // A file better than its entry says (a relabelled entry, see BucketStore+Import.swift) serves.
+                if opened.build.kind >= row.kind { source = opened } else { cache.forget(row.file) }
+            } catch {
+                cache.forget(row.file)
+                let reason = (error as? SymbolicateError)?.message ?? "\(error)"
+                throw SymbolicateError(
+                    .io,
+                    "build \(row.uuid) (\(row.arch), \(row.name)): the object \(described) is not a readable build "
+                        + "file (\(reason)); re-import it: symbolicate import --store \(location) \(row.sourcePath)")
+            }
+        }
+        guard let source else {
             throw SymbolicateError(
-                .io,
-                "build \(row.uuid) (\(row.arch), \(row.name)): the object \(described) is not a readable build file "
-                    + "(\(reason)); re-import it: symbolicate import --store \(location) \(row.sourcePath)")
+                .conflict,
+                "build \(row.uuid) (\(row.arch), \(row.name)): the object \(described) does not hold the \(row.kind.rawValue) "
+                    + "its entry lists (an import is replacing it): try again")
         }
         noteUse(row)
         return openSources.withLock { $0.put(key, source) }

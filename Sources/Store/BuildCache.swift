@@ -71,6 +71,7 @@ public final class BuildCache: Sendable {
                     path: folder)
             }
         }
+        BuildCache.removeAbandonedDownloads(in: directory)
         counters.withLock { $0.bytes = BuildCache.files(in: directory).reduce(0) { $0 + $1.size } }
     }
 
@@ -190,6 +191,18 @@ public final class BuildCache: Sendable {
         counters.withLock {
             $0.bytes = total
             $0.evictions += evicted
+        }
+    }
+
+    /// Removes downloads (`<file>.part-<pid>-<random>`) that a process killed mid-fetch left,
+    /// once they are an hour old (a live download rewrites its file far more often).
+    static func removeAbandonedDownloads(in directory: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        let cutoff = Date().timeIntervalSince1970 - 3600
+        for name in names where name.contains(".sqlite.part-") {
+            var st = stat()
+            let path = directory + "/" + name
+            if stat(path, &st) == 0, Double(st.st_mtim.tv_sec) < cutoff { unlink(path) }
         }
     }
 

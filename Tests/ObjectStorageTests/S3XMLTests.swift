@@ -83,6 +83,8 @@ import Testing
         #expect(RetryPolicy.isRetryable(status: 503, s3Code: "SlowDown"))
         #expect(RetryPolicy.isRetryable(status: 400, s3Code: "RequestTimeout"))
         #expect(!RetryPolicy.isRetryable(status: 403, s3Code: "AccessDenied"))
+        #expect(RetryPolicy.isRetryable(status: 409, s3Code: "ConditionalRequestConflict"))
+        #expect(!RetryPolicy.isRetryable(status: 412, s3Code: "PreconditionFailed"))
         #expect(!RetryPolicy.isRetryable(status: 404, s3Code: nil))
     }
 }

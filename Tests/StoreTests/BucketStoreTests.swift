@@ -78,6 +78,21 @@ struct BucketStoreTests {
         StoreFixtures.expectSameLookups(try #require(try fresh.source(for: id, arch: .arm64)), dwarf)
     }
 
+    /// A replica that cached a symbol table serves the debug info that replaced it in the bucket.
+    @Test func aReplicaDropsACachedBuildThatWasSuperseded() throws {
+        let id = StoreFixtures.uuid(15)
+        let dwarf = StoreFixtures.table(StoreFixtures.info(id, kind: .debugInfo), functionCount: 80, seed: 15)
+        let symtab = StoreFixtures.table(
+            StoreFixtures.info(id, kind: .symbolTable), functionCount: 80, seed: 15, symbolsOnly: true)
+        try store.importTable(symtab, source: "/s")
+        let replica = try BucketStore(
+            location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("stale"),
+            cacheBytes: 1 << 30)
+        StoreFixtures.expectSameLookups(try #require(try replica.source(for: id, arch: .arm64)), symtab)
+        #expect(try store.importTable(dwarf, source: "/d") == .superseded)
+        StoreFixtures.expectSameLookups(try #require(try replica.source(for: id, arch: .arm64)), dwarf)
+    }
+
     /// A symbol-table writer that read "nothing there" before a debug-info writer published, and
     /// whose PUTs arrive afterwards, must change neither the file nor the entry.
     @Test func aLateSymbolTableWriterLosesTheRace() throws {
@@ -125,7 +140,7 @@ struct BucketStoreTests {
             let other = try BucketStore(
                 location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("writer"),
                 cacheBytes: 1 << 30)
-            let failures = Locked(0)
+            let failures = Locked([String]())
             DispatchQueue.concurrentPerform(iterations: 2) { side in
                 do {
                     if side == round % 2 {
@@ -134,10 +149,10 @@ struct BucketStoreTests {
                         try other.importTable(symtab, source: "/s")
                     }
                 } catch {
-                    failures.withLock { $0 += 1 }
+                    failures.withLock { $0.append("\(error)") }
                 }
             }
-            #expect(failures.withLock { $0 } == 0)
+            #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
             #expect(try store.builds(matching: id).map(\.kind) == [.debugInfo])
             let reader = try BucketStore(
                 location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("reader"),
@@ -220,6 +235,18 @@ struct BucketStoreTests {
             (error as? SymbolicateError)?.message.contains("s3://\(bucket)/team/symbols/builds/v3/") == true
         }
         #expect(try other.source(for: ids[2], arch: .arm64) != nil)
+    }
+
+    @Test func anImportWritesOverADamagedEntry() throws {
+        let id = StoreFixtures.uuid(14)
+        let entry = store.location.key(BucketStore.metadataKey(uuid: id, arch: .arm64))
+        try client.putObject(bucket: bucket, key: entry, bytes: Array("{\"format\": 1, \"uu".utf8))
+        #expect(try store.verify(deep: false).problems.map(\.kind) == [.damaged])
+        let symtab = StoreFixtures.table(
+            StoreFixtures.info(id, kind: .symbolTable), functionCount: 30, seed: 14, symbolsOnly: true)
+        #expect(try store.importTable(symtab, source: "/s") == .imported)
+        #expect(try store.builds(matching: id).map(\.kind) == [.symbolTable])
+        #expect(try store.verify(deep: false).isHealthy)
     }
 
     @Test func syncCopiesAFolderStoreAndResumes() throws {

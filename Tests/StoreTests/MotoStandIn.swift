@@ -47,7 +47,7 @@ enum MotoStandIn {
     }()
 
     static func configuration(
-        _ endpoint: S3Endpoint, retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.02)
+        _ endpoint: S3Endpoint, retry: RetryPolicy = RetryPolicy(maxAttempts: 4, baseDelay: 0.05, maxDelay: 0.5)
     )
         -> S3Configuration
     {
