@@ -42,7 +42,7 @@ enum LookupCommand: Command {
         let slice = try pickSlice(path: path, arch: args.value("-arch").map(Arch.init(rawValue:)))
         let table = try slice.loadSymbolTable()
         let symbolicator = Symbolicator(
-            locator: try SymbolLocator(paths: [], store: nil),
+            locator: SymbolLocatorChain([]),
             options: SymbolicationOptions(inlines: args.has("-i"), adjustReturnAddresses: false))
 
         var words = Array(args.positionals)

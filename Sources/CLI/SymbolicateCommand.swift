@@ -49,14 +49,15 @@ enum SymbolicateCommand: Command {
         let store = try StoreOption.open(args.value("--store"), disabled: args.has("--no-store"), mustExist: false)
 
         let bytes = try IO.read(reportPath)
-        let locator = try SymbolLocator(paths: paths, store: store)
+        let pathLocator = try SymbolPathLocator(paths: paths)
+        let locator = SymbolLocatorChain(paths: pathLocator, store: store)
         let options = SymbolicationOptions(inlines: !args.has("--no-inline"), adjustReturnAddresses: !args.has("--no-adjust"))
         let processed = try SymbolicationService(locator: locator, options: options).process(bytes, format: format)
         try IO.write(processed.output, to: args.value("-o"))
 
         Console.error(summary(processed))
         if args.has("-v") {
-            for problem in locator.scanProblems { Console.error("  skipped \(problem.description)") }
+            for problem in pathLocator.scanProblems { Console.error("  skipped \(problem.description)") }
         }
         return ExitCode.ok
     }

@@ -1,5 +1,5 @@
 // What the routes share: the symbol store, the stored-report database, the import runner, and the
-// symbolication service. The service (and its SymbolLocator, which caches opened build files) is
+// symbolication service. The service (and its StoreLocator, which caches opened build files) is
 // built once per store generation and reused by every request; an upload or a delete through this
 // server starts a new generation, so the next request sees the new builds.
 
@@ -38,7 +38,7 @@ final class ServiceContext: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let cached, cached.generation == generation { return cached.service }
-        let locator = try SymbolLocator(paths: [], store: store)
+        let locator = StoreLocator(store: store)
         let service = SymbolicationService(locator: locator)
         cached = (generation, service)
         return service

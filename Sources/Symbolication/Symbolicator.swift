@@ -20,17 +20,17 @@ public struct SymbolicationOptions: Sendable {
 }
 
 public struct Symbolicator: Sendable {
-    public let locator: SymbolLocator
+    public let locator: any SymbolLocator
     public let options: SymbolicationOptions
 
-    public init(locator: SymbolLocator, options: SymbolicationOptions = .init()) {
+    public init(locator: any SymbolLocator, options: SymbolicationOptions = .init()) {
         self.locator = locator
         self.options = options
     }
 
     public func symbolicate(_ report: CrashReport) -> SymbolicationOutcome {
         var results: [FrameID: FrameResult] = [:]
-        var resolutions: [Int: SymbolLocator.Resolution] = [:]
+        var resolutions: [Int: SymbolResolution] = [:]
         var imageOutcomes: [Int: ImageOutcome] = [:]
         var symbolicated = 0
         var named = 0
@@ -70,7 +70,7 @@ public struct Symbolicator: Sendable {
     /// (resolved once per image), and the lookup under the address rules.
     private func symbolicate(
         _ frame: Frame, in backtrace: Backtrace, of report: CrashReport, imageIndex: inout Int?,
-        resolutions: inout [Int: SymbolLocator.Resolution], imageOutcomes: inout [Int: ImageOutcome]
+        resolutions: inout [Int: SymbolResolution], imageOutcomes: inout [Int: ImageOutcome]
     ) -> FrameResult {
         let address = AddressRules.stripPointerAuthentication(frame.address, images: report.images)
         guard let index = AddressRules.imageIndex(for: frame, address: address, in: report) else {
@@ -83,7 +83,7 @@ public struct Symbolicator: Sendable {
         defer { imageOutcomes[index] = outcome }
 
         guard let uuid = image.uuid else { return FrameResult(status: .missingSymbol) }
-        let resolution: SymbolLocator.Resolution
+        let resolution: SymbolResolution
         if let known = resolutions[index] {
             resolution = known
         } else {

@@ -39,7 +39,7 @@ struct BatchFixture {
     }
 
     static func service() throws -> SymbolicationService {
-        SymbolicationService(locator: try SymbolLocator(paths: [symbolsFolder], store: nil))
+        SymbolicationService(locator: try SymbolPathLocator(paths: [symbolsFolder]))
     }
 
     /// A fresh temporary folder, removed by `cleanUp`.

@@ -34,7 +34,7 @@ struct SymbolicateEndpointTests {
 
     static func expected(_ server: TestServer, _ bytes: [UInt8], format: OutputFormat?) throws -> ProcessedReport {
         let store = try SymbolStore(directory: server.server.configuration.storeDirectory)
-        return try SymbolicationService(locator: SymbolLocator(paths: [], store: store)).process(bytes, format: format)
+        return try SymbolicationService(locator: StoreLocator(store: store)).process(bytes, format: format)
     }
 
     @Test(.enabled(if: samplesPresent, "\(samplesAbsent)"), arguments: ["crash", "ips"])

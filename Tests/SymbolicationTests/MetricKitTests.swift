@@ -22,8 +22,8 @@ enum Diagnostics {
         try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
     }
 
-    static func process(_ name: String, format: OutputFormat? = nil) throws -> (ProcessedReport, SymbolLocator) {
-        let locator = try SymbolLocator(paths: [Paths.samples + "/build"], store: nil)
+    static func process(_ name: String, format: OutputFormat? = nil) throws -> (ProcessedReport, SymbolPathLocator) {
+        let locator = try SymbolPathLocator(paths: [Paths.samples + "/build"])
         return (try SymbolicationService(locator: locator).process(try bytes(name), format: format), locator)
     }
 
@@ -209,7 +209,7 @@ struct MetricKitCorpusTests {
     func everyFrameIsRead(_ file: String) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.corpus + "/" + file)))
         let truth = try Diagnostics.frames(bytes)
-        let processed = try SymbolicationService(locator: try SymbolLocator(paths: [], store: nil)).process(
+        let processed = try SymbolicationService(locator: try SymbolPathLocator(paths: [])).process(
             bytes, format: nil)
         #expect(processed.report.frameCount == truth.count)
         #expect(processed.outcome.totalFrames == truth.count)
@@ -259,7 +259,7 @@ struct MetricKitCorpusTests {
         }
         text += String(repeating: "]}", count: depth - 1) + "]}]}"
         let bytes = Array(text.utf8)
-        let locator = try SymbolLocator(paths: [Paths.samples + "/build"], store: nil)
+        let locator = try SymbolPathLocator(paths: [Paths.samples + "/build"])
         let service = SymbolicationService(locator: locator)
         // On a thread with a server-sized stack (512 KiB): nothing may recurse per frame.
         let result = Mutex<Result<ProcessedReport, any Error>?>(nil)
@@ -291,7 +291,7 @@ struct MetricKitCorpusTests {
         let text =
             "{\"callStackPerThread\":false,\"callStacks\":[{\"callStackRootFrames\":[" + frames.joined(separator: ",")
             + "]}]}"
-        let locator = try SymbolLocator(paths: [Paths.samples + "/build"], store: nil)
+        let locator = try SymbolPathLocator(paths: [Paths.samples + "/build"])
         let service = SymbolicationService(locator: locator)
         let processed = try service.process(Array(text.utf8), format: .json)
         let statuses = (0..<6).map { processed.outcome.results[FrameID(backtrace: 0, frame: $0)]?.status }
