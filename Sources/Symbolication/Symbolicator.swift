@@ -35,6 +35,7 @@ public struct Symbolicator: Sendable {
         var symbolicated = 0
         var named = 0
         var total = 0
+        let imageMap = ImageMap(report.images)
 
         for (b, backtrace) in report.backtraces.enumerated() {
             for (f, frame) in backtrace.frames.enumerated() {
@@ -42,7 +43,7 @@ public struct Symbolicator: Sendable {
                 let id = FrameID(backtrace: b, frame: f)
                 var imageIndex: Int? = nil
                 var result = symbolicate(
-                    frame, in: backtrace, of: report, imageIndex: &imageIndex, resolutions: &resolutions,
+                    frame, in: backtrace, of: report, images: imageMap, imageIndex: &imageIndex, resolutions: &resolutions,
                     imageOutcomes: &imageOutcomes)
                 // A frame we cannot name keeps the name the report gives it, with its own status.
                 if result.status != .symbolicated, frame.isNamedByReport {
@@ -69,11 +70,11 @@ public struct Symbolicator: Sendable {
     /// One frame: its image (`imageIndex`, counted in `imageOutcomes`), the image's symbols
     /// (resolved once per image), and the lookup under the address rules.
     private func symbolicate(
-        _ frame: Frame, in backtrace: Backtrace, of report: CrashReport, imageIndex: inout Int?,
+        _ frame: Frame, in backtrace: Backtrace, of report: CrashReport, images: ImageMap, imageIndex: inout Int?,
         resolutions: inout [Int: SymbolResolution], imageOutcomes: inout [Int: ImageOutcome]
     ) -> FrameResult {
         let address = AddressRules.stripPointerAuthentication(frame.address, images: report.images)
-        guard let index = AddressRules.imageIndex(for: frame, address: address, in: report) else {
+        guard let index = images.index(of: frame, address: address) else {
             return FrameResult(status: .unknownImage)
         }
         imageIndex = index
