@@ -42,12 +42,6 @@ public struct SymbolicateError: Error, Sendable, CustomStringConvertible, Custom
         public var file: String
         public var line: Int
 
-        public init(function: String, file: String, line: Int) {
-            self.function = function
-            self.file = file
-            self.line = line
-        }
-
         public var description: String { "\(function) (\(file):\(line))" }
     }
 
