@@ -5,6 +5,8 @@
 // the names their specifications give them: mach-o/loader.h, mach-o/fat.h, the ELF header,
 // PKWARE's APPNOTE, RFC 1952, the xz and zstd formats, POSIX ustar.
 
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
+
 public enum ContentKind: Sendable, Hashable {
     /// A zip archive (a local file header, an empty archive's end record, or a split-archive mark).
     case zip

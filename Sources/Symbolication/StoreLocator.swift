@@ -4,8 +4,8 @@
 
 import Dispatch
 import Store
-import Synchronization
 import SymbolicateModel
+import Synchronization
 
 public final class StoreLocator: SymbolLocator {
     public let store: SymbolStore

@@ -4,8 +4,8 @@
 // so a corrupt file is opened once per run, not once per frame.
 
 import ObjectFiles
-import Synchronization
 import SymbolicateModel
+import Synchronization
 
 public final class SymbolPathLocator: SymbolLocator {
     private let slices: [BuildID: [ObjectSlice]]

@@ -2,10 +2,10 @@
 // object-file and archive questions built on it agree with it, and short or foreign bytes are
 // nothing.
 
+import SymbolicateModel
 import Testing
 
 @testable import ObjectFiles
-import SymbolicateModel
 
 @Suite struct ContentKindTests {
     static func tar() -> [UInt8] {

@@ -3,10 +3,10 @@
 // one listed first, whichever part of the program asks (the parser, CrashReport.image(for:),
 // the symbolicator, the Sentry endpoint).
 
+import SymbolicateModel
 import Testing
 
 @testable import Reports
-import SymbolicateModel
 
 @Suite struct ImageMapTests {
     /// `Outer` spans 0x1000..<0x2000; `Inner` sits inside it at 0x1800..<0x1900, listed after it.
@@ -28,8 +28,12 @@ import SymbolicateModel
 
     @Test func theParsersIndexComesFirstWhenItIsValid() {
         let report = CrashReport(format: .ips, original: [], images: Self.overlapping)
-        #expect(report.image(for: Frame(number: 0, imageIndex: 0, address: 0x1850, isReturnAddress: false))?.name == "Outer")
-        #expect(report.image(for: Frame(number: 0, imageIndex: 9, address: 0x1850, isReturnAddress: false))?.name == "Inner")
+        #expect(
+            report.image(for: Frame(number: 0, imageIndex: 0, address: 0x1850, isReturnAddress: false))?.name == "Outer"
+        )
+        #expect(
+            report.image(for: Frame(number: 0, imageIndex: 9, address: 0x1850, isReturnAddress: false))?.name == "Inner"
+        )
         let map = ImageMap(Self.overlapping)
         #expect(map.index(of: Frame(number: 0, imageIndex: 2, address: 0, isReturnAddress: false), address: 0) == 2)
     }

@@ -2,11 +2,11 @@
 // kept by a chain of locators. Stand-in locators answer fixed resolutions and count the
 // questions, so each rule of the chain is seen on its own; SymbolicateError keeps its cause.
 
+import SymbolicateModel
 import Synchronization
 import Testing
 
 @testable import Symbolication
-import SymbolicateModel
 
 @Suite struct SymbolLocatorChainTests {
     static let uuid = BuildID(bytes: [UInt8](repeating: 0xAB, count: 16))
