@@ -68,19 +68,22 @@ let package = Package(
             name: "symbolicate-bench", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"],
             path: "Benchmarks/LookupBench"),
 
-        .testTarget(name: "DigestTests", dependencies: ["Digest"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel"]),
-        .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"]),
+        // What the test targets share: the process runner, the repository root and fixture
+        // folders, a seeded generator, and the tags (.slow, .server, .corpus).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "DigestTests", dependencies: ["Digest", "TestSupport"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel", "TestSupport"]),
+        .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel", "TestSupport"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "TestSupport"]),
         .testTarget(
             name: "SymbolicationTests",
-            dependencies: ["Symbolication", "Reports", "SymbolicateModel"]),
+            dependencies: ["Symbolication", "Reports", "SymbolicateModel", "TestSupport"]),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib"]),
-        .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel"]),
-        .testTarget(name: "CLITests", dependencies: ["CLI"]),
+            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib", "TestSupport"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["CLI", "TestSupport"]),
         .testTarget(
-            name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Digest"], exclude: ["Fixtures"]),
+            name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Digest", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

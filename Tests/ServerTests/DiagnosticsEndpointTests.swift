@@ -7,10 +7,11 @@ import Server
 import Store
 import SymbolicateModel
 import Symbolication
+import TestSupport
 import Testing
 
 @Suite(
-    "POST /v1/symbolicate with other diagnostics",
+    "POST /v1/symbolicate with other diagnostics", .tags(.server),
     .enabled(
         if: DiagnosticsFixtures.available, "Samples/diagnostics or Samples/build is absent (run Samples/generate.sh)"))
 struct DiagnosticsEndpointTests {

@@ -10,9 +10,10 @@ import Server
 import Store
 import Symbolication
 import SymbolicateModel
+import TestSupport
 import Testing
 
-@Suite("POST /v1/symbolicate")
+@Suite("POST /v1/symbolicate", .tags(.server))
 struct SymbolicateEndpointTests {
     static let variant = "ios-arm64-dwarf5"
 

@@ -6,6 +6,7 @@ import Foundation
 import Reports
 import Symbolication
 import SymbolicateModel
+import TestSupport
 import Testing
 
 struct CorpusCase: CustomStringConvertible, Sendable {
@@ -41,7 +42,7 @@ let corpusCases: [CorpusCase] = [
         dsyms: ["inket__MacSymbolicator/Resources/dSYMs"]),
 ]
 
-@Suite struct CorpusSymbolicationTests {
+@Suite(.tags(.corpus, .slow)) struct CorpusSymbolicationTests {
     @Test(
         .enabled(if: Paths.corpusAvailable && Referee.available, "../shared/corpus or llvm-symbolizer-14 is absent"),
         arguments: corpusCases)

@@ -10,6 +10,7 @@ import Reports
 import Store
 import SymbolicateModel
 import Symbolication
+import TestSupport
 import Testing
 
 enum LineZero {
@@ -76,7 +77,7 @@ struct LineZeroTests {
     }
 }
 
-@Suite(.enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+@Suite(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
 struct AppleFrameFormatTests {
     /// Apple's reference output of the same report prints line 0 as `(<compiler-generated>:0)`.
     /// It is atos output for the printed addresses (atos does not step return addresses back),

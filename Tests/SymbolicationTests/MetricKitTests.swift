@@ -11,6 +11,7 @@ import Reports
 import SymbolicateModel
 import Symbolication
 import Synchronization
+import TestSupport
 import Testing
 
 enum Diagnostics {
@@ -192,7 +193,7 @@ struct MetricKitTests {
     }
 }
 
-@Suite(.enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+@Suite(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
 struct MetricKitCorpusTests {
     static let files = [
         "ChimeHQ__Meter/Tests/MeterTests/Resources/real_report.json",

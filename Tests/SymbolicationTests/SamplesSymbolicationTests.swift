@@ -8,6 +8,7 @@ import Foundation
 import Reports
 import Symbolication
 import SymbolicateModel
+import TestSupport
 import Testing
 
 enum Samples {
@@ -26,7 +27,7 @@ enum Samples {
     }
 }
 
-@Suite struct SamplesSymbolicationTests {
+@Suite(.tags(.slow)) struct SamplesSymbolicationTests {
     @Test(.enabled(if: Referee.available, "llvm-symbolizer-14 is not installed"), arguments: Samples.reports)
     func framesMatchLLVMSymbolizer(_ name: String) throws {
         let (processed, locator) = try Samples.process(name)
