@@ -74,20 +74,23 @@ let package = Package(
             name: "symbolicate-bench", dependencies: ["Store", "ObjectFiles", "SymbolicateModel"],
             path: "Benchmarks/LookupBench"),
 
-        .testTarget(name: "DigestTests", dependencies: ["Digest"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel"]),
-        .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "ObjectStorage"]),
+        // What the test targets share: the process runner, the repository root and fixture
+        // folders, a seeded generator, and the tags (.slow, .server, .corpus).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "DigestTests", dependencies: ["Digest", "TestSupport"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel", "TestSupport"]),
+        .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel", "TestSupport"]),
+        .testTarget(
+            name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "ObjectStorage", "TestSupport"]),
         .testTarget(
             name: "SymbolicationTests",
-            dependencies: ["Symbolication", "Reports", "SymbolicateModel"]),
+            dependencies: ["Symbolication", "Reports", "SymbolicateModel", "TestSupport"]),
         .testTarget(
-            name: "ServerTests",
-            dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib", "ObjectStorage"]),
-        .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel"]),
-        .testTarget(name: "CLITests", dependencies: ["CLI", "ObjectStorage"]),
+            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib", "ObjectStorage", "TestSupport"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["CLI", "ObjectStorage", "TestSupport"]),
         .testTarget(
-            name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Digest"], exclude: ["Fixtures"]),
+            name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Digest", "TestSupport"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,6 +18,7 @@
 
 internal import CArchive
 import Foundation
+import SymbolicateModel
 
 public final class ArchiveReader {
     /// Limits against expansion bombs.
@@ -139,12 +140,7 @@ public final class ArchiveReader {
 
     /// True for the first bytes of a zip, a tar, or a gzip / bzip2 / xz / zstd stream.
     public static func looksLikeArchive(prefix p: [UInt8]) -> Bool {
-        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
-            p.count >= offset + magic.count && p[offset..<offset + magic.count].elementsEqual(magic)
-        }
-        return starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) || starts([0x50, 0x4B, 0x07, 0x08])
-            || starts([0x1F, 0x8B]) || starts([0x42, 0x5A, 0x68]) || starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00])
-            || starts([0x28, 0xB5, 0x2F, 0xFD]) || starts(Array("ustar".utf8), at: 257)
+        ContentKind.sniff(p)?.isArchive ?? false
     }
 
     /// Largest number of uncompressed bytes this archive may expand to.

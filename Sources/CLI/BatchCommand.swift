@@ -83,7 +83,7 @@ enum BatchCommand: Command {
         let configuration = try configuration(args)
         if args.has("--no-store"), args.value("--store") != nil { throw UsageError("give --store or --no-store, not both") }
         let store = try StoreOption.open(args, disabled: args.has("--no-store"), mustExist: false)
-        let locator = try SymbolLocator(paths: args.all("-d"), store: store)
+        let locator = SymbolLocatorChain(paths: try SymbolPathLocator(paths: args.all("-d")), store: store)
         let options = SymbolicationOptions(inlines: !args.has("--no-inline"), adjustReturnAddresses: !args.has("--no-adjust"))
         let runner = BatchRunner(configuration: configuration, service: SymbolicationService(locator: locator, options: options))
         let summary: BatchSummary

@@ -77,7 +77,7 @@ enum LookupCommand: Command {
             base = slid
         }
         let symbolicator = Symbolicator(
-            locator: try SymbolLocator(paths: [], store: nil),
+            locator: SymbolLocatorChain([]),
             options: SymbolicationOptions(inlines: options.inlines, adjustReturnAddresses: false))
 
         var out = ""

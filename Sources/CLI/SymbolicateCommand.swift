@@ -52,7 +52,8 @@ enum SymbolicateCommand: Command {
         let store = try StoreOption.open(args, disabled: args.has("--no-store"), mustExist: false)
 
         let bytes = try IO.read(reportPath)
-        let locator = try SymbolLocator(paths: paths, store: store)
+        let pathLocator = try SymbolPathLocator(paths: paths)
+        let locator = SymbolLocatorChain(paths: pathLocator, store: store)
         let options = SymbolicationOptions(inlines: !args.has("--no-inline"), adjustReturnAddresses: !args.has("--no-adjust"))
         let processed = try SymbolicationService(locator: locator, options: options).process(bytes, format: format)
         try IO.write(processed.output, to: args.value("-o"))
@@ -60,7 +61,7 @@ enum SymbolicateCommand: Command {
         Console.error(summary(processed))
         // A dSYM that cannot be read is always named: without it, frames quietly fall back
         // to a binary's symbol table. Other unreadable files under the paths only with -v.
-        for problem in locator.scanProblems {
+        for problem in pathLocator.scanProblems {
             if isInsideDSYM(problem.path) {
                 Console.error("  dSYM not used, it cannot be read: \(problem.description)")
             } else if args.has("-v") {

@@ -197,9 +197,8 @@ public struct CrashReport: Sendable {
 
     public var frameCount: Int { backtraces.reduce(0) { $0 + $1.frames.count } }
 
-    /// The image a frame belongs to: by index when the parser resolved it, else by address.
+    /// The image a frame belongs to, under ImageMap's rule (the parser's index, else the address).
     public func image(for frame: Frame) -> BinaryImage? {
-        if let i = frame.imageIndex, images.indices.contains(i) { return images[i] }
-        return images.first { $0.contains(frame.address) }
+        ImageMap.index(of: frame, in: images).map { images[$0] }
     }
 }

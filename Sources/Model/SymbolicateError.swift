@@ -1,8 +1,11 @@
 // The error every part of symbolicate throws: a code that callers branch on (the CLI maps it to
 // an exit code, the server to an HTTP status), a message for people that says what to do, and
-// where it happened. Modelled on swift-nio's FileSystemError.
+// where it happened, with the error underneath when there is one (a libdwarf, SQLite or POSIX
+// failure wrapped into ours). Modelled on swift-nio's FileSystemError: code, message, cause,
+// location. `description` is what people see and stays one line; `debugDescription` adds the
+// cause and the source location for logs.
 
-public struct SymbolicateError: Error, Sendable, CustomStringConvertible {
+public struct SymbolicateError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Hashable, Sendable {
             case badInput = "bad_input"
@@ -33,19 +36,43 @@ public struct SymbolicateError: Error, Sendable, CustomStringConvertible {
         public var description: String { kind.rawValue }
     }
 
+    /// Where in our source the error was made, as swift-nio's `FileSystemError.SourceLocation`.
+    public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+        public var function: String
+        public var file: String
+        public var line: Int
+
+        public var description: String { "\(function) (\(file):\(line))" }
+    }
+
     public var code: Code
     public var message: String
     /// The file or object the error is about, when there is one.
     public var path: String?
+    /// The error underneath, when this one wraps another (a decoder's, a C library's, the system's).
+    public var cause: (any Error)?
+    public var location: SourceLocation
 
-    public init(_ code: Code, _ message: String, path: String? = nil) {
+    public init(
+        _ code: Code, _ message: String, path: String? = nil, cause: (any Error)? = nil,
+        function: String = #function, file: String = #fileID, line: Int = #line
+    ) {
         self.code = code
         self.message = message
         self.path = path
+        self.cause = cause
+        self.location = SourceLocation(function: function, file: file, line: line)
     }
 
     public var description: String {
         if let path { return "\(path): \(message)" }
         return message
+    }
+
+    /// The description, then the cause and where the error was made.
+    public var debugDescription: String {
+        var text = "\(code): \(description)"
+        if let cause { text += " (cause: \(String(reflecting: cause)))" }
+        return text + " at \(location)"
     }
 }

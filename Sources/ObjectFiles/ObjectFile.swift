@@ -65,17 +65,14 @@ public enum ObjectFile {
 
     /// True when the first bytes look like Mach-O / fat / ELF (for scanning folders by content).
     public static func looksLikeObjectFile(prefix: [UInt8]) -> Bool {
-        guard prefix.count >= 4 else { return false }
-        let le = UInt32(prefix[0]) | UInt32(prefix[1]) << 8 | UInt32(prefix[2]) << 16 | UInt32(prefix[3]) << 24
-        let be = le.byteSwapped
-        if le == MachOFile.magic32 || le == MachOFile.magic64 { return true }
-        if be == 0x7f45_4c46 { return true }
-        if be == 0xcafe_babe || be == 0xcafe_babf {
+        switch ContentKind.sniff(prefix) {
+        case .machO, .elf: return true
+        case .universal, .universal64:
             guard prefix.count >= 8 else { return true }
             let n = UInt32(prefix[4]) << 24 | UInt32(prefix[5]) << 16 | UInt32(prefix[6]) << 8 | UInt32(prefix[7])
             return n > 0 && n <= maxFatSlices
+        default: return false
         }
-        return false
     }
 
     static func slices(storage: ByteStorage, path: String) throws -> [ObjectSlice] {
@@ -85,22 +82,18 @@ public enum ObjectFile {
             guard whole.count >= 4 else {
                 throw SymbolicateError(.unsupported, "not an object file (\(whole.count) bytes)", path: path)
             }
-            var be = whole
-            be.bigEndian = true
-            let magic = try be.u32()
-            if magic == 0xcafe_babe || magic == 0xcafe_babf {
-                return try fatSlices(whole, is64: magic == 0xcafe_babf, name: name, path: path)
-            }
-            if magic == 0x7f45_4c46 {
+            var head = whole
+            let kind = ContentKind.sniff(try head.bytes(4))
+            switch kind {
+            case .universal, .universal64:
+                return try fatSlices(whole, is64: kind == .universal64, name: name, path: path)
+            case .elf:
                 return [try elfSlice(ELFFile(whole, path: path), name: name, path: path)]
-            }
-            var le = whole
-            let m = try le.u32()
-            if m == MachOFile.magic32 || m == MachOFile.magic64 {
+            case .machO:
                 return [try machOSlice(MachOFile(whole), name: name, path: path)]
-            }
-            if magic == MachOFile.magic32 || magic == MachOFile.magic64 {
+            case .machOBigEndian:
                 throw SymbolicateError(.unsupported, "big-endian Mach-O files are not supported", path: path)
+            default: break
             }
             throw SymbolicateError(.unsupported, "not a Mach-O, universal or ELF file", path: path)
         } catch let error as DecodeError {

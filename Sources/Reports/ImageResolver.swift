@@ -1,18 +1,17 @@
 // ImageResolver: finds the image a frame belongs to, by the image name the frame states (or
 // the last component of an image's path: macOS 12 names images by bundle id but frames by
-// file name), else by address. Both lookups are O(log n) or O(1) so reports with thousands of
-// frames and images stay linear.
+// file name), else by address under ImageMap's rule. The name lookup is O(1) and the address
+// lookup O(log n), so reports with thousands of frames and images stay linear.
 
 import SymbolicateModel
 
 struct ImageResolver {
     private var byName: [String: Int] = [:]
-    /// Image indices with a known size, sorted by load address.
-    private var sorted: [Int] = []
-    private let images: [BinaryImage]
+    private let map: ImageMap
+    private var images: [BinaryImage] { map.images }
 
     init(_ images: [BinaryImage]) {
-        self.images = images
+        self.map = ImageMap(images)
         for (i, image) in images.enumerated() {
             if byName[image.name] == nil { byName[image.name] = i }
         }
@@ -21,7 +20,6 @@ struct ImageResolver {
                 byName[last] = i
             }
         }
-        sorted = images.indices.filter { images[$0].size != nil }.sorted { images[$0].loadAddress < images[$1].loadAddress }
     }
 
     static func lastComponent(_ path: String) -> String {
@@ -29,31 +27,12 @@ struct ImageResolver {
         return String(path[path.utf8.index(after: slash)...])
     }
 
-    /// The index of the image containing `address`.
-    func index(containing address: UInt64) -> Int? {
-        var lo = 0
-        var hi = sorted.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if images[sorted[mid]].loadAddress <= address { lo = mid + 1 } else { hi = mid }
-        }
-        // Images may overlap in broken reports: look back a few entries.
-        var k = lo - 1
-        var steps = 0
-        while k >= 0, steps < 8 {
-            if images[sorted[k]].contains(address) { return sorted[k] }
-            k -= 1
-            steps += 1
-        }
-        return nil
-    }
-
     func index(named name: String?, address: UInt64) -> Int? {
         if let name {
             let trimmed = name.trimmingCharacters(in: " \t")
             if let i = byName[trimmed] { return i }
         }
-        return index(containing: address)
+        return map.index(containing: address)
     }
 
     /// Fills in `imageIndex` (and a missing image name) for every frame.

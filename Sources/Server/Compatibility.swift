@@ -32,6 +32,8 @@ enum SentryCompatibility {
                     arch: (module["arch"] as? String).map { Arch($0) }, uuid: debugID(module["debug_id"] as? String),
                     path: file))
         }
+        // A module without `image_size` runs up to the next module, as Sentry places frames.
+        let imageMap = ImageMap(images, unsizedImages: .reachNextImage)
         var backtraces: [Backtrace] = []
         for (s, entry) in stacktraces.enumerated() {
             guard let trace = entry as? [String: Any], let frames = trace["frames"] as? [Any] else {
@@ -44,7 +46,7 @@ enum SentryCompatibility {
                 }
                 let adjust = (frame["adjust_instruction_addr"] as? Bool) ?? (f > 0)
                 parsed.append(
-                    Frame(number: f, imageIndex: imageIndex(address, images), address: address, isReturnAddress: adjust))
+                    Frame(number: f, imageIndex: imageMap.index(containing: address), address: address, isReturnAddress: adjust))
             }
             backtraces.append(Backtrace(kind: .thread, number: s, crashed: (trace["is_requesting"] as? Bool) ?? false, frames: parsed))
         }
@@ -109,16 +111,6 @@ enum SentryCompatibility {
         let digits = text.filter { $0.isHexDigit }
         guard digits.count >= 32 else { return BuildID(string: digits) }
         return BuildID(string: String(digits.prefix(32)))
-    }
-
-    static func imageIndex(_ address: UInt64, _ images: [BinaryImage]) -> Int? {
-        var best: Int? = nil
-        for (i, image) in images.enumerated() where image.loadAddress <= address {
-            if let size = image.size, address - image.loadAddress >= size { continue }
-            if let b = best, images[b].loadAddress > image.loadAddress { continue }
-            best = i
-        }
-        return best
     }
 
     static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }

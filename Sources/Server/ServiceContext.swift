@@ -1,5 +1,6 @@
 // What the routes share: the symbol store, the stored-report storage (a folder's database or a
-// bucket, and its watcher), the import runner, and the symbolication service. The service (and its SymbolLocator, which caches opened build files) is
+// bucket, and its watcher), the import runner, and the symbolication service. The service (and its
+// StoreLocator, which caches opened build files) is
 // built once per store generation and reused by every request; an upload or a delete through this
 // server starts a new generation, so the next request sees the new builds.
 
@@ -50,7 +51,7 @@ final class ServiceContext: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let cached, cached.generation == generation { return cached.service }
-        let locator = try SymbolLocator(paths: [], store: store)
+        let locator = StoreLocator(store: store)
         let service = SymbolicationService(locator: locator)
         cached = (generation, service)
         return service

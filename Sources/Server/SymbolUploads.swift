@@ -173,18 +173,9 @@ enum SymbolUploads {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw HTTPError(500, "io", "the upload could not be read back")
         }
-        let head = [UInt8](handle.readData(ofLength: 512))
+        let head = [UInt8](handle.readData(ofLength: ContentKind.prefixLength))
         try? handle.close()
-        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
-            head.count >= offset + magic.count && Array(head[offset..<offset + magic.count]) == magic
-        }
-        let known: [[UInt8]] = [
-            [0x50, 0x4B, 0x03, 0x04], [0x50, 0x4B, 0x05, 0x06], [0x1F, 0x8B], [0x42, 0x5A, 0x68],
-            [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00], [0x28, 0xB5, 0x2F, 0xFD], [0x7F, 0x45, 0x4C, 0x46],
-            [0xFE, 0xED, 0xFA, 0xCE], [0xFE, 0xED, 0xFA, 0xCF], [0xCE, 0xFA, 0xED, 0xFE], [0xCF, 0xFA, 0xED, 0xFE],
-            [0xCA, 0xFE, 0xBA, 0xBE], [0xCA, 0xFE, 0xBA, 0xBF],
-        ]
-        if known.contains(where: { starts($0) }) || starts(Array("ustar".utf8), at: 257) { return }
+        if ContentKind.sniff(head) != nil { return }
         throw HTTPError(
             415, "unsupported_media",
             "the body is not a .zip, .tar(.gz/.bz2/.xz/.zst), Mach-O or ELF file")

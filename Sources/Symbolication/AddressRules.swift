@@ -1,5 +1,5 @@
-// The address rules that do not depend on symbols: which image a frame belongs to, and how
-// arm64e pointer-authentication bits are removed. PAC bits sit above the virtual-address bits,
+// The address rule that does not depend on symbols: how arm64e pointer-authentication bits are
+// removed (which image a frame belongs to is ImageMap's rule, in the model). PAC bits sit above the virtual-address bits,
 // whose width depends on the OS (36 to 47 bits); the mask kept is the widest one that lands the
 // address inside an image of the report.
 
@@ -17,12 +17,5 @@ enum AddressRules {
             if images.contains(where: { $0.contains(stripped) }) { return stripped }
         }
         return address & addressMasks[0]
-    }
-
-    /// The index in `report.images` of the frame's image: the parser's answer when it gave one
-    /// (by name or `.ips` imageIndex), else the image whose range contains the address.
-    static func imageIndex(for frame: Frame, address: UInt64, in report: CrashReport) -> Int? {
-        if let i = frame.imageIndex, report.images.indices.contains(i) { return i }
-        return report.images.firstIndex { $0.contains(address) }
     }
 }

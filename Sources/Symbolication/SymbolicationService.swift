@@ -29,7 +29,7 @@ public struct ProcessedReport: Sendable {
 public struct SymbolicationService: Sendable {
     public let symbolicator: Symbolicator
 
-    public init(locator: SymbolLocator, options: SymbolicationOptions = .init()) {
+    public init(locator: any SymbolLocator, options: SymbolicationOptions = .init()) {
         self.symbolicator = Symbolicator(locator: locator, options: options)
     }
 

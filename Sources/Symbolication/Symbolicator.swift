@@ -20,21 +20,22 @@ public struct SymbolicationOptions: Sendable {
 }
 
 public struct Symbolicator: Sendable {
-    public let locator: SymbolLocator
+    public let locator: any SymbolLocator
     public let options: SymbolicationOptions
 
-    public init(locator: SymbolLocator, options: SymbolicationOptions = .init()) {
+    public init(locator: any SymbolLocator, options: SymbolicationOptions = .init()) {
         self.locator = locator
         self.options = options
     }
 
     public func symbolicate(_ report: CrashReport) -> SymbolicationOutcome {
         var results: [FrameID: FrameResult] = [:]
-        var resolutions: [Int: SymbolLocator.Resolution] = [:]
+        var resolutions: [Int: SymbolResolution] = [:]
         var imageOutcomes: [Int: ImageOutcome] = [:]
         var symbolicated = 0
         var named = 0
         var total = 0
+        let imageMap = ImageMap(report.images)
 
         for (b, backtrace) in report.backtraces.enumerated() {
             for (f, frame) in backtrace.frames.enumerated() {
@@ -42,7 +43,7 @@ public struct Symbolicator: Sendable {
                 let id = FrameID(backtrace: b, frame: f)
                 var imageIndex: Int? = nil
                 var result = symbolicate(
-                    frame, in: backtrace, of: report, imageIndex: &imageIndex, resolutions: &resolutions,
+                    frame, in: backtrace, of: report, images: imageMap, imageIndex: &imageIndex, resolutions: &resolutions,
                     imageOutcomes: &imageOutcomes)
                 // A frame we cannot name keeps the name the report gives it, with its own status.
                 if result.status != .symbolicated, frame.isNamedByReport {
@@ -69,11 +70,11 @@ public struct Symbolicator: Sendable {
     /// One frame: its image (`imageIndex`, counted in `imageOutcomes`), the image's symbols
     /// (resolved once per image), and the lookup under the address rules.
     private func symbolicate(
-        _ frame: Frame, in backtrace: Backtrace, of report: CrashReport, imageIndex: inout Int?,
-        resolutions: inout [Int: SymbolLocator.Resolution], imageOutcomes: inout [Int: ImageOutcome]
+        _ frame: Frame, in backtrace: Backtrace, of report: CrashReport, images: ImageMap, imageIndex: inout Int?,
+        resolutions: inout [Int: SymbolResolution], imageOutcomes: inout [Int: ImageOutcome]
     ) -> FrameResult {
         let address = AddressRules.stripPointerAuthentication(frame.address, images: report.images)
-        guard let index = AddressRules.imageIndex(for: frame, address: address, in: report) else {
+        guard let index = images.index(of: frame, address: address) else {
             return FrameResult(status: .unknownImage)
         }
         imageIndex = index
@@ -83,7 +84,7 @@ public struct Symbolicator: Sendable {
         defer { imageOutcomes[index] = outcome }
 
         guard let uuid = image.uuid else { return FrameResult(status: .missingSymbol) }
-        let resolution: SymbolLocator.Resolution
+        let resolution: SymbolResolution
         if let known = resolutions[index] {
             resolution = known
         } else {

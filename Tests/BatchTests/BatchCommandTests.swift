@@ -5,21 +5,14 @@
 // the Samples are absent.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Batch
 
 enum BatchBinary {
     /// `symbolicate` in the build products folder that holds the running test bundle.
-    static var path: String? {
-        var url = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        for _ in 0..<4 {
-            url.deleteLastPathComponent()
-            let candidate = url.appendingPathComponent("symbolicate").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
+    static var path: String? { Repository.executable }
 
     struct Result {
         var status: Int32
@@ -29,29 +22,13 @@ enum BatchBinary {
 
     static func run(_ arguments: [String]) throws -> Result {
         guard let path else { throw FixtureError("no symbolicate binary") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe()
-        // stderr goes to a file, so neither stream can fill up and block the child.
-        let errPath = FileManager.default.temporaryDirectory.path + "/batch-cli-\(UUID().uuidString).err"
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: errPath) }
-        guard let err = FileHandle(forWritingAtPath: errPath) else { throw FixtureError("cannot create \(errPath)") }
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try err.close()
-        let stderr = FileManager.default.contents(atPath: errPath) ?? Data()
-        return Result(status: process.terminationStatus, stdout: [UInt8](stdout), stderr: String(decoding: stderr, as: UTF8.self))
+        let result = try ProcessRunner.run(path, arguments)
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderrText)
     }
 }
 
 @Suite(
-    .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"),
+    .tags(.slow), .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"),
     .enabled(if: BatchBinary.path != nil, "the symbolicate binary is not built beside the tests"))
 struct BatchCommandTests {
     @Test func outputsEqualTheSingleReportCommand() throws {

@@ -5,17 +5,14 @@
 // SymbolicationService the single-report CLI uses, with the Samples' dSYMs as symbol paths.
 
 import Foundation
+import TestSupport
 import Symbolication
 import Testing
 
 @testable import Batch
 
 struct BatchFixture {
-    static let repoRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
+    static var repoRoot: String { Repository.root }
 
     static var reportsFolder: String { repoRoot + "/Samples/reports" }
     static var symbolsFolder: String { repoRoot + "/Samples/build" }
@@ -39,7 +36,7 @@ struct BatchFixture {
     }
 
     static func service() throws -> SymbolicationService {
-        SymbolicationService(locator: try SymbolLocator(paths: [symbolsFolder], store: nil))
+        SymbolicationService(locator: try SymbolPathLocator(paths: [symbolsFolder]))
     }
 
     /// A fresh temporary folder, removed by `cleanUp`.
@@ -130,20 +127,14 @@ struct BatchFixture {
     }
 
     static func shell(_ arguments: [String], in folder: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FixtureError("`\(arguments.joined(separator: " "))` exited with \(process.terminationStatus)")
+        guard let program = arguments.first else { throw FixtureError("no program to run") }
+        let result = try ProcessRunner.run(program, Array(arguments.dropFirst()), directory: folder)
+        guard result.status == 0 else {
+            throw FixtureError("`\(arguments.joined(separator: " "))` exited with \(result.status)")
         }
     }
 
-    static func toolExists(_ name: String) -> Bool {
-        ["/usr/bin/", "/bin/", "/usr/local/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + name) }
-    }
+    static func toolExists(_ name: String) -> Bool { ProcessRunner.exists(name) }
 
     /// A configuration for tests: quiet, two workers, a small queue to exercise back-pressure.
     static func configuration(_ inputs: [String], into output: String) -> BatchConfiguration {

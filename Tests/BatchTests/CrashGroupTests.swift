@@ -6,25 +6,15 @@
 
 import Foundation
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @testable import Batch
 
 struct CrashGroupTests {
     static func sha256sum(_ text: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sha256sum"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+        let output = try ProcessRunner.run("sha256sum", stdin: Array(text.utf8)).stdoutText
+        return output.split(separator: " ").first.map(String.init) ?? ""
     }
 
     @Test func functionNamesLoseOffsetsFilesAndImages() {

@@ -2,6 +2,7 @@
 // command, one clear line on stderr for errors, and no death by signal whatever the input.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct ExitCodeTests {
@@ -48,7 +49,7 @@ import Testing
         #expect(r.status == 65)
     }
 
-    @Test(.enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+    @Test(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
 
     func nonAppleReportsAreNamed() throws {
         let tombstone = Paths.corpus + "/aosp-mirror__platform_development/scripts/example_crashes.arm64.txt"

@@ -4,9 +4,10 @@
 // seen to exit 1 with a line saying why.
 
 import Foundation
+import TestSupport
 import Testing
 
-@Suite struct HealthcheckTests {
+@Suite(.tags(.server)) struct HealthcheckTests {
     @Test func helpNamesTheCommand() throws {
         let r = try CLI.run(["healthcheck", "--help"])
         #expect(r.status == 0)

@@ -3,22 +3,19 @@
 // error from deep inside its DWARF. The objects are compiled here from a one-line C file.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct RelocatableObjectTests {
-    static let clang: String? = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
-        .map { $0 + "/clang" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let clang: String? = ProcessRunner.which("clang")
 
     static func compile(_ target: String?, into dir: String, name: String) throws -> String {
         let source = dir + "/f.c"
         try Data("int twice(int x) { return 2 * x; }\n".utf8).write(to: URL(fileURLWithPath: source))
         let object = dir + "/" + name
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: clang ?? "/usr/bin/clang")
-        process.arguments = (target.map { ["-target", $0] } ?? []) + ["-g", "-c", source, "-o", object]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "clang failed")
+        let arguments = (target.map { ["-target", $0] } ?? []) + ["-g", "-c", source, "-o", object]
+        let result = try ProcessRunner.run(clang ?? "/usr/bin/clang", arguments)
+        #expect(result.status == 0, "clang failed: \(result.stderrText)")
         return object
     }
 

@@ -2,10 +2,11 @@
 // symbols, comes back byte-identical, exit 0, with the UUIDs of the images it needs on stderr.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct RoundTripTests {
-    @Test(.enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+    @Test(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
     func corpusReportsComeBackByteIdentical() throws {
         let files = try Paths.corpusFiles(formatPrefixes: ["apple-text", "apple-ips"]).filter {
             !$0.hasSuffix(".plist") && FileManager.default.fileExists(atPath: $0)

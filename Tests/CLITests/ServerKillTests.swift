@@ -4,9 +4,10 @@
 // that no live request can own it. The server runs as its own process, as in production.
 
 import Foundation
+import TestSupport
 import Testing
 
-@Suite struct ServerKillTests {
+@Suite(.tags(.server, .slow)) struct ServerKillTests {
     static let dwarf = Paths.samples + "/build/ios-arm64-dwarf4/HoldApp.app.dSYM/Contents/Resources/DWARF/HoldApp"
     static let tools = ["/usr/bin/curl", "/usr/bin/sqlite3"]
     static var ready: Bool {

@@ -3,9 +3,10 @@
 // through the CLI, and the outputs must be byte-identical (text, .ips and JSON).
 
 import Foundation
+import TestSupport
 import Testing
 
-@Suite(.serialized) struct StoreBackedTests {
+@Suite(.tags(.slow), .serialized) struct StoreBackedTests {
     static let corpusDSYMs = "inket__MacSymbolicator/Resources/dSYMs"
 
     @Test func storeAnswersExactlyAsTheFilesForSamples() throws {
@@ -14,7 +15,7 @@ import Testing
         try Self.compare(symbolPaths: [Paths.samples + "/build"], reports: reports, atLeast: 20)
     }
 
-    @Test(.enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+    @Test(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
     func storeAnswersExactlyAsTheFilesForCorpusReports() throws {
         let crashes = Paths.corpus + "/inket__MacSymbolicator/Resources/Crashes"
         let reports = ["ios-crash.crash", "ios-crash.ips", "single-target-crash.crash", "multi-target-crash.ips"]

@@ -2,6 +2,7 @@
 // coreutils' sha256sum on inputs of every length around the block boundaries.
 
 import Foundation
+import TestSupport
 import Digest
 import Testing
 
@@ -36,17 +37,7 @@ struct SHA256Tests {
     func agreesWithSHA256SumAroundBlockBoundaries() throws {
         for length in [0, 1, 54, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000, 70_000] {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ length) }
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-            let input = Pipe()
-            let output = Pipe()
-            p.standardInput = input
-            p.standardOutput = output
-            try p.run()
-            input.fileHandleForWriting.write(Data(bytes))
-            try input.fileHandleForWriting.close()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
+            let text = try ProcessRunner.run("/usr/bin/sha256sum", stdin: bytes).stdoutText
             #expect(text.hasPrefix(SHA256.hex(bytes) + " "), "length \(length)")
         }
     }

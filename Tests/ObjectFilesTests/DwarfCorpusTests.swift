@@ -3,9 +3,11 @@
 
 import Foundation
 import SymbolicateModel
+import TestSupport
 import Testing
 @testable import ObjectFiles
 
+@Suite(.tags(.corpus, .slow))
 struct DwarfCorpusTests {
     static func corpusDSYMs() -> [String] {
         guard Fixtures.exists(Fixtures.corpus) else { return [] }

@@ -5,11 +5,12 @@
 
 import Foundation
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @testable import ObjectFiles
 
-@Suite(.enabled(if: toolExists("g++"), "g++ is not installed"))
+@Suite(.tags(.slow), .enabled(if: toolExists("g++"), "g++ is not installed"))
 struct ELFHostileInputTests {
     /// The bytes of a small ELF with DWARF 5 and a build id, built with g++.
     static func seed(in dir: String, flags: [String] = ["-g", "-gdwarf-5", "-O2"]) throws -> [UInt8] {
@@ -91,7 +92,7 @@ struct ELFHostileInputTests {
         defer { Fixtures.cleanup(dir) }
         let plain = try Self.seed(in: dir)
         let compressed = try Self.seed(in: dir, flags: ["-g", "-gdwarf-4", "-O2", "-gz"])
-        var rng = HostileInputTests.Random(state: 0x2545_F491_4F6C_DD1D)
+        var rng = SplitMix64(seed: 0x2545_F491_4F6C_DD1D)
         var errors = 0
         var tables = 0
         for i in 0..<600 {

@@ -5,9 +5,11 @@
 
 import Foundation
 import SymbolicateModel
+import TestSupport
 import Testing
 @testable import ObjectFiles
 
+@Suite(.tags(.slow))
 struct ELFTests {
     static let header = """
         #pragma once

@@ -4,25 +4,21 @@
 
 import Foundation
 import SymbolicateModel
+import TestSupport
 @testable import ObjectFiles
 
 enum Fixtures {
-    static let repo = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let corpus = repo.deletingLastPathComponent().appendingPathComponent("shared/corpus/real").path
-    static let samples = repo.appendingPathComponent("Samples/build").path
+    static let repo = URL(fileURLWithPath: Repository.root)
+    static var corpus: String { Repository.corpus }
+    static var samples: String { Repository.samplesBuild }
 
     static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
     /// Whether ../shared/corpus/real is there (tests that read it are disabled without it).
-    static var corpusIsAvailable: Bool { exists(corpus + "/MANIFEST.tsv") }
+    static var corpusIsAvailable: Bool { Repository.corpusPresent }
 
     /// A fresh temporary folder, removed by the caller with `cleanup`.
-    static func temporaryDirectory() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("objectfiles-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    static func temporaryDirectory() throws -> String { try Repository.scratchFolder("objectfiles") }
 
     static func cleanup(_ dir: String) { try? FileManager.default.removeItem(atPath: dir) }
 }
@@ -33,46 +29,13 @@ struct ToolResult {
     var errors: String
 }
 
-/// Runs a program (found on PATH) and collects its output. Input is written and stderr drained
-/// on other threads, so large exchanges cannot deadlock on full pipes.
+/// Runs a program (found on PATH) and collects its output.
 func run(_ tool: String, _ arguments: [String], input: String? = nil) throws -> ToolResult {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = [tool] + arguments
-    let out = Pipe()
-    let err = Pipe()
-    let inPipe = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = input == nil ? FileHandle.nullDevice : inPipe
-    try p.run()
-    let group = DispatchGroup()
-    if let input {
-        let writer = inPipe.fileHandleForWriting
-        DispatchQueue.global().async(group: group) {
-            writer.write(Data(input.utf8))
-            try? writer.close()
-        }
-    }
-    let errBox = DataBox()
-    let errReader = err.fileHandleForReading
-    DispatchQueue.global().async(group: group) { errBox.set(errReader.readDataToEndOfFile()) }
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    p.waitUntilExit()
-    return ToolResult(status: p.terminationStatus, output: String(decoding: o, as: UTF8.self), errors: String(decoding: errBox.get(), as: UTF8.self))
+    let result = try ProcessRunner.run(tool, arguments, stdin: input.map { Array($0.utf8) })
+    return ToolResult(status: result.status, output: result.stdoutText, errors: result.stderrText)
 }
 
-private final class DataBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ d: Data) { lock.withLock { data = d } }
-    func get() -> Data { lock.withLock { data } }
-}
-
-func toolExists(_ tool: String) -> Bool {
-    (try? run("which", [tool]).status) == 0
-}
+func toolExists(_ tool: String) -> Bool { ProcessRunner.exists(tool) }
 
 /// One level of an inline chain, as compared: function, file, line.
 struct Level: Equatable, CustomStringConvertible {

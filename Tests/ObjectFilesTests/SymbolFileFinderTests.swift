@@ -5,11 +5,12 @@
 
 import Foundation
 import SymbolicateModel
+import TestSupport
 import Testing
 @testable import ObjectFiles
 
 struct SymbolFileFinderTests {
-    @Test(.enabled(if: Fixtures.corpusIsAvailable, "no corpus at ../shared/corpus/real"))
+    @Test(.tags(.corpus), .enabled(if: Fixtures.corpusIsAvailable, "no corpus at ../shared/corpus/real"))
     func nestedDSYMBundlesInTheCorpus() throws {
         let embedded = Fixtures.corpus + "/inket__MacSymbolicator/Resources/dSYMs/Embedded.app.dSYM"
         let files = try SymbolFileFinder.objectFiles(in: embedded)
@@ -38,7 +39,7 @@ struct SymbolFileFinderTests {
         return out
     }
 
-    @Test(.enabled(if: Fixtures.corpusIsAvailable, "no corpus at ../shared/corpus/real"))
+    @Test(.tags(.corpus), .enabled(if: Fixtures.corpusIsAvailable, "no corpus at ../shared/corpus/real"))
     func corpusSlicesMatchTheManifest() throws {
         let entries = try Self.manifestDSYMs()
         #expect(entries.count >= 10)

@@ -6,9 +6,10 @@
 import Foundation
 import ObjectStorage
 import Synchronization
+import TestSupport
 import Testing
 
-@Suite(.enabled(if: StandInServers.motoAvailable, "moto's server is not installed (pip install 'moto[server]')"))
+@Suite(.tags(.slow), .enabled(if: StandInServers.motoAvailable, "moto's server is not installed (pip install 'moto[server]')"))
 struct S3ClientMotoTests {
     let client: S3Client
     let bucket = "t-" + UUID().uuidString.lowercased()

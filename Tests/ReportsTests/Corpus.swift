@@ -3,16 +3,13 @@
 // need the corpus are disabled with a message when the folder is absent.
 
 import Foundation
+import TestSupport
 import Testing
 
 enum Corpus {
-    static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/corpus/real")
+    static let root = URL(fileURLWithPath: Repository.corpus)
 
-    static var isAvailable: Bool {
-        FileManager.default.fileExists(atPath: root.appendingPathComponent("MANIFEST.tsv").path)
-    }
+    static var isAvailable: Bool { Repository.corpusPresent }
 
     static let absentMessage = "crash-report corpus not found at ../shared/corpus/real; corpus tests skipped"
 
@@ -23,14 +20,7 @@ enum Corpus {
     }
 
     /// Every manifest row.
-    static let entries: [Entry] = {
-        guard let text = try? String(contentsOf: root.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").dropFirst().compactMap { line in
-            let cols = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard cols.count > 5 else { return nil }
-            return Entry(file: String(cols[0]), format: String(cols[5]))
-        }
-    }()
+    static let entries: [Entry] = Repository.corpusEntries.map { Entry(file: $0.file, format: $0.format) }
 
     /// Apple crash reports (text and .ips), by the manifest's format column.
     static let appleReports: [Entry] = entries.filter { $0.format.hasPrefix("apple-text") || $0.format.hasPrefix("apple-ips") }

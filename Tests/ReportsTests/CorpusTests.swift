@@ -6,9 +6,10 @@
 import Foundation
 import Reports
 import SymbolicateModel
+import TestSupport
 import Testing
 
-@Suite struct CorpusTests {
+@Suite(.tags(.corpus)) struct CorpusTests {
     /// Frame count and image UUIDs (uppercase, no dashes) found without our parser.
     static func independentCounts(_ bytes: [UInt8]) throws -> (frames: Int, uuids: Set<String>) {
         let text = String(decoding: bytes, as: UTF8.self)
@@ -44,7 +45,7 @@ import Testing
         return (frames, uuids)
     }
 
-    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.appleReports)
+    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.appleReports)
     func appleReportParsesAndRoundTrips(entry: Corpus.Entry) throws {
         let bytes = try Corpus.bytes(entry.file)
         let report = try ReportParser.parse(bytes)
@@ -76,7 +77,7 @@ import Testing
         ("inket__MacSymbolicator/Resources/Crashes/single-target-crash.ips", 3, 3, 1, ""),
     ]
 
-    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
+    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
     func handCountedFigures() throws {
         for item in Self.handCounted {
             let r = try ReportParser.parse(try Corpus.bytes(item.file))
@@ -87,7 +88,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
+    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
     func ipsDetails() throws {
         let r = try ReportParser.parse(try Corpus.bytes(
             "llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt"))
@@ -115,7 +116,7 @@ import Testing
         return "?"
     }
 
-    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.otherReports)
+    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.otherReports)
     func otherFormatsAreRefused(entry: Corpus.Entry) throws {
         let bytes = try Corpus.bytes(entry.file)
         do {

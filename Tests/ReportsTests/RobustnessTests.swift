@@ -3,21 +3,10 @@
 // SymbolicateError; it never traps, and what parses also writes and renders without trapping.
 
 import Foundation
+import TestSupport
 import Reports
 import SymbolicateModel
 import Testing
-
-/// A small deterministic generator (SplitMix64) so failures reproduce.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite struct RobustnessTests {
     /// Parses, and when that works, writes with and without results and renders as text.
@@ -68,7 +57,7 @@ struct SplitMix: RandomNumberGenerator {
     }
 
     @Test func bitFlips() {
-        var rng = SplitMix(state: 42)
+        var rng = SplitMix64(seed: 42)
         for bytes in Self.samples {
             for _ in 0..<100 {
                 var copy = bytes
@@ -82,7 +71,7 @@ struct SplitMix: RandomNumberGenerator {
     }
 
     @Test func randomBinaryAndText() {
-        var rng = SplitMix(state: 7)
+        var rng = SplitMix64(seed: 7)
         let alphabet = Array("0123456789abcdefx +-:(){}[]\"\\,\n\r\tThread Binary Images: Crashed bug_type".utf8)
         for _ in 0..<300 {
             let count = Int.random(in: 1...4096, using: &rng)

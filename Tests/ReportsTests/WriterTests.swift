@@ -6,6 +6,7 @@
 import Foundation
 import Reports
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @Suite struct WriterTests {
@@ -153,7 +154,7 @@ import Testing
         return done
     }
 
-    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"),
+    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"),
           arguments: Corpus.appleReports.filter { $0.format.hasPrefix("apple-ips") })
     func ipsKeyOrderKeptAfterSymbols(entry: Corpus.Entry) throws {
         let bytes = try Corpus.bytes(entry.file)
@@ -184,7 +185,7 @@ import Testing
         #expect(again.backtraces.flatMap(\.frames).filter { $0.symbol == "ViewController.viewDidLoad()" }.count == results.count)
     }
 
-    @Test(.enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
+    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
     func ipsApplicationSpecificBacktraceIsRewrittenInsideItsString() throws {
         let file = "llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt"
         let bytes = try Corpus.bytes(file)

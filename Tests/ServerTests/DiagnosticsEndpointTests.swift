@@ -7,10 +7,11 @@ import Server
 import Store
 import SymbolicateModel
 import Symbolication
+import TestSupport
 import Testing
 
 @Suite(
-    "POST /v1/symbolicate with other diagnostics",
+    "POST /v1/symbolicate with other diagnostics", .tags(.server),
     .enabled(
         if: DiagnosticsFixtures.available, "Samples/diagnostics or Samples/build is absent (run Samples/generate.sh)"))
 struct DiagnosticsEndpointTests {
@@ -21,7 +22,7 @@ struct DiagnosticsEndpointTests {
         let bytes = try #require(DiagnosticsFixtures.file("HoldApp-metrickit.json"))
         let store = try SymbolStore(directory: server.server.configuration.storeDirectory)
         let format: OutputFormat? = query.isEmpty ? nil : OutputFormat(rawValue: String(query.dropFirst(8)))
-        let expected = try SymbolicationService(locator: SymbolLocator(paths: [], store: store)).process(
+        let expected = try SymbolicationService(locator: StoreLocator(store: store)).process(
             bytes, format: format)
         #expect(expected.outcome.symbolicatedFrames > 0)
         let response = try server.post("/v1/symbolicate" + query, bytes)

@@ -5,6 +5,7 @@
 
 import Foundation
 import Server
+import TestSupport
 import Testing
 
 /// Runs curl (the real client users have) and returns the status and body.
@@ -32,7 +33,7 @@ enum Curl {
     }
 }
 
-@Suite("HTTP habits (curl)", .enabled(if: Curl.path != nil, "curl is not installed"))
+@Suite("HTTP habits (curl)", .tags(.server), .enabled(if: Curl.path != nil, "curl is not installed"))
 struct HTTPHabitsTests {
     static let variant = "ios-arm64-dwarf5"
     static var samplesPresent: Bool {

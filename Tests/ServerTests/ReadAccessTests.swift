@@ -4,9 +4,10 @@
 
 import Foundation
 import Server
+import TestSupport
 import Testing
 
-@Suite("Read access")
+@Suite("Read access", .tags(.server))
 struct ReadAccessTests {
     static let reader = "reader-token-0001"
     static let writer = TestServer.token
@@ -121,14 +122,9 @@ struct ReadAccessTests {
             ["--max-per-address", "-1"], ["--header-timeout", "soon"], ["--read-token-file", "/nonexistent/tokens"],
         ])
     func badNewOptionsAreRefused(arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Fixtures.executable))
-        process.arguments = ["serve", "--store", NSTemporaryDirectory() + "unused-\(UUID().uuidString)"] + arguments
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0, "\(arguments)")
-        #expect(process.terminationReason == .exit)
+        let store = NSTemporaryDirectory() + "unused-\(UUID().uuidString)"
+        let result = try ProcessRunner.run(try #require(Fixtures.executable), ["serve", "--store", store] + arguments)
+        #expect(result.status != 0, "\(arguments)")
+        #expect(result.exited)
     }
 }

@@ -3,9 +3,10 @@
 // errors (exit 64).
 
 import Foundation
+import TestSupport
 import Testing
 
-@Suite("symbolicate serve")
+@Suite("symbolicate serve", .tags(.server))
 struct ServeCommandTests {
     @Test(.enabled(if: Fixtures.executable != nil, "the symbolicate executable was not built beside the tests"))
     func startsAnswersAndStopsOnSIGTERM() throws {
@@ -49,13 +50,8 @@ struct ServeCommandTests {
         arguments: [["--max-body", "lots"], ["--threads", "0"], ["--listen", "nowhere"], ["extra"]])
     func badOptionsAreUsageErrors(arguments: [String]) throws {
         let executable = try #require(Fixtures.executable)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve", "--store", NSTemporaryDirectory() + "unused-\(UUID().uuidString)"] + arguments
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 64 || process.terminationStatus == 65, "\(arguments)")
+        let store = NSTemporaryDirectory() + "unused-\(UUID().uuidString)"
+        let result = try ProcessRunner.run(executable, ["serve", "--store", store] + arguments)
+        #expect(result.status == 64 || result.status == 65, "\(arguments)")
     }
 }

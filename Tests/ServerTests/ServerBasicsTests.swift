@@ -4,9 +4,10 @@
 
 import Foundation
 import Server
+import TestSupport
 import Testing
 
-@Suite("Server basics")
+@Suite("Server basics", .tags(.server))
 struct ServerBasicsTests {
     @Test func healthMetricsAndOpenAPI() throws {
         let server = try TestServer()

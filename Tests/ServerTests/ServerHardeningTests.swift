@@ -6,9 +6,10 @@
 
 import Foundation
 import Server
+import TestSupport
 import Testing
 
-@Suite("Server hardening")
+@Suite("Server hardening", .tags(.server))
 struct ServerHardeningTests {
     @Test func oddMethodsAndPathsShareBoundedMetricsLabels() throws {
         let server = try TestServer()

@@ -10,9 +10,10 @@ import Server
 import Store
 import Symbolication
 import SymbolicateModel
+import TestSupport
 import Testing
 
-@Suite("POST /v1/symbolicate")
+@Suite("POST /v1/symbolicate", .tags(.server))
 struct SymbolicateEndpointTests {
     static let variant = "ios-arm64-dwarf5"
 
@@ -34,7 +35,7 @@ struct SymbolicateEndpointTests {
 
     static func expected(_ server: TestServer, _ bytes: [UInt8], format: OutputFormat?) throws -> ProcessedReport {
         let store = try SymbolStore(directory: server.server.configuration.storeDirectory)
-        return try SymbolicationService(locator: SymbolLocator(paths: [], store: store)).process(bytes, format: format)
+        return try SymbolicationService(locator: StoreLocator(store: store)).process(bytes, format: format)
     }
 
     @Test(.enabled(if: samplesPresent, "\(samplesAbsent)"), arguments: ["crash", "ips"])

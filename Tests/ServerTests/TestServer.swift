@@ -3,6 +3,7 @@
 // they are present. Stopped and its folder removed when the test ends.
 
 import Foundation
+import TestSupport
 import Server
 import Store
 import SymbolicateModel
@@ -57,11 +58,7 @@ final class TestServer {
 }
 
 enum Fixtures {
-    static let repository: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
+    static var repository: String { Repository.root }
 
     static var samples: String { repository + "/Samples" }
 
@@ -75,18 +72,8 @@ enum Fixtures {
         FileManager.default.contents(atPath: samples + "/reports/" + name).map { [UInt8]($0) }
     }
 
-    /// The `symbolicate` executable built beside the test bundle, when it has an `import` command.
-    static let executable: String? = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "")
-        while directory.pathComponents.count > 1, !directory.lastPathComponent.hasSuffix(".xctest") {
-            directory.deleteLastPathComponent()
-        }
-        let candidates = [
-            directory.deletingLastPathComponent().appendingPathComponent("symbolicate").path,
-            Bundle.main.bundleURL.appendingPathComponent("symbolicate").path,
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    /// The `symbolicate` executable built beside the test bundle.
+    static var executable: String? { Repository.executable }
 
     /// True when this test bundle (and so the `symbolicate` built with it) runs under Address- or
     /// ThreadSanitizer, whose runtimes export `__asan_init` / `__tsan_init`.
@@ -98,14 +85,7 @@ enum Fixtures {
     /// True when `symbolicate import` exists (uploads go through it).
     static let hasImportCommand: Bool = {
         guard let executable else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["import", "--help"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return (try? ProcessRunner.run(executable, ["import", "--help"]).status) == 0
     }()
 
     /// HoldApp's UUIDs for a variant, from Samples/build/images.tsv: image name -> UUID.

@@ -3,9 +3,10 @@
 
 import Foundation
 import Server
+import TestSupport
 import Testing
 
-@Suite("Token names")
+@Suite("Token names", .tags(.server))
 struct TokenNameTests {
     @Test func fingerprintIsTheStartOfTheSHA256() {
         // FIPS 180-2's first example: SHA-256("abc") = ba7816bf 8f01cfea ...

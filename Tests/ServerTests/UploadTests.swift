@@ -9,9 +9,10 @@ import Foundation
 import Store
 import Symbolication
 import SymbolicateModel
+import TestSupport
 import Testing
 
-@Suite("Uploads and stored reports")
+@Suite("Uploads and stored reports", .tags(.server))
 struct UploadTests {
     static let variant = "ios-arm64-dwarf5"
 

@@ -4,12 +4,13 @@
 // leave the store unchanged. Archives are made with the zip and tar tools at test time.
 
 import Foundation
+import TestSupport
 import Testing
 import SymbolicateModel
 
 @testable import Store
 
-@Suite(.enabled(if: !SampleFiles.variants.isEmpty, "Samples/build is missing: run Samples/generate.sh"))
+@Suite(.tags(.slow), .enabled(if: !SampleFiles.variants.isEmpty, "Samples/build is missing: run Samples/generate.sh"))
 struct ArchiveImportTests {
     let variant = SampleFiles.variants.first ?? ""
     let bundles = ["HoldApp.app", "HoldApp.app.dSYM", "HoldKit.framework.dSYM"]
@@ -55,13 +56,36 @@ struct ArchiveImportTests {
         #expect(events.withLock { $0.contains { $0.item.contains(".dSYM/Contents/Resources/DWARF/") } })
     }
 
+    /// Imports `path` into a new store with `limits`; returns the summary and the members that
+    /// had a spool file in the store's tmp/ while they were read (seen from the progress calls).
+    private func importWatchingSpools(
+        _ path: String, into store: String, limits: ArchiveImportLimits
+    ) throws -> (SymbolStore, ImportSummary, [String]) {
+        let store = try SymbolStore(directory: store, archiveLimits: limits)
+        let temporary = store.temporaryDirectory
+        let spooled = Locked<[String]>([])
+        let summary = store.importPaths([path]) { progress in
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []
+            if names.contains(where: { $0.hasSuffix(".spool") }) { spooled.withLock { $0.append(progress.item) } }
+        }
+        return (store, summary, spooled.withLock { $0 })
+    }
+
     @Test func largeMembersAreSpooledToDisk() throws {
         let folder = try StoreFixtures.scratchFolder()
         let path = try archive("bundles.tar.gz", in: folder)
         var limits = ArchiveImportLimits()
         limits.memberMemoryLimit = 1024
-        let store = try SymbolStore(directory: folder + "/store", archiveLimits: limits)
-        try expectLikeTheFolder(store, store.importPaths([path], progress: nil), archive: path)
+        let (store, summary, spooled) = try importWatchingSpools(path, into: folder + "/store", limits: limits)
+        try expectLikeTheFolder(store, summary, archive: path)
+        // Every DWARF member is larger than 1 KiB: each was read from a spool file.
+        let dwarfMembers = Set(summary.imported.filter { $0.kind == .debugInfo }.map(\.source))
+        #expect(!dwarfMembers.isEmpty)
+        #expect(dwarfMembers.isSubset(of: spooled), "spooled: \(spooled)")
+        // With the default limit the same members stay in memory: no spool file is made.
+        let (_, inMemory, none) = try importWatchingSpools(path, into: folder + "/store2", limits: ArchiveImportLimits())
+        #expect(inMemory.failures.isEmpty)
+        #expect(none.isEmpty, "\(none)")
     }
 
     @Test func nestedArchive() throws {

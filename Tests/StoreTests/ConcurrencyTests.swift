@@ -4,12 +4,13 @@
 // holds the catalog's write lock, and lookups that run while a build is superseded.
 
 import Foundation
+import TestSupport
 import Testing
 import SymbolicateModel
 
 @testable import Store
 
-@Suite struct ConcurrencyTests {
+@Suite(.tags(.slow)) struct ConcurrencyTests {
     @Test(.enabled(if: !SampleFiles.variants.isEmpty, "Samples/build is missing"))
     func twoImportersOnOneFolder() throws {
         let folder = try StoreFixtures.scratchFolder()
@@ -59,7 +60,7 @@ import SymbolicateModel
         #expect(try store.verify().isHealthy)
     }
 
-    @Test(.enabled(if: !SampleFiles.corpusDSYMs.isEmpty && ConcurrencyTests.executable != nil,
+    @Test(.tags(.corpus), .enabled(if: !SampleFiles.corpusDSYMs.isEmpty && ConcurrencyTests.executable != nil,
                    "needs the shared corpus and the symbolicate executable built next to the tests"))
     func importKilledHalfWayLeavesAConsistentStore() throws {
         let executable = try #require(ConcurrencyTests.executable)

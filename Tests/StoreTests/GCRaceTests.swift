@@ -5,11 +5,12 @@
 
 import Foundation
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @testable import Store
 
-@Suite struct GCRaceTests {
+@Suite(.tags(.slow)) struct GCRaceTests {
     static let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(60)), functionCount: 40, seed: 60)
 
     /// Makes the build look imported and last used `days` days ago.

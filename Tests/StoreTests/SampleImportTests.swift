@@ -4,6 +4,7 @@
 // Also: a build file of an older schema is rebuilt from its source file on first use.
 
 import Foundation
+import TestSupport
 import ObjectFiles
 import Testing
 import SymbolicateModel
@@ -11,14 +12,10 @@ import SymbolicateModel
 @testable import Store
 
 enum SampleFiles {
-    /// The repository root, found from this file (the test folder may be reached by a link).
-    static let repository: String = {
-        let me = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        return me.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }()
-
-    static let samplesBuild = repository + "/Samples/build"
-    static let corpus = URL(fileURLWithPath: repository + "/../shared/corpus/real").standardized.path
+    /// The repository root (TestSupport finds it, through a link if need be).
+    static var repository: String { Repository.root }
+    static var samplesBuild: String { Repository.samplesBuild }
+    static var corpus: String { Repository.corpus }
 
     /// The sample variant folders (ios-arm64-dwarf4, ...), or [] when Samples are not built.
     static var variants: [String] {
@@ -73,7 +70,7 @@ enum SampleFiles {
     }
 }
 
-@Suite(.enabled(if: !SampleFiles.variants.isEmpty, "Samples/build is missing: run Samples/generate.sh"))
+@Suite(.tags(.slow), .enabled(if: !SampleFiles.variants.isEmpty, "Samples/build is missing: run Samples/generate.sh"))
 struct SampleImportTests {
     @Test func samplesImportAndLookUpLikeTheFiles() throws {
         let variants = SampleFiles.variants
@@ -131,7 +128,7 @@ struct SampleImportTests {
 
 }
 
-@Suite(.enabled(if: !SampleFiles.corpusDSYMs.isEmpty, "the shared corpus is absent (../shared/corpus/real)"))
+@Suite(.tags(.corpus, .slow), .enabled(if: !SampleFiles.corpusDSYMs.isEmpty, "the shared corpus is absent (../shared/corpus/real)"))
 struct CorpusImportTests {
     @Test func corpusDSYMsImportAndLookUpLikeTheFiles() throws {
         let dsyms = SampleFiles.corpusDSYMs

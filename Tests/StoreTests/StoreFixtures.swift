@@ -4,6 +4,7 @@
 // sqlite3, flock) to build archives and hold locks from another process.
 
 import Foundation
+import TestSupport
 import Testing
 import SymbolicateModel
 
@@ -42,18 +43,6 @@ enum StoreFixtures {
                   path: "/nowhere/\(name)")
     }
 
-    /// SplitMix64: a small seeded generator, so every run sees the same tables.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-    }
 
     /// A table of `functionCount` functions from `base`: each function is split into ranges, some
     /// of which sit in code inlined one to three levels deep; gaps separate some functions; every
@@ -61,7 +50,7 @@ enum StoreFixtures {
     static func table(
         _ info: BuildInfo, functionCount: Int, seed: UInt64, base: UInt64 = 0x1_0000_4000, symbolsOnly: Bool = false
     ) -> SymbolTable {
-        var rng = Random(state: seed)
+        var rng = SplitMix64(seed: seed)
         var table = SymbolTable(build: info)
         if !symbolsOnly { table.files = (0..<12).map { "/src/Module\($0 % 3)/File\($0).swift" } }
         var address = base
@@ -109,7 +98,7 @@ enum StoreFixtures {
     /// Every address worth asking about: each range start, the byte before and after it, the
     /// middle of each range, both ends of the address space, and `extra` random addresses.
     static func probeAddresses(_ table: SymbolTable, extra: Int = 200, seed: UInt64 = 7) -> [UInt64] {
-        var rng = Random(state: seed)
+        var rng = SplitMix64(seed: seed)
         var result: [UInt64] = [0, 1, .max, .max - 1, 0x8000_0000_0000_0000, 0x7FFF_FFFF_FFFF_FFFF]
         for (i, r) in table.ranges.enumerated() {
             result.append(r.start)
@@ -147,23 +136,11 @@ enum StoreFixtures {
     /// Runs a tool; returns its exit status and standard error.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String], in folder: String? = nil) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ProcessRunner.run(tool, arguments, directory: folder)
+        return (result.status, result.stderrText)
     }
 
-    static func tool(_ name: String) -> String? {
-        let folders = ["/usr/bin", "/bin", "/usr/local/bin"]
-        return folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static func tool(_ name: String) -> String? { ProcessRunner.which(name) }
 
     /// Files of a store folder (relative paths), to assert that a failed import changed nothing.
     static func snapshot(_ store: SymbolStore) throws -> [String] {

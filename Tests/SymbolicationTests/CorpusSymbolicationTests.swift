@@ -6,6 +6,7 @@ import Foundation
 import Reports
 import Symbolication
 import SymbolicateModel
+import TestSupport
 import Testing
 
 struct CorpusCase: CustomStringConvertible, Sendable {
@@ -41,13 +42,13 @@ let corpusCases: [CorpusCase] = [
         dsyms: ["inket__MacSymbolicator/Resources/dSYMs"]),
 ]
 
-@Suite struct CorpusSymbolicationTests {
+@Suite(.tags(.corpus, .slow)) struct CorpusSymbolicationTests {
     @Test(
         .enabled(if: Paths.corpusAvailable && Referee.available, "../shared/corpus or llvm-symbolizer-14 is absent"),
         arguments: corpusCases)
     func framesMatchLLVMSymbolizer(_ testCase: CorpusCase) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.corpus + "/" + testCase.report)))
-        let locator = try SymbolLocator(paths: testCase.dsyms.map { Paths.corpus + "/" + $0 }, store: nil)
+        let locator = try SymbolPathLocator(paths: testCase.dsyms.map { Paths.corpus + "/" + $0 })
         let processed = try SymbolicationService(locator: locator).process(bytes, format: nil)
         let checked = try SymbolicationCheck.compare(processed, locator: locator)
         #expect(checked > 0, "no frame of \(testCase.report) had symbols")
@@ -58,7 +59,7 @@ let corpusCases: [CorpusCase] = [
 /// Compares every symbolicated frame of a processed report with llvm-symbolizer; returns how
 /// many frames were checked. Frames of images whose UUID the locator has must be symbolicated.
 enum SymbolicationCheck {
-    static func compare(_ processed: ProcessedReport, locator: SymbolLocator) throws -> Int {
+    static func compare(_ processed: ProcessedReport, locator: SymbolPathLocator) throws -> Int {
         let report = processed.report
         let builds = Dictionary(grouping: locator.buildsInPaths, by: \.uuid)
         var checked = 0

@@ -10,6 +10,7 @@ import Reports
 import Store
 import SymbolicateModel
 import Symbolication
+import TestSupport
 import Testing
 
 enum LineZero {
@@ -65,7 +66,7 @@ struct LineZeroTests {
     @Test func lineZeroIsPrintedWithItsFile() throws {
         let slice = try #require(try ObjectFile.slices(atPath: LineZero.dsym).first)
         let table = try slice.loadSymbolTable()
-        let symbolicator = Symbolicator(locator: try SymbolLocator(paths: [], store: nil))
+        let symbolicator = Symbolicator(locator: try SymbolPathLocator(paths: []))
         let address = try #require(
             try LineZero.lineZeroAddresses(LineZero.dsym).first { table.lookup($0)?.first?.file != nil })
         let result = symbolicator.lookup(address - table.build.textVMAddress, in: table, isReturnAddress: false)
@@ -76,7 +77,7 @@ struct LineZeroTests {
     }
 }
 
-@Suite(.enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+@Suite(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
 struct AppleFrameFormatTests {
     /// Apple's reference output of the same report prints line 0 as `(<compiler-generated>:0)`.
     /// It is atos output for the printed addresses (atos does not step return addresses back),
@@ -85,7 +86,7 @@ struct AppleFrameFormatTests {
         let base = Paths.corpus + "/inket__MacSymbolicator/Resources"
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: base + "/Crashes/ios-crash.crash")))
         let apple = try String(contentsOfFile: base + "/Crashes/ios-crash_symbolicated.crash", encoding: .utf8)
-        let locator = try SymbolLocator(paths: [base + "/dSYMs/iOSCrashingTest.app.dSYM"], store: nil)
+        let locator = try SymbolPathLocator(paths: [base + "/dSYMs/iOSCrashingTest.app.dSYM"])
         let service = SymbolicationService(
             locator: locator, options: SymbolicationOptions(adjustReturnAddresses: false))
         let ours = String(decoding: try service.process(bytes, format: nil).output, as: UTF8.self)

@@ -11,6 +11,7 @@ import Reports
 import SymbolicateModel
 import Symbolication
 import Synchronization
+import TestSupport
 import Testing
 
 enum Diagnostics {
@@ -22,8 +23,8 @@ enum Diagnostics {
         try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
     }
 
-    static func process(_ name: String, format: OutputFormat? = nil) throws -> (ProcessedReport, SymbolLocator) {
-        let locator = try SymbolLocator(paths: [Paths.samples + "/build"], store: nil)
+    static func process(_ name: String, format: OutputFormat? = nil) throws -> (ProcessedReport, SymbolPathLocator) {
+        let locator = try SymbolPathLocator(paths: [Paths.samples + "/build"])
         return (try SymbolicationService(locator: locator).process(try bytes(name), format: format), locator)
     }
 
@@ -192,7 +193,7 @@ struct MetricKitTests {
     }
 }
 
-@Suite(.enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+@Suite(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
 struct MetricKitCorpusTests {
     static let files = [
         "ChimeHQ__Meter/Tests/MeterTests/Resources/real_report.json",
@@ -209,7 +210,7 @@ struct MetricKitCorpusTests {
     func everyFrameIsRead(_ file: String) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.corpus + "/" + file)))
         let truth = try Diagnostics.frames(bytes)
-        let processed = try SymbolicationService(locator: try SymbolLocator(paths: [], store: nil)).process(
+        let processed = try SymbolicationService(locator: try SymbolPathLocator(paths: [])).process(
             bytes, format: nil)
         #expect(processed.report.frameCount == truth.count)
         #expect(processed.outcome.totalFrames == truth.count)
@@ -259,7 +260,7 @@ struct MetricKitCorpusTests {
         }
         text += String(repeating: "]}", count: depth - 1) + "]}]}"
         let bytes = Array(text.utf8)
-        let locator = try SymbolLocator(paths: [Paths.samples + "/build"], store: nil)
+        let locator = try SymbolPathLocator(paths: [Paths.samples + "/build"])
         let service = SymbolicationService(locator: locator)
         // On a thread with a server-sized stack (512 KiB): nothing may recurse per frame.
         let result = Mutex<Result<ProcessedReport, any Error>?>(nil)
@@ -291,7 +292,7 @@ struct MetricKitCorpusTests {
         let text =
             "{\"callStackPerThread\":false,\"callStacks\":[{\"callStackRootFrames\":[" + frames.joined(separator: ",")
             + "]}]}"
-        let locator = try SymbolLocator(paths: [Paths.samples + "/build"], store: nil)
+        let locator = try SymbolPathLocator(paths: [Paths.samples + "/build"])
         let service = SymbolicationService(locator: locator)
         let processed = try service.process(Array(text.utf8), format: .json)
         let statuses = (0..<6).map { processed.outcome.results[FrameID(backtrace: 0, frame: $0)]?.status }

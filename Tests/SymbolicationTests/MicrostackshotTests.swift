@@ -15,8 +15,8 @@ enum ResourceReport {
 
     static func bytes() throws -> [UInt8] { try Diagnostics.bytes(name) }
 
-    static func process(_ bytes: [UInt8], format: OutputFormat? = nil) throws -> (ProcessedReport, SymbolLocator) {
-        let locator = try SymbolLocator(paths: [Paths.samples + "/build"], store: nil)
+    static func process(_ bytes: [UInt8], format: OutputFormat? = nil) throws -> (ProcessedReport, SymbolPathLocator) {
+        let locator = try SymbolPathLocator(paths: [Paths.samples + "/build"])
         return (try SymbolicationService(locator: locator).process(bytes, format: format), locator)
     }
 

@@ -54,7 +54,7 @@ import Testing
                    0x1ab302000 -        0x1acb9dfff UIKitCore arm64e  <6e0d94b21f3a3c7d8b25c4e9a07f3d61> /System/Library/PrivateFrameworks/UIKitCore.framework/UIKitCore
 
             """
-        let locator = try SymbolLocator(paths: [], store: nil)
+        let locator = try SymbolPathLocator(paths: [])
         let processed = try SymbolicationService(locator: locator).process(Array(text.utf8), format: .json)
         let statuses = (0..<3).map { processed.outcome.results[FrameID(backtrace: 0, frame: $0)]?.status }
         #expect(statuses == [.namedByReport, .missingSymbol, .missingSymbol])

@@ -17,7 +17,7 @@ import Testing
     }
 
     static func process(_ text: String) throws -> ProcessedReport {
-        let locator = try SymbolLocator(paths: [Paths.samples + "/build"], store: nil)
+        let locator = try SymbolPathLocator(paths: [Paths.samples + "/build"])
         return try SymbolicationService(locator: locator).process(Array(text.utf8), format: nil)
     }
 

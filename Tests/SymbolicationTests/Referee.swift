@@ -3,6 +3,7 @@
 // with these tools' answers, never with our own earlier output.
 
 import Foundation
+import TestSupport
 
 struct RefereeFrame: Equatable, CustomStringConvertible {
     var function: String
@@ -57,24 +58,14 @@ enum Referee {
     }
 
     static func run(_ tool: String, _ args: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = args
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try ProcessRunner.run(tool, args).stdoutText
     }
 }
 
+/// The fixture folders, under the names the symbolication tests use.
 enum Paths {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
-    static let corpus = URL(fileURLWithPath: repository).deletingLastPathComponent().path + "/shared/corpus/real"
-    static let samples = repository + "/Samples"
-
-    static var corpusAvailable: Bool { FileManager.default.fileExists(atPath: corpus + "/MANIFEST.tsv") }
+    static var repository: String { Repository.root }
+    static var corpus: String { Repository.corpus }
+    static var samples: String { Repository.samples }
+    static var corpusAvailable: Bool { Repository.corpusPresent }
 }

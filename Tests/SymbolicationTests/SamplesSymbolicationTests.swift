@@ -8,6 +8,7 @@ import Foundation
 import Reports
 import Symbolication
 import SymbolicateModel
+import TestSupport
 import Testing
 
 enum Samples {
@@ -18,15 +19,15 @@ enum Samples {
     }
 
     static func process(_ name: String, format: OutputFormat? = nil, options: SymbolicationOptions = .init()) throws
-        -> (ProcessedReport, SymbolLocator)
+        -> (ProcessedReport, SymbolPathLocator)
     {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.samples + "/reports/" + name)))
-        let locator = try SymbolLocator(paths: [Paths.samples + "/build"], store: nil)
+        let locator = try SymbolPathLocator(paths: [Paths.samples + "/build"])
         return (try SymbolicationService(locator: locator, options: options).process(bytes, format: format), locator)
     }
 }
 
-@Suite struct SamplesSymbolicationTests {
+@Suite(.tags(.slow)) struct SamplesSymbolicationTests {
     @Test(.enabled(if: Referee.available, "llvm-symbolizer-14 is not installed"), arguments: Samples.reports)
     func framesMatchLLVMSymbolizer(_ name: String) throws {
         let (processed, locator) = try Samples.process(name)
@@ -119,7 +120,7 @@ enum Samples {
     @Test func aDSYMWithoutTheNeededArchIsAMismatch() throws {
         let bytes = try [UInt8](
             Data(contentsOf: URL(fileURLWithPath: Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5.crash")))
-        let locator = try SymbolLocator(paths: [Paths.samples + "/build/sim-x86_64-dwarf4"], store: nil)
+        let locator = try SymbolPathLocator(paths: [Paths.samples + "/build/sim-x86_64-dwarf4"])
         let processed = try SymbolicationService(locator: locator).process(bytes, format: nil)
         let app = try #require(processed.outcome.images.first { $0.image.name == "HoldApp" })
         guard case .uuidMismatch(_, let arch, _) = app.status else {
@@ -154,7 +155,7 @@ enum Samples {
             }
             let file = dir.appendingPathComponent("HoldKit-\(round)")
             try Data(bytes).write(to: file)
-            let locator = try SymbolLocator(paths: [file.path], store: nil)
+            let locator = try SymbolPathLocator(paths: [file.path])
             let processed = try SymbolicationService(locator: locator).process(report, format: nil)
             #expect(processed.outcome.totalFrames == 23)
             let kit = processed.outcome.images.first { $0.image.name == "HoldKit" }
