@@ -19,7 +19,7 @@ struct UsageError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-protocol Command {
+protocol Command: Sendable {
     /// The word after `symbolicate` (`import`, `lookup`, ...).
     static var name: String { get }
     /// One line for `symbolicate --help`.
