@@ -86,7 +86,7 @@ let package = Package(
             name: "SymbolicationTests",
             dependencies: ["Symbolication", "Reports", "SymbolicateModel", "TestSupport"]),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "CZlib", "ObjectStorage", "TestSupport"]),
+            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "ObjectFiles", "ObjectStorage", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "ObjectStorage", "TestSupport"]),
         .testTarget(

@@ -80,3 +80,68 @@ public enum Zlib {
         }
     }
 }
+
+extension Zlib {
+    /// What a deflater writes around the compressed data.
+    public enum Framing: Sendable {
+        /// No header or trailer (a zip member's data).
+        case raw
+        /// A gzip member (`Content-Encoding: gzip`).
+        case gzip
+    }
+
+    /// Deflates a stream fed in chunks. Only tests and fixtures write compressed data; the
+    /// product only inflates, but zlib stays behind this one wrapper either way.
+    public final class Deflater {
+        private var stream = z_stream()
+        private var started = false
+        private var out = [UInt8](repeating: 0, count: 1 << 16)
+
+        /// `level` 0-9 as zlib's; nil when zlib cannot start (no memory).
+        public init?(framing: Framing, level: Int32 = 6) {
+            let windowBits: Int32 = framing == .raw ? -15 : 15 + 16
+            let rc = deflateInit2_(
+                &stream, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                Int32(MemoryLayout<z_stream>.size))
+            guard rc == Z_OK else { return nil }
+            started = true
+        }
+
+        deinit { if started { deflateEnd(&stream) } }
+
+        /// Compresses `chunk`, returning what zlib has produced so far.
+        public func update(_ chunk: [UInt8]) -> [UInt8] { pump(chunk, flush: Z_NO_FLUSH) }
+
+        /// Ends the stream, returning the rest of the compressed data.
+        public func finish() -> [UInt8] { pump([], flush: Z_FINISH) }
+
+        private func pump(_ input: [UInt8], flush: Int32) -> [UInt8] {
+            var produced: [UInt8] = []
+            var input = input
+            input.withUnsafeMutableBufferPointer { source in
+                stream.next_in = source.baseAddress
+                stream.avail_in = UInt32(source.count)
+                repeat {
+                    out.withUnsafeMutableBufferPointer { target in
+                        stream.next_out = target.baseAddress
+                        stream.avail_out = UInt32(target.count)
+                        _ = CZlib.deflate(&stream, flush)
+                    }
+                    produced.append(contentsOf: out[0..<(out.count - Int(stream.avail_out))])
+                } while stream.avail_out == 0
+            }
+            return produced
+        }
+    }
+
+    /// `bytes` deflated in one call.
+    public static func deflate(_ bytes: [UInt8], framing: Framing, level: Int32 = 6) -> [UInt8]? {
+        guard let deflater = Deflater(framing: framing, level: level) else { return nil }
+        return deflater.update(bytes) + deflater.finish()
+    }
+
+    /// The CRC-32 of `bytes` continued from `crc` (0 to start), as zip and gzip use it.
+    public static func crc32(_ crc: UInt32, _ bytes: [UInt8]) -> UInt32 {
+        bytes.withUnsafeBufferPointer { UInt32(CZlib.crc32(uLong(crc), $0.baseAddress, UInt32($0.count))) }
+    }
+}

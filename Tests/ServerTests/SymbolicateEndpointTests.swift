@@ -4,8 +4,8 @@
 // bodies get 400/413/415/422, never a crash. Sentry and Mozilla shapes are checked against the same
 // frames' answers from the native JSON.
 
-import CZlib
 import Foundation
+import ObjectFiles
 import Server
 import Store
 import Symbolication
@@ -182,21 +182,6 @@ struct SymbolicateEndpointTests {
     }
 
     func gzip(_ bytes: [UInt8]) -> [UInt8] {
-        var stream = z_stream()
-        deflateInit2_(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        defer { deflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(bytes.count))) + 64)
-        var input = bytes
-        let produced: Int = input.withUnsafeMutableBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target in
-                stream.next_in = source.baseAddress
-                stream.avail_in = UInt32(source.count)
-                stream.next_out = target.baseAddress
-                stream.avail_out = UInt32(target.count)
-                deflate(&stream, Z_FINISH)
-                return target.count - Int(stream.avail_out)
-            }
-        }
-        return Array(output[0..<produced])
+        Zlib.deflate(bytes, framing: .gzip) ?? []
     }
 }

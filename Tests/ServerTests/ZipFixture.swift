@@ -1,9 +1,10 @@
 // Builds .zip archives for upload tests: real dSYM bundles, a zip-slip archive (`../` names) and a
 // zip bomb (a few megabytes that inflate past a gigabyte). Written by hand (local headers, central
-// directory, zip64 when needed) with zlib's deflate and crc32, so tests need no external tools.
+// directory, zip64 when needed) with zlib's deflate and crc32 (through the Zlib wrapper), so tests
+// need no external tools.
 
-import CZlib
 import Foundation
+import ObjectFiles
 
 struct ZipFixture {
     private var data: [UInt8] = []
@@ -41,42 +42,26 @@ struct ZipFixture {
     }
 
     private mutating func add(_ name: String, size: UInt64, produce: (([UInt8]) -> Void) -> Void) {
-        var stream = z_stream()
-        deflateInit2_(&stream, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard let deflater = Zlib.Deflater(framing: .raw, level: 1) else {
+            preconditionFailure("zlib could not start")
+        }
         var compressed: [UInt8] = []
-        var crc = crc32(0, nil, 0)
-        var out = [UInt8](repeating: 0, count: 1 << 16)
-        func pump(_ input: [UInt8], flush: Int32) {
-            var input = input
-            input.withUnsafeMutableBufferPointer { source in
-                stream.next_in = source.baseAddress
-                stream.avail_in = UInt32(source.count)
-                repeat {
-                    out.withUnsafeMutableBufferPointer { target in
-                        stream.next_out = target.baseAddress
-                        stream.avail_out = UInt32(target.count)
-                        _ = deflate(&stream, flush)
-                    }
-                    compressed.append(contentsOf: out[0..<(out.count - Int(stream.avail_out))])
-                } while stream.avail_out == 0
-            }
-        }
+        var crc: UInt32 = 0
         produce { chunk in
-            crc = chunk.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, UInt32($0.count)) }
-            pump(chunk, flush: Z_NO_FLUSH)
+            crc = Zlib.crc32(crc, chunk)
+            compressed += deflater.update(chunk)
         }
-        pump([], flush: Z_FINISH)
-        deflateEnd(&stream)
+        compressed += deflater.finish()
 
         let nameBytes = Array(name.utf8)
         let offset = UInt64(data.count)
         // zip64 extra field: uncompressed, compressed sizes (local); plus offset (central).
         let local64 = le16(1) + le16(16) + le64(size) + le64(UInt64(compressed.count))
-        data += le32(0x0403_4B50) + le16(45) + le16(0) + le16(8) + le16(0) + le16(0x21) + le32(UInt32(crc))
+        data += le32(0x0403_4B50) + le16(45) + le16(0) + le16(8) + le16(0) + le16(0x21) + le32(crc)
         data += le32(0xFFFF_FFFF) + le32(0xFFFF_FFFF) + le16(UInt16(nameBytes.count)) + le16(UInt16(local64.count))
         data += nameBytes + local64 + compressed
         let central64 = le16(1) + le16(24) + le64(size) + le64(UInt64(compressed.count)) + le64(offset)
-        central += le32(0x0201_4B50) + le16(45) + le16(45) + le16(0) + le16(8) + le16(0) + le16(0x21) + le32(UInt32(crc))
+        central += le32(0x0201_4B50) + le16(45) + le16(45) + le16(0) + le16(8) + le16(0) + le16(0x21) + le32(crc)
         central += le32(0xFFFF_FFFF) + le32(0xFFFF_FFFF) + le16(UInt16(nameBytes.count)) + le16(UInt16(central64.count))
         central += le16(0) + le16(0) + le16(0) + le32(0o100644 << 16) + le32(0xFFFF_FFFF) + nameBytes + central64
         count += 1
