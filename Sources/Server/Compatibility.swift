@@ -92,7 +92,7 @@ enum SentryCompatibility {
             module["index"] = i
             outModules.append(module)
         }
-        context.metrics.recordFrames(symbolicated: outcome.symbolicatedFrames, missing: outcome.totalFrames - outcome.symbolicatedFrames)
+        context.recordFrames(outcome)
         return .json(["status": "completed", "stacktraces": outTraces, "modules": outModules])
     }
 
@@ -200,7 +200,7 @@ enum MozillaCompatibility {
                 return out
             })
         }
-        context.metrics.recordFrames(symbolicated: outcome.symbolicatedFrames, missing: outcome.totalFrames - outcome.symbolicatedFrames)
+        context.recordFrames(outcome)
         return ["stacks": outStacks, "found_modules": found]
     }
 }

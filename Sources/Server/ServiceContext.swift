@@ -67,7 +67,13 @@ final class ServiceContext: @unchecked Sendable {
     /// Parses, symbolicates and renders one report, counting frames in the metrics.
     func process(_ bytes: [UInt8], format: OutputFormat?) throws -> ProcessedReport {
         let processed = try service().process(bytes, format: format)
-        let outcome = processed.outcome
+        recordFrames(processed.outcome)
+        return processed
+    }
+
+    /// Counts an outcome's frames in the metrics: frames of images we have no symbols for are
+    /// missing, unless the report named them itself.
+    func recordFrames(_ outcome: SymbolicationOutcome) {
         var missingFrames = 0
         for image in outcome.images {
             switch image.status {
@@ -77,7 +83,6 @@ final class ServiceContext: @unchecked Sendable {
             }
         }
         metrics.recordFrames(symbolicated: outcome.symbolicatedFrames, missing: missingFrames)
-        return processed
     }
 
     /// The gauges `/metrics` reads at scrape time.
