@@ -29,7 +29,10 @@ final class TestConnection {
     /// `source` binds the client end to another loopback address (`127.0.0.2`), so a test can be
     /// two different clients as far as the server's per-address limits are concerned.
     init(port: UInt16, timeout: Int = 20, source: String? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // The descriptor is ours only once the connection is made: a failed init closes it here, and
+        // deinit (which runs for a class whose init throws after its properties are set) must not
+        // close it again, or it would close whatever the in-process server opened under that number.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestConnectionError(description: "socket failed") }
         if let source {
             var local = sockaddr_in()
@@ -60,6 +63,7 @@ final class TestConnection {
         }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        self.fd = fd
     }
 
     deinit { close(fd) }
