@@ -17,19 +17,24 @@ public struct ObjectSlice: Sendable {
     /// The slice's symbols: DWARF functions, inline chains and lines when present, else the
     /// nlist / ELF symbol table. Addresses are in the file's own (unslid) vmaddr space.
     public func loadSymbolTable() throws -> SymbolTable {
+        try loadSymbolTable(backend: .default)
+    }
+
+    /// The same through a chosen DIE reader (tests hold our own reader to libdwarf's).
+    func loadSymbolTable(backend: DebugInfoReader.Backend) throws -> SymbolTable {
         do {
             switch format {
             case .machO(let m):
                 let symbols = try m.symbols()
                 let debug: DebugInfo? =
                     info.kind == .debugInfo
-                    ? try ObjectSlice.readDebugInfo(try m.debugSections(), pointerSize: m.is64 ? 8 : 4) : nil
+                    ? try ObjectSlice.readDebugInfo(try m.debugSections(), pointerSize: m.is64 ? 8 : 4, backend) : nil
                 return TableBuilder.build(build: info, debugInfo: consume debug, symbols: symbols)
             case .elf(let e):
                 let symbols = try e.symbols()
                 let debug: DebugInfo? =
                     info.kind == .debugInfo
-                    ? try ObjectSlice.readDebugInfo(try e.debugSections(), pointerSize: e.is64 ? 8 : 4) : nil
+                    ? try ObjectSlice.readDebugInfo(try e.debugSections(), pointerSize: e.is64 ? 8 : 4, backend) : nil
                 return TableBuilder.build(build: info, debugInfo: consume debug, symbols: symbols)
             }
         } catch let error as DecodeError {
@@ -41,9 +46,11 @@ public struct ObjectSlice: Sendable {
 extension ObjectSlice {
     /// Reads the DWARF in `sections`, then lets their mapped pages go: the table builder that
     /// runs next needs none of the bytes, only what the reader extracted.
-    fileprivate static func readDebugInfo(_ sections: [String: ByteReader], pointerSize: Int) throws -> DebugInfo {
+    fileprivate static func readDebugInfo(
+        _ sections: [String: ByteReader], pointerSize: Int, _ backend: DebugInfoReader.Backend
+    ) throws -> DebugInfo {
         defer { for s in sections.values { s.releaseResidentPages() } }
-        return try DebugInfoReader.read(sections: sections, pointerSize: pointerSize)
+        return try DebugInfoReader.read(sections: sections, pointerSize: pointerSize, backend: backend)
     }
 }
 
