@@ -148,17 +148,17 @@ enum DebugInfoReader {
                 }
             }
         case .own(let threads):
-            let file = try DwarfInfoFile(sections: sections)
-            let shared = SharedSections(sections: sections, file: file)
+            let stream = try DebugInfoStream(sections: sections, threads: threads)
+            let offsets = stream.unitOffsets
             var next = 0
-            while next < file.units.count {
+            while next < offsets.count {
                 var end = next
                 var bytes = 0
-                while end < file.units.count, end == next || bytes < batchBytes {
-                    bytes += file.units[end].end - file.units[end].offset
+                while end < offsets.count, end == next || bytes < batchBytes {
+                    bytes += stream.size(ofUnitAt: offsets[end])
                     end += 1
                 }
-                for part in try readUnits(next..<end, shared, threads: threads) {
+                for part in try stream.read(units: Array(offsets[next..<end]), { $0 }) {
                     if let part { info.append(part, fileIndex: &fileIndex) }
                 }
                 next = end
@@ -166,18 +166,70 @@ enum DebugInfoReader {
         }
         return info
     }
+}
 
-    /// The parts of `units`, in unit order (nil for a unit without a DIE), read on up to
-    /// `threads` threads that take units in turn; the first error in unit order is thrown.
-    private static func readUnits(_ units: Range<Int>, _ shared: SharedSections, threads: Int) throws -> [DebugInfo?] {
-        let workers = max(1, min(threads, units.count))
-        let slots = PartSlots(count: units.count)
+/// Our own reader's units, read on demand: a batch at a time, on up to `threads` threads that
+/// take the batch's units in turn, each thread with its own DieDecoder and UnitReader. Results
+/// come back in the order asked for, so they do not depend on which thread read what.
+final class DebugInfoStream: @unchecked Sendable {
+    /// `.debug_aranges`, when present, and the units it covers.
+    let arangeEntries: [AddressRangeTable.Entry]
+    let arangeUnits: Set<UInt64>
+    private let shared: SharedSections
+    private let threads: Int
+    private let unitIndex: [UInt64: Int]
+
+    init(sections: [String: ByteReader], threads: Int) throws {
+        if let aranges = sections[".debug_aranges"] {
+            (arangeEntries, arangeUnits) = try AddressRangeTable.parse(aranges)
+        } else {
+            (arangeEntries, arangeUnits) = ([], [])
+        }
+        let file = try DwarfInfoFile(sections: sections)
+        shared = SharedSections(sections: sections, file: file)
+        self.threads = max(1, threads)
+        var index: [UInt64: Int] = [:]
+        for (i, u) in file.units.enumerated() { index[UInt64(u.offset)] = i }
+        unitIndex = index
+    }
+
+    /// The header offsets of every unit, in section order.
+    var unitOffsets: [UInt64] { shared.file.units.map { UInt64($0.offset) } }
+
+    /// The bytes the unit at `offset` spans in `.debug_info` (0 for no such unit).
+    func size(ofUnitAt offset: UInt64) -> Int {
+        guard let i = unitIndex[offset] else { return 0 }
+        return shared.file.units[i].end - shared.file.units[i].offset
+    }
+
+    /// The ranges the unit DIE of every unit that `.debug_aranges` omits states (units without
+    /// a DIE are left out).
+    func unitRanges() throws -> [(offset: UInt64, ranges: [(start: UInt64, end: UInt64)])] {
+        var reader = UnitReader(sections: shared.sections)
+        let decoder = DieDecoder(file: shared.file)
+        var out: [(offset: UInt64, ranges: [(start: UInt64, end: UInt64)])] = []
+        for (i, u) in shared.file.units.enumerated() where !arangeUnits.contains(UInt64(u.offset)) {
+            if let ranges = try reader.unitRanges(unit: i, decoder) { out.append((UInt64(u.offset), ranges)) }
+        }
+        return out
+    }
+
+    /// The units at `offsets`, each read into a part of its own and passed through `transform`
+    /// on the thread that read it; nil for a unit without a DIE or one `transform` drops. The
+    /// first error, in the order asked for, is thrown.
+    func read<T>(units offsets: [UInt64], _ transform: @escaping @Sendable (DebugInfo) -> T?) throws -> [T?] {
+        let workers = max(1, min(threads, offsets.count))
+        let slots = PartSlots<T>(count: offsets.count)
+        let shared = self.shared
+        let unitIndex = self.unitIndex
         let work: @Sendable (Int) -> Void = { _ in
             var reader = UnitReader(sections: shared.sections)
             let decoder = DieDecoder(file: shared.file)
-            while true {
-                guard let i = slots.claim() else { return }
-                slots.set(i, Result { try reader.read(unit: units.lowerBound + i, decoder) })
+            while let i = slots.claim() {
+                slots.set(i, Result {
+                    guard let index = unitIndex[offsets[i]], let part = try reader.read(unit: index, decoder) else { return nil }
+                    return transform(part)
+                })
             }
         }
         if workers == 1 {
@@ -186,6 +238,12 @@ enum DebugInfoReader {
             DispatchQueue.concurrentPerform(iterations: workers, execute: work)
         }
         return try slots.take().map { try $0.get() }
+    }
+
+    /// Lets the mapped pages of the DWARF sections leave resident memory (they fault back in
+    /// from the file when read again).
+    func releaseResidentPages() {
+        for s in shared.sections.values { s.releaseResidentPages() }
     }
 }
 
@@ -200,9 +258,9 @@ private final class SharedSections: @unchecked Sendable {
 }
 
 /// One result slot per unit of a batch, each written by the thread that read the unit.
-private final class PartSlots: @unchecked Sendable {
+private final class PartSlots<T>: @unchecked Sendable {
     private let lock = NSLock()
-    private var slots: [Result<DebugInfo?, Error>]
+    private var slots: [Result<T?, Error>]
     private var claimed = 0
     init(count: Int) { slots = Array(repeating: .success(nil), count: count) }
     /// The next unit no thread has taken yet.
@@ -213,8 +271,8 @@ private final class PartSlots: @unchecked Sendable {
             return claimed - 1
         }
     }
-    func set(_ i: Int, _ r: Result<DebugInfo?, Error>) { lock.withLock { slots[i] = r } }
-    func take() -> [Result<DebugInfo?, Error>] { lock.withLock { slots } }
+    func set(_ i: Int, _ r: Result<T?, Error>) { lock.withLock { slots[i] = r } }
+    func take() -> [Result<T?, Error>] { lock.withLock { slots } }
 }
 
 /// Reads one unit at a time into a DebugInfo of its own (one unit, its names, files and nodes).
@@ -278,6 +336,17 @@ struct UnitReader {
         return try finish(offset: offset, attrs)
     }
 
+    /// The ranges unit `index`'s DIE states ([] for units other than compile and partial
+    /// units; nil when it holds no DIE), without reading the rest of the unit.
+    mutating func unitRanges(unit index: Int, _ decoder: DieDecoder) throws -> [(start: UInt64, end: UInt64)]? {
+        let (context, unitDie, _) = try decoder.openUnit(index)
+        guard let unitDie, let attrs = unitDie.attributes else { return nil }
+        guard unitDie.tag == DW_TAG_compile_unit || unitDie.tag == DW_TAG_partial_unit else { return [] }
+        let h = context.header
+        setRangeContext(version: h.version, addressSize: h.addressSize, offsetSize: h.offsetSize, attrs)
+        return try pcRanges(attrs)
+    }
+
     /// The unit `unit` through libdwarf.
     mutating func read(_ unit: DwarfUnit, _ session: DwarfSession) throws -> DebugInfo {
         let tag = try session.tag(unit.die)
@@ -322,12 +391,7 @@ struct UnitReader {
         part = DebugInfo()
         nameIndex = [:]
         fileIndex = [:]
-        rangeContext.version = version
-        rangeContext.addressSize = addressSize
-        rangeContext.offsetSize = offsetSize
-        rangeContext.baseAddress = attrs.lowPC ?? 0
-        rangeContext.addrBase = attrs.addrBase
-        rangeContext.rnglistsBase = attrs.rnglistsBase
+        setRangeContext(version: version, addressSize: addressSize, offsetSize: offsetSize, attrs)
         table = LineTable()
         unitFiles = []
         if let stmt = attrs.stmtList, let section = sections[".debug_line"] {
@@ -335,6 +399,15 @@ struct UnitReader {
             table = try LineProgram.parse(section, at: stmt, strings: strings, compDir: attrs.compDir ?? "")
             addSequences(addressSize: addressSize)
         }
+    }
+
+    private mutating func setRangeContext(version: UInt16, addressSize: Int, offsetSize: Int, _ attrs: DieAttributes) {
+        rangeContext.version = version
+        rangeContext.addressSize = addressSize
+        rangeContext.offsetSize = offsetSize
+        rangeContext.baseAddress = attrs.lowPC ?? 0
+        rangeContext.addrBase = attrs.addrBase
+        rangeContext.rnglistsBase = attrs.rnglistsBase
     }
 
     /// Ends the unit: its own ranges, and the part read, handed over.
