@@ -342,6 +342,7 @@ struct TableBuilder {
             if position < r.start { walk(position, r.start, [], [], nil) }
             if let unit = loaded[r.unit] {
                 let (pieces, lines) = unit.take(r.start, r.end)
+                locationTable.forget(expected: pieces.count + lines.count)
                 walk(r.start, r.end, pieces, lines, unit.cache)
             } else {
                 walk(r.start, r.end, [], [], nil)
