@@ -139,12 +139,18 @@ LARGE_DWARF_MB="" large_import="" large_gsym="" MID_DWARF_MB="" mid_import="" mi
 if ((LARGE)); then
     # One build of each variant, timed (wall and the CPU of every compile, link and dsymutil);
     # nothing to do when the cache already holds it.
+    # The time of the run that built a variant is kept beside it (cache/synth-large/build.time).
     for variant in mid large; do
         say "generating the $variant variant (only when missing)"
+        stamp="$CACHE/synth-$variant/stamp"
+        before="$(stat -c %Y "$stamp" 2>/dev/null || echo none)"
         /usr/bin/time -f '%e %U %S' -o "$WORK/build-$variant.time" \
             python3 "$HERE/synth/generate.py" --cache "$CACHE" "--$variant" >"$WORK/build-$variant.dir"
+        if [[ "$(stat -c %Y "$stamp" 2>/dev/null || echo none)" != "$before" ]]; then
+            cp "$WORK/build-$variant.time" "$CACHE/synth-$variant/build.time"
+        fi
     done
-    LARGE_BUILD="$(cat "$WORK/build-large.time")"
+    LARGE_BUILD="$(cat "$CACHE/synth-large/build.time" 2>/dev/null || true)"
     for variant in mid large; do
         dir="$(cat "$WORK/build-$variant.dir")"
         dsym="$(field "$dir/app.tsv" dsym)"
