@@ -3,8 +3,9 @@
 // DIEs win where they overlap, as llvm-symbolizer's address map does), and the line-table rows
 // of every unit as address intervals. Names follow DW_AT_abstract_origin / DW_AT_specification
 // and prefer the linkage (mangled) name, as `llvm-symbolizer --no-demangle` prints them.
-// Units are independent: each is read into a part of its own (`UnitReader`) and the parts are
-// appended in unit order, so the result is the same whichever thread read which unit. Our own DIE
+// Units are independent: each is read into a part of its own (`UnitReader`), and the parts are
+// appended in unit order (`read`) or handed to the table builder a batch at a time
+// (`DebugInfoStream`), so the result is the same whichever thread read which unit. Our own DIE
 // reader (DieDecoder) walks the units on every core; libdwarf, which must not be called from two
 // threads, remains as a second, serial reader that tests hold the first one to.
 
@@ -130,6 +131,9 @@ enum DebugInfoReader {
     /// Units are read in batches of about this many bytes of `.debug_info` (at least one unit).
     static let batchBytes = 4 << 20
 
+    /// The whole file's DebugInfo at once, units appended in section order: libdwarf's reading,
+    /// and ours where tests compare the two. An import streams our reader's units through
+    /// `TableBuilder.build(stream:)` instead, a batch at a time.
     static func read(sections: [String: ByteReader], pointerSize: Int, backend: Backend = .default) throws -> DebugInfo {
         var info = DebugInfo()
         if let aranges = sections[".debug_aranges"] {
