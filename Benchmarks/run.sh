@@ -12,7 +12,8 @@
 #   report        whole-process symbolication of the report from a warm store vs llvm-symbolizer-14
 #                 --inlines on the same adjusted addresses vs a Python script on prebuilt SymCaches:
 #                 median wall time of 10 runs
-#   memory        peak RSS of importing the ~200 MB-of-DWARF variant (only with --large)
+#   memory        with --large: import of the ~100 and ~200 MB-of-DWARF variants vs llvm-gsymutil-14
+#                 --convert on the same files (peak RSS, CPU), and the time it took to build them
 # The table, with PASS/MISS against the targets, is printed and written to Benchmarks/results.md.
 # Missing tools are installed (apt-get, and `pip install symbolic` into Benchmarks/.cache/venv).
 # BENCH_SCRATCH=DIR builds into another scratch folder than .build.
@@ -26,7 +27,7 @@ LARGE=0
 for arg in "$@"; do
     case "$arg" in
         --large) LARGE=1 ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument '$arg' (usage: run.sh [--large])" >&2; exit 64 ;;
     esac
 done
@@ -134,24 +135,44 @@ say "report: symbolic"
 symc_report="$("${MEASURE[@]}" --runs 10 -- "$PY" "$HERE/symbolic_bench.py" report "$SYNTH/frames.tsv" "$WORK/symcaches")"
 
 # ---- memory (large variant) ----------------------------------------------------------------
-LARGE_DWARF_MB="" large_import="" large_gsym=""
+LARGE_DWARF_MB="" large_import="" large_gsym="" MID_DWARF_MB="" mid_import="" mid_gsym="" LARGE_BUILD=""
 if ((LARGE)); then
-    say "generating the large variant (only when missing; takes a while)"
-    LARGE_DIR="$(python3 "$HERE/synth/generate.py" --cache "$CACHE" --large)"
-    LARGE_DSYM="$(field "$LARGE_DIR/app.tsv" dsym)"
-    LARGE_DWARF_MB="$(dwarf_mb "$LARGE_DSYM")"
-    say "memory: symbolicate import ($LARGE_DWARF_MB MB of DWARF)"
-    large_import="$("${MEASURE[@]}" --runs 1 --before "rm -rf '$WORK/store-large'" -- \
-        "$SYMBOLICATE" import --store "$WORK/store-large" "$LARGE_DIR/SynthApp.app.dSYM")"
-    say "memory: llvm-gsymutil-14"
-    large_gsym="$("${MEASURE[@]}" --runs 1 --before "rm -f '$WORK/large.gsym'" -- \
-        llvm-gsymutil-14 --convert "$LARGE_DSYM" --out-file "$WORK/large.gsym")"
-    rm -rf "$WORK/store-large" "$WORK/large.gsym"
+    # One build of each variant, timed (wall and the CPU of every compile, link and dsymutil);
+    # nothing to do when the cache already holds it.
+    # The time of the run that built a variant is kept beside it (cache/synth-large/build.time).
+    for variant in mid large; do
+        say "generating the $variant variant (only when missing)"
+        stamp="$CACHE/synth-$variant/stamp"
+        before="$(stat -c %Y "$stamp" 2>/dev/null || echo none)"
+        /usr/bin/time -f '%e %U %S' -o "$WORK/build-$variant.time" \
+            python3 "$HERE/synth/generate.py" --cache "$CACHE" "--$variant" >"$WORK/build-$variant.dir"
+        if [[ "$(stat -c %Y "$stamp" 2>/dev/null || echo none)" != "$before" ]]; then
+            cp "$WORK/build-$variant.time" "$CACHE/synth-$variant/build.time"
+        fi
+    done
+    LARGE_BUILD="$(cat "$CACHE/synth-large/build.time" 2>/dev/null || true)"
+    for variant in mid large; do
+        dir="$(cat "$WORK/build-$variant.dir")"
+        dsym="$(field "$dir/app.tsv" dsym)"
+        mb="$(dwarf_mb "$dsym")"
+        say "memory: symbolicate import ($mb MB of DWARF)"
+        ours="$("${MEASURE[@]}" --runs 1 --before "rm -rf '$WORK/store-$variant'" -- \
+            "$SYMBOLICATE" import --store "$WORK/store-$variant" "$dir/SynthApp.app.dSYM")"
+        say "memory: llvm-gsymutil-14 ($mb MB of DWARF)"
+        gsym="$("${MEASURE[@]}" --runs 1 --before "rm -f '$WORK/$variant.gsym'" -- \
+            llvm-gsymutil-14 --convert "$dsym" --out-file "$WORK/$variant.gsym")"
+        rm -rf "$WORK/store-$variant" "$WORK/$variant.gsym"
+        if [[ $variant == mid ]]; then
+            MID_DWARF_MB="$mb" mid_import="$ours" mid_gsym="$gsym"
+        else
+            LARGE_DWARF_MB="$mb" large_import="$ours" large_gsym="$gsym"
+        fi
+    done
 fi
 
 # ---- table ---------------------------------------------------------------------------------
 export ours_import gsym_import symc_import ours_lookups symc_lookups ours_report llvm_report symc_report
-export ours_start large_import large_gsym LARGE_DWARF_MB DWARF_MB STORE_MB GSYM_MB SYMC_MB SYMBOLICATED FRAMES
+export ours_start large_import large_gsym LARGE_DWARF_MB mid_import mid_gsym MID_DWARF_MB LARGE_BUILD DWARF_MB STORE_MB GSYM_MB SYMC_MB SYMBOLICATED FRAMES
 MACHINE="$(nproc) cores, $(lscpu | awk -F': +' '/^Model name/ { print $2; exit }'), $(free -g | awk '/^Mem:/ { print $2 }') GB RAM"
 export LOAD="$(cut -d' ' -f1-3 /proc/loadavg)"
 export MACHINE DATE="$(date -u '+%Y-%m-%d %H:%M UTC')" FUNCTIONS="$(get "$ours_lookups" functions)"

@@ -15,8 +15,11 @@ frame addresses are real return addresses (the instruction after a `bl`, found w
 llvm-objdump-14), plus frames.tsv listing every frame (image, dSYM, address to look up).
 
 Outputs land in <cache>/<variant>/ and are made only when missing (a stamp records the
-parameters). `--large` builds the ~200 MB-of-DWARF variant instead of the default ~40 MB one.
-Usage: generate.py [--cache DIR] [--large] [--jobs N]
+parameters). `--large` builds the ~200 MB-of-DWARF variant instead of the default ~40 MB one,
+`--mid` one of about 100 MB (the middle of the import's memory curve). Modules compile in
+parallel (`--jobs`, one per core by default); a module's object is remade only when its source
+changed.
+Usage: generate.py [--cache DIR] [--large | --mid] [--jobs N]
 """
 
 import argparse
@@ -37,7 +40,7 @@ from machoinfo import read_slices  # noqa: E402
 SEED = 20261130
 DEBUG_DIR = "/Users/build/SynthApp/src"
 # variant -> (modules, functions per module, headers)
-VARIANTS = {"synth": (400, 40, 32), "synth-large": (1900, 40, 64)}
+VARIANTS = {"synth": (400, 40, 32), "synth-mid": (950, 40, 64), "synth-large": (1900, 40, 64)}
 HELPERS = 6  # leaf, mid and top helpers per header
 TEMPLATES = 4
 # Bumped when the generated sources or build flags change, so cached builds are remade.
@@ -357,11 +360,12 @@ def main():
     parser = argparse.ArgumentParser(description="Build the synthetic app the benchmarks use.")
     parser.add_argument("--cache", default=os.path.join(os.path.dirname(HERE), ".cache"))
     parser.add_argument("--large", action="store_true", help="build the ~200 MB-of-DWARF variant")
+    parser.add_argument("--mid", action="store_true", help="build the ~100 MB-of-DWARF variant")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--modules", type=int, help="override the module count (for trying sizes)")
     args = parser.parse_args()
 
-    variant = "synth-large" if args.large else "synth"
+    variant = "synth-large" if args.large else "synth-mid" if args.mid else "synth"
     modules, functions, headers = VARIANTS[variant]
     modules = args.modules or modules
     variant_dir = os.path.join(os.path.abspath(args.cache), variant)

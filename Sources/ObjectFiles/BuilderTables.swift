@@ -2,7 +2,7 @@
 // SymbolTable.Locations: every one of the (about a million, for a large app) range boundaries
 // looks its innermost location up, so it is an open-addressing table of UInt32 indices into the
 // location array with a multiply-xorshift hash of the four fields and linear probing, in place of
-// a Swift Dictionary (whose SipHash alone was 17% of an import's CPU). `Boundaries` yields the
+// a Swift Dictionary (whose SipHash alone was 17% of an import's CPU); it is emptied for each unit. `Boundaries` yields the
 // distinct ends of the builder's three interval lists (scopes, lines, symbols) in ascending order
 // by merging them in place rather than sorting a copy of every endpoint. `MaxHeap` picks the
 // deepest, latest scope covering an address while the builder paints function scopes.
@@ -16,6 +16,8 @@ struct LocationTable {
     /// kept at least twice the number of locations.
     private var slots: [UInt32] = Array(repeating: 0, count: 1024)
     private var shift: UInt64 = 64 - 10
+    /// The locations the slots know: `locations[first...]`.
+    private var first = 0
 
     /// `expected` bounds the number of locations from above; slots are sized for half of it (a
     /// builder's locations are typically fewer than half its range boundaries) and grow if needed.
@@ -34,9 +36,25 @@ struct LocationTable {
         return x &* 0xBF58_476D_1CE4_E5B9
     }
 
+    /// Forgets which locations were seen (they stay in `locations`), with room for about
+    /// `expected` new ones. The builder starts afresh for each unit: locations under one unit's
+    /// functions are not shared with another's, and a table the size of one unit stays in cache
+    /// where one for the whole file (millions of slots) costs a cache miss per lookup.
+    mutating func forget(expected: Int) {
+        var bits: UInt64 = 10
+        while (1 << bits) < expected { bits += 1 }
+        if slots.count == 1 << bits {
+            for i in slots.indices { slots[i] = 0 }
+        } else {
+            slots = Array(repeating: 0, count: 1 << bits)
+        }
+        shift = 64 - bits
+        first = locations.count
+    }
+
     /// The index of `location`, appended when it is new.
     mutating func intern(_ location: SymbolTable.Location) -> UInt32 {
-        if (locations.count + 1) * 2 > slots.count { grow() }
+        if (locations.count - first + 1) * 2 > slots.count { grow() }
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: LocationTable.hash(location) >> shift)
         while true {
@@ -56,7 +74,8 @@ struct LocationTable {
         slots = Array(repeating: 0, count: slots.count * 2)
         shift -= 1
         let mask = slots.count - 1
-        for (i, l) in locations.enumerated() {
+        for i in first..<locations.count {
+            let l = locations[i]
             var slot = Int(truncatingIfNeeded: LocationTable.hash(l) >> shift)
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = UInt32(i + 1)

@@ -253,6 +253,18 @@ struct ByteReader {
         return s
     }
 
+    /// Moves past a NUL-terminated string without decoding it; returns its length.
+    mutating func cStringLength() throws -> Int {
+        let p = try need(0)
+        let avail = count - offset
+        guard avail > 0, let end = memchr(p, 0, avail) else {
+            throw DecodeError("unterminated string at offset \(offset)")
+        }
+        let len = UnsafeRawPointer(end) - p
+        offset += len + 1
+        return len
+    }
+
     /// The NUL-terminated string at `at` without moving the cursor.
     func string(at: Int) throws -> String {
         var r = self

@@ -1,4 +1,5 @@
-// libdwarf behind one small wrapper. The sections our own Mach-O / ELF readers found are handed
+// libdwarf behind one small wrapper: the second DIE reader, which tests hold our own
+// (DieDecoder) to, unit by unit. The sections our own Mach-O / ELF readers found are handed
 // to libdwarf through `Dwarf_Obj_Access_Interface` + `dwarf_object_init_b` (section 0 an empty
 // pseudo-section), which works for DWARF 4 and 5, thin and universal files alike. Result codes
 // map as: DW_DLV_OK -> value, DW_DLV_NO_ENTRY -> nil, DW_DLV_ERROR -> thrown with dwarf_errmsg.

@@ -17,20 +17,19 @@ public struct ObjectSlice: Sendable {
     /// The slice's symbols: DWARF functions, inline chains and lines when present, else the
     /// nlist / ELF symbol table. Addresses are in the file's own (unslid) vmaddr space.
     public func loadSymbolTable() throws -> SymbolTable {
+        try loadSymbolTable(backend: .default)
+    }
+
+    /// The same through a chosen DIE reader (tests hold our own reader to libdwarf's).
+    func loadSymbolTable(backend: DebugInfoReader.Backend) throws -> SymbolTable {
         do {
             switch format {
             case .machO(let m):
-                let symbols = try m.symbols()
-                let debug: DebugInfo? =
-                    info.kind == .debugInfo
-                    ? try ObjectSlice.readDebugInfo(try m.debugSections(), pointerSize: m.is64 ? 8 : 4) : nil
-                return TableBuilder.build(build: info, debugInfo: consume debug, symbols: symbols)
+                let debug = info.kind == .debugInfo ? try m.debugSections() : nil
+                return try ObjectSlice.build(info, debug, pointerSize: m.is64 ? 8 : 4, symbols: try m.symbols(), backend)
             case .elf(let e):
-                let symbols = try e.symbols()
-                let debug: DebugInfo? =
-                    info.kind == .debugInfo
-                    ? try ObjectSlice.readDebugInfo(try e.debugSections(), pointerSize: e.is64 ? 8 : 4) : nil
-                return TableBuilder.build(build: info, debugInfo: consume debug, symbols: symbols)
+                let debug = info.kind == .debugInfo ? try e.debugSections() : nil
+                return try ObjectSlice.build(info, debug, pointerSize: e.is64 ? 8 : 4, symbols: try e.symbols(), backend)
             }
         } catch let error as DecodeError {
             throw SymbolicateError(.badInput, "corrupt \(info.arch) slice: \(error.description)", path: info.path)
@@ -39,11 +38,24 @@ public struct ObjectSlice: Sendable {
 }
 
 extension ObjectSlice {
-    /// Reads the DWARF in `sections`, then lets their mapped pages go: the table builder that
-    /// runs next needs none of the bytes, only what the reader extracted.
-    fileprivate static func readDebugInfo(_ sections: [String: ByteReader], pointerSize: Int) throws -> DebugInfo {
+    /// Builds the table from the DWARF in `sections` (nil: symbols only), then lets their
+    /// mapped pages go. Our own reader streams the units through the builder a batch at a time;
+    /// libdwarf's reads the whole file first.
+    fileprivate static func build(
+        _ info: BuildInfo, _ sections: [String: ByteReader]?, pointerSize: Int, symbols: [RawSymbol],
+        _ backend: DebugInfoReader.Backend
+    ) throws -> SymbolTable {
+        guard let sections else { return TableBuilder.build(build: info, debugInfo: nil, symbols: symbols) }
         defer { for s in sections.values { s.releaseResidentPages() } }
-        return try DebugInfoReader.read(sections: sections, pointerSize: pointerSize)
+        switch backend {
+        case .own(let threads):
+            let stream = try DebugInfoStream(sections: sections, threads: threads)
+            return try TableBuilder.build(build: info, stream: stream, symbols: symbols)
+        case .libdwarf:
+            let debug = try DebugInfoReader.read(sections: sections, pointerSize: pointerSize, backend: backend)
+            for s in sections.values { s.releaseResidentPages() }
+            return TableBuilder.build(build: info, debugInfo: debug, symbols: symbols)
+        }
     }
 }
 

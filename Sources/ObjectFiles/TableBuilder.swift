@@ -4,6 +4,12 @@
 // rows (the sequence with the lowest end above the address must contain it; the last row at an
 // address wins), and the symbol table, whose name replaces the outermost function's name (and
 // stands alone where DWARF has no function), as `llvm-symbolizer --inlines` does.
+// Every address belongs to at most one unit (llvm's aranges rules), so the table is built region
+// by region in address order: a unit is read (by DebugInfoReader's stream, on every core), its
+// scopes and rows turned into intervals, its regions walked into ranges, and the unit dropped,
+// so memory holds one batch of units plus the table, not the whole file's DWARF. Between units'
+// regions only the symbol table speaks. Walking in address order interns locations and functions
+// in the same order as one walk over the whole file would.
 
 import SymbolicateModel
 
@@ -26,14 +32,6 @@ struct TableBuilder {
         var end: UInt64
         var name: UInt32
         var file: UInt32
-    }
-
-    /// Takes `debugInfo` over so that its line rows and scopes can be freed once the builder has
-    /// turned them into intervals, before the table itself grows.
-    static func build(build: BuildInfo, debugInfo: consuming DebugInfo?, symbols: [RawSymbol]) -> SymbolTable {
-        var b = TableBuilder()
-        var info = (consume debugInfo) ?? DebugInfo()
-        return b.run(build: build, debugInfo: &info, symbols: symbols)
     }
 
     private mutating func intern(_ name: String) -> UInt32 {
@@ -100,14 +98,14 @@ struct TableBuilder {
         return out
     }
 
-    private struct ScopeInterval: BoundedInterval {
+    struct ScopeInterval: BoundedInterval {
         var start: UInt64
         var end: UInt64
         var node: Int32
     }
 
     /// Disjoint intervals owned by the deepest, latest scope covering them.
-    private static func paint(_ scopes: ArraySlice<DebugInfo.Scope>) -> [ScopeInterval] {
+    static func paint(_ scopes: ArraySlice<DebugInfo.Scope>) -> [ScopeInterval] {
         guard !scopes.isEmpty else { return [] }
         let byStart = scopes.indices.sorted { scopes[$0].start < scopes[$1].start }
         var points: [UInt64] = []
@@ -136,7 +134,7 @@ struct TableBuilder {
     }
 
     /// The parts of `items` (sorted, disjoint) inside `owned` (sorted, disjoint).
-    private static func clip<T>(
+    static func clip<T>(
         _ items: [T], to owned: [(start: UInt64, end: UInt64)], bounds: (T) -> (UInt64, UInt64), make: (T, UInt64, UInt64) -> T
     ) -> [T] {
         var out: [T] = []
@@ -157,7 +155,7 @@ struct TableBuilder {
     }
 
     /// Line intervals reachable through llvm's sequence lookup, sorted by start.
-    private static func lineIntervals(_ info: DebugInfo, _ sequences: Range<Int>) -> [DebugInfo.LineInterval] {
+    static func lineIntervals(_ info: DebugInfo, _ sequences: Range<Int>) -> [DebugInfo.LineInterval] {
         let order = sequences.sorted {
             (info.sequences[$0].high, $0) < (info.sequences[$1].high, $1)
         }
@@ -181,14 +179,14 @@ struct TableBuilder {
         return out
     }
 
-    /// Per node: its function when no symbol overrides it, and the location of its call site
-    /// as last computed (valid for the symbol it was computed with).
-    private var nodeFunction: [UInt32] = []
-    private var callSite: [UInt32] = []
-    private var callSiteSymbol: [UInt64] = []
-
     private var symbols: [SymbolInterval] = []
     private var symbolFunctions: [UInt32] = []
+    /// The first symbol that may still cover the next address walked.
+    private var symbolCursor = 0
+    private var ranges: [SymbolTable.Range] = []
+    /// The largest interval end seen (where the table's last range closes).
+    private var lastPoint: UInt64?
+    private var unknown: UInt32?
 
     /// The function of symbol `i`, interned once.
     private mutating func symbolFunction(_ i: Int) -> UInt32 {
@@ -198,20 +196,20 @@ struct TableBuilder {
         return fn
     }
 
-    /// The location chain of `node` at `file:line`; the outermost function is symbol `symbol`'s
-    /// when there is one (-1: none).
-    private mutating func chain(_ info: DebugInfo, _ node: Int32, _ file: UInt32, _ line: UInt32, _ symbol: Int) -> UInt32 {
+    /// The location chain of `node` at `file:line` (a builder file index); the outermost
+    /// function is symbol `symbol`'s when there is one (-1: none).
+    private mutating func chain(_ unit: NodeCache, _ node: Int32, _ file: UInt32, _ line: UInt32, _ symbol: Int) -> UInt32 {
         let i = Int(node)
-        let n = info.nodes[i]
+        let n = unit.info.nodes[i]
         let symbolKey = symbol >= 0 ? symbols[symbol].start : .max
         var parent = SymbolTable.none
         if n.parent >= 0 {
-            if callSiteSymbol[i] == symbolKey, callSite[i] != SymbolTable.none {
-                parent = callSite[i]
+            if unit.callSiteSymbol[i] == symbolKey, unit.callSite[i] != SymbolTable.none {
+                parent = unit.callSite[i]
             } else {
-                parent = chain(info, n.parent, n.callFile, n.callLine, symbol)
-                callSite[i] = parent
-                callSiteSymbol[i] = symbolKey
+                parent = chain(unit, n.parent, unit.file(n.callFile), n.callLine, symbol)
+                unit.callSite[i] = parent
+                unit.callSiteSymbol[i] = symbolKey
             }
         }
         let fn: UInt32
@@ -219,87 +217,303 @@ struct TableBuilder {
         if n.parent < 0, symbol >= 0 {
             fn = symbolFunction(symbol)
             if file == SymbolTable.none { file = symbols[symbol].file }
-        } else if nodeFunction[i] != SymbolTable.none {
-            fn = nodeFunction[i]
+        } else if unit.nodeFunction[i] != SymbolTable.none {
+            fn = unit.nodeFunction[i]
         } else {
-            fn = function(intern(info.names[Int(n.name)]), n.entry)
-            nodeFunction[i] = fn
+            fn = function(intern(unit.info.names[Int(n.name)]), n.entry)
+            unit.nodeFunction[i] = fn
         }
         return location(fn, file, line, parent)
     }
 
-    private mutating func run(build: BuildInfo, debugInfo info: inout DebugInfo, symbols rawSymbols: [RawSymbol]) -> SymbolTable {
-        files = info.files
-        for (i, f) in files.enumerated() { fileIndex[f] = UInt32(i) }
-        nodeFunction = Array(repeating: SymbolTable.none, count: info.nodes.count)
-        callSite = nodeFunction
-        callSiteSymbol = Array(repeating: 0, count: info.nodes.count)
-        symbols = symbolIntervals(rawSymbols)
-        symbolFunctions = Array(repeating: SymbolTable.none, count: symbols.count)
-        let syms = symbols
-        // Which unit owns each address: .debug_aranges, plus the DIE ranges of units it omits.
-        var entries = info.arangeEntries
-        for u in info.units where !info.arangeUnits.contains(u.offset) {
-            for r in u.ranges { entries.append(AddressRangeTable.Entry(start: r.start, end: r.end, unit: u.offset)) }
+    private mutating func append(_ start: UInt64, _ loc: UInt32) {
+        if ranges.last?.location != loc, !(ranges.isEmpty && loc == SymbolTable.none) {
+            ranges.append(SymbolTable.Range(start: start, location: loc))
         }
-        var owned: [UInt64: [(start: UInt64, end: UInt64)]] = [:]
-        for e in AddressRangeTable.construct(entries) { owned[e.unit, default: []].append((e.start, e.end)) }
-        var pieces: [ScopeInterval] = []
-        var lines: [DebugInfo.LineInterval] = []
-        for u in info.units {
-            guard let mine = owned[u.offset] else { continue }
-            pieces += TableBuilder.clip(
-                TableBuilder.paint(info.scopes[u.scopes]), to: mine, bounds: { ($0.start, $0.end) },
-                make: { ScopeInterval(start: $1, end: $2, node: $0.node) })
-            lines += TableBuilder.clip(
-                TableBuilder.lineIntervals(info, u.sequences), to: mine, bounds: { ($0.start, $0.end) },
-                make: { DebugInfo.LineInterval(start: $1, end: $2, file: $0.file, line: $0.line) })
-        }
-        info.scopes = []
-        info.lines = []
-        info.sequences = []
-        pieces.sort { $0.start < $1.start }
-        lines.sort { $0.start < $1.start }
+    }
 
+    /// Ranges for `lo..<hi` (hi nil: to the end of the address space), where `pieces` and
+    /// `lines` (of `unit`, all inside the region) and the symbols decide. Regions are walked in
+    /// ascending, adjacent order.
+    private mutating func walk(
+        _ lo: UInt64, _ hi: UInt64?, _ pieces: [ScopeInterval], _ lines: [DebugInfo.LineInterval], _ unit: NodeCache?
+    ) {
+        while symbolCursor < symbols.count, symbols[symbolCursor].end <= lo { symbolCursor += 1 }
+        var last = symbolCursor
+        while last < symbols.count, hi.map({ symbols[last].start < $0 }) ?? true { last += 1 }
+        let base = symbolCursor
+        let syms = Array(symbols[base..<last])
         var points = Boundaries(pieces, lines, syms)
-
-        locationTable = LocationTable(expected: lines.count + pieces.count + syms.count)
-        functionIndex.reserveCapacity(info.nodes.count + syms.count)
-        var ranges: [SymbolTable.Range] = []
-        ranges.reserveCapacity(2 * (pieces.count + lines.count + syms.count))
         var pi = 0, li = 0, si = 0
-        var unknown: UInt32?
-        while let p = points.next() {
+        var p = lo
+        var pending: UInt64? = points.next()
+        while true {
             while pi < pieces.count, pieces[pi].end <= p { pi += 1 }
             while li < lines.count, lines[li].end <= p { li += 1 }
             while si < syms.count, syms[si].end <= p { si += 1 }
             let node: Int32 = pi < pieces.count && pieces[pi].start <= p ? pieces[pi].node : -1
             let line = li < lines.count && lines[li].start <= p ? lines[li] : nil
-            let symbol = si < syms.count && syms[si].start <= p ? si : -1
+            let symbol = si < syms.count && syms[si].start <= p ? base + si : -1
+            let lineFile = line.map { unit?.file($0.file) ?? $0.file } ?? SymbolTable.none
             var loc = SymbolTable.none
-            if node >= 0 {
-                loc = chain(info, node, line?.file ?? SymbolTable.none, line?.line ?? SymbolTable.none, symbol)
+            if node >= 0, let unit {
+                loc = chain(unit, node, lineFile, line?.line ?? SymbolTable.none, symbol)
             } else if let line {
                 let fn: UInt32
-                var file = line.file
+                var file = lineFile
                 if symbol >= 0 {
                     fn = symbolFunction(symbol)
-                    if file == SymbolTable.none { file = syms[symbol].file }
+                    if file == SymbolTable.none { file = symbols[symbol].file }
                 } else {
                     if unknown == nil { unknown = function(intern("??"), 0) }
                     fn = unknown ?? 0
                 }
                 loc = location(fn, file, line.line, SymbolTable.none)
             } else if symbol >= 0 {
-                loc = location(symbolFunction(symbol), syms[symbol].file, SymbolTable.none, SymbolTable.none)
+                loc = location(symbolFunction(symbol), symbols[symbol].file, SymbolTable.none, SymbolTable.none)
             }
-            if ranges.last?.location != loc, !(ranges.isEmpty && loc == SymbolTable.none) {
-                ranges.append(SymbolTable.Range(start: p, location: loc))
+            append(p, loc)
+            // The next boundary inside the region.
+            var next: UInt64?
+            while let q = pending {
+                lastPoint = max(lastPoint ?? q, q)
+                pending = points.next()
+                if q > p {
+                    next = q
+                    break
+                }
             }
+            guard let q = next, hi.map({ q < $0 }) ?? true else { break }
+            p = q
         }
+        // Points at or past `hi` belong to the next region; only their maximum matters here.
+        while let q = pending {
+            lastPoint = max(lastPoint ?? q, q)
+            pending = points.next()
+        }
+    }
+
+    /// Closes the table after the last region.
+    private mutating func finish(build: BuildInfo) -> SymbolTable {
         if let last = ranges.last, last.location != SymbolTable.none, last.start < .max {
-            ranges.append(SymbolTable.Range(start: max(points.last ?? 0, last.start + 1), location: SymbolTable.none))
+            ranges.append(SymbolTable.Range(start: max(lastPoint ?? 0, last.start + 1), location: SymbolTable.none))
         }
         return SymbolTable(build: build, files: files, functions: functions, locations: locationTable.locations, ranges: ranges)
+    }
+
+    /// Which unit owns each address: .debug_aranges, plus the DIE ranges of the units it omits;
+    /// disjoint regions in ascending order.
+    private static func regions(
+        arangeEntries: [AddressRangeTable.Entry], arangeUnits: Set<UInt64>, units: [(offset: UInt64, ranges: [(start: UInt64, end: UInt64)])]
+    ) -> [AddressRangeTable.Entry] {
+        var entries = arangeEntries
+        for u in units where !arangeUnits.contains(u.offset) {
+            for r in u.ranges { entries.append(AddressRangeTable.Entry(start: r.start, end: r.end, unit: u.offset)) }
+        }
+        return AddressRangeTable.construct(entries)
+    }
+
+    /// Walks `regions` in order, loading units in batches as `load` delivers them (in batch
+    /// order, by unit offset; a unit it does not deliver contributes nothing) and dropping each
+    /// after its last region. Files are numbered in the order units arrive, so in address order.
+    private mutating func walkRegions(
+        _ regions: [AddressRangeTable.Entry], batches: [[UInt64]], load: ([UInt64]) throws -> [(UInt64, PreparedUnit)]
+    ) throws {
+        var lastRegion: [UInt64: Int] = [:]
+        for (i, r) in regions.enumerated() { lastRegion[r.unit] = i }
+        var loaded: [UInt64: PreparedUnit] = [:]
+        var requested: Set<UInt64> = []
+        var cursor = 0
+        var position: UInt64 = 0
+        var batchIndex = 0
+        while cursor < regions.count {
+            let r = regions[cursor]
+            if !requested.contains(r.unit) {
+                guard batchIndex < batches.count else { break }
+                let batch = batches[batchIndex]
+                batchIndex += 1
+                requested.formUnion(batch)
+                for (offset, prepared) in try load(batch) {
+                    prepared.cache.mapFiles(into: &self)
+                    loaded[offset] = prepared
+                }
+                continue
+            }
+            if position < r.start { walk(position, r.start, [], [], nil) }
+            if let unit = loaded[r.unit] {
+                let (pieces, lines) = unit.take(r.start, r.end)
+                locationTable.forget(expected: pieces.count + lines.count)
+                walk(r.start, r.end, pieces, lines, unit.cache)
+            } else {
+                walk(r.start, r.end, [], [], nil)
+            }
+            position = r.end
+            if lastRegion[r.unit] == cursor { loaded[r.unit] = nil }
+            cursor += 1
+        }
+        walk(position, nil, [], [], nil)
+    }
+
+    /// The builder's index of file `path`, added when new.
+    fileprivate mutating func fileIndex(of path: String) -> UInt32 {
+        if let known = fileIndex[path] { return known }
+        let index = UInt32(files.count)
+        files.append(path)
+        fileIndex[path] = index
+        return index
+    }
+
+    /// Units in the order their first region comes, in batches of about `batchBytes` of
+    /// `.debug_info` each (`size` gives a unit's).
+    private static func batches(_ regions: [AddressRangeTable.Entry], batchBytes: Int, size: (UInt64) -> Int) -> [[UInt64]] {
+        var seen: Set<UInt64> = []
+        var out: [[UInt64]] = []
+        var current: [UInt64] = []
+        var bytes = 0
+        for r in regions where seen.insert(r.unit).inserted {
+            current.append(r.unit)
+            bytes += size(r.unit)
+            if bytes >= batchBytes {
+                out.append(current)
+                current = []
+                bytes = 0
+            }
+        }
+        if !current.isEmpty { out.append(current) }
+        return out
+    }
+
+    /// A unit's scopes and line rows as intervals inside the regions it owns.
+    static func prepare(_ info: DebugInfo, _ u: DebugInfo.Unit, owned: [(start: UInt64, end: UInt64)]) -> (
+        pieces: [ScopeInterval], lines: [DebugInfo.LineInterval]
+    ) {
+        let pieces = clip(
+            paint(info.scopes[u.scopes]), to: owned, bounds: { ($0.start, $0.end) },
+            make: { ScopeInterval(start: $1, end: $2, node: $0.node) })
+        let lines = clip(
+            lineIntervals(info, u.sequences), to: owned, bounds: { ($0.start, $0.end) },
+            make: { DebugInfo.LineInterval(start: $1, end: $2, file: $0.file, line: $0.line) })
+        return (pieces, lines)
+    }
+
+    private static func owned(_ regions: [AddressRangeTable.Entry]) -> [UInt64: [(start: UInt64, end: UInt64)]] {
+        var owned: [UInt64: [(start: UInt64, end: UInt64)]] = [:]
+        for e in regions { owned[e.unit, default: []].append((e.start, e.end)) }
+        return owned
+    }
+
+    /// The table from a whole file's DebugInfo, read at once (libdwarf's reader and tests).
+    static func build(build: BuildInfo, debugInfo: consuming DebugInfo?, symbols: [RawSymbol]) -> SymbolTable {
+        var b = TableBuilder()
+        let info = (consume debugInfo) ?? DebugInfo()
+        // The reader numbered the files in unit order; they keep those numbers, before the symbols' files.
+        let cache = NodeCache(info)
+        cache.mapFiles(into: &b)
+        b.symbols = b.symbolIntervals(symbols)
+        b.symbolFunctions = Array(repeating: SymbolTable.none, count: b.symbols.count)
+        let regions = regions(
+            arangeEntries: info.arangeEntries, arangeUnits: info.arangeUnits, units: info.units.map { ($0.offset, $0.ranges) })
+        let owned = owned(regions)
+        var prepared: [UInt64: PreparedUnit] = [:]
+        for u in info.units {
+            guard let mine = owned[u.offset] else { continue }
+            let (pieces, lines) = prepare(info, u, owned: mine)
+            prepared[u.offset] = PreparedUnit(cache: cache, pieces: pieces, lines: lines)
+        }
+        // One batch holding every unit.
+        var all: [UInt64] = []
+        var seen: Set<UInt64> = []
+        for r in regions where seen.insert(r.unit).inserted { all.append(r.unit) }
+        do {
+            try b.walkRegions(regions, batches: [all]) { batch in batch.compactMap { u in prepared[u].map { (u, $0) } } }
+        } catch {
+            preconditionFailure("loading prepared units cannot fail")
+        }
+        return b.finish(build: build)
+    }
+
+    /// The table from `stream`, read a batch of units at a time on `threads` threads.
+    static func build(build: BuildInfo, stream: DebugInfoStream, symbols: [RawSymbol]) throws -> SymbolTable {
+        var b = TableBuilder()
+        b.symbols = b.symbolIntervals(symbols)
+        b.symbolFunctions = Array(repeating: SymbolTable.none, count: b.symbols.count)
+        let regions = regions(
+            arangeEntries: stream.arangeEntries, arangeUnits: stream.arangeUnits, units: try stream.unitRanges())
+        let owned = owned(regions)
+        let batches = batches(regions, batchBytes: DebugInfoReader.batchBytes) { stream.size(ofUnitAt: $0) }
+        try b.walkRegions(regions, batches: batches) { batch in
+            let parts = try stream.read(units: batch) { (info: DebugInfo) -> PreparedUnit? in
+                guard let u = info.units.first, let mine = owned[u.offset] else { return nil }
+                let (pieces, lines) = prepare(info, u, owned: mine)
+                var slim = info
+                slim.scopes = []
+                slim.lines = []
+                slim.sequences = []
+                return PreparedUnit(cache: NodeCache(slim), pieces: pieces, lines: lines)
+            }
+            stream.releaseResidentPages()
+            return zip(batch, parts).compactMap { offset, part in part.map { (offset, $0) } }
+        }
+        return b.finish(build: build)
+    }
+}
+
+/// Per node of one DebugInfo: its function when no symbol overrides it, and the location of its
+/// call site as last computed (valid for the symbol it was computed with); and the builder's
+/// index of each of the DebugInfo's files.
+final class NodeCache: @unchecked Sendable {
+    let info: DebugInfo
+    var nodeFunction: [UInt32]
+    var callSite: [UInt32]
+    var callSiteSymbol: [UInt64]
+    private var fileMap: [UInt32] = []
+    private var mapped = false
+
+    init(_ info: DebugInfo) {
+        self.info = info
+        nodeFunction = Array(repeating: SymbolTable.none, count: info.nodes.count)
+        callSite = nodeFunction
+        callSiteSymbol = Array(repeating: 0, count: info.nodes.count)
+    }
+
+    /// Numbers this DebugInfo's files in `builder` (once).
+    fileprivate func mapFiles(into builder: inout TableBuilder) {
+        guard !mapped else { return }
+        mapped = true
+        fileMap = info.files.map { builder.fileIndex(of: $0) }
+    }
+
+    @inline(__always)
+    func file(_ f: UInt32) -> UInt32 { Int(f) < fileMap.count ? fileMap[Int(f)] : f }
+}
+
+/// A unit ready to walk: its scope pieces and line intervals inside its regions, sorted, handed
+/// out region by region.
+final class PreparedUnit: @unchecked Sendable {
+    let cache: NodeCache
+    private var pieces: [TableBuilder.ScopeInterval]
+    private var lines: [DebugInfo.LineInterval]
+    private var pieceCursor = 0
+    private var lineCursor = 0
+
+    init(cache: NodeCache, pieces: [TableBuilder.ScopeInterval], lines: [DebugInfo.LineInterval]) {
+        self.cache = cache
+        self.pieces = pieces
+        self.lines = lines
+    }
+
+    /// The pieces and lines that start in `start..<end` (regions are asked for in ascending order).
+    func take(_ start: UInt64, _ end: UInt64) -> ([TableBuilder.ScopeInterval], [DebugInfo.LineInterval]) {
+        while pieceCursor < pieces.count, pieces[pieceCursor].start < start { pieceCursor += 1 }
+        var p = pieceCursor
+        while p < pieces.count, pieces[p].start < end { p += 1 }
+        while lineCursor < lines.count, lines[lineCursor].start < start { lineCursor += 1 }
+        var l = lineCursor
+        while l < lines.count, lines[l].start < end { l += 1 }
+        defer {
+            pieceCursor = p
+            lineCursor = l
+        }
+        return (Array(pieces[pieceCursor..<p]), Array(lines[lineCursor..<l]))
     }
 }

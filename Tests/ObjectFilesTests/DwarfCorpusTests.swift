@@ -33,8 +33,8 @@ struct DwarfCorpusTests {
         print("compared \(total) addresses over \(files.count) corpus dSYMs")
     }
 
-    /// libdwarf is not thread-safe; loads from many threads at once must still agree with a
-    /// serial load (the wrapper serializes them behind one lock).
+    /// Loads from many threads at once (each reading its units on several threads of its own)
+    /// must agree with a serial load.
     @Test(.enabled(if: !corpusDSYMs().isEmpty, "no corpus dSYMs at ../shared/corpus/real"))
     func concurrentLoadsAgree() throws {
         let files = Array(Self.corpusDSYMs().prefix(6))

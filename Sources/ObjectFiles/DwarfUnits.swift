@@ -1,0 +1,158 @@
+// The skeleton of `.debug_info` that our own DIE reader walks: every unit header (DWARF 2-5,
+// 32- and 64-bit) and the abbreviation tables of `.debug_abbrev` the units name, each parsed once
+// for the whole file so that readers on several threads can share them without locks. A unit
+// that claims more bytes than its section holds, a version we do not know, or an abbreviation
+// table past its section or with absurd counts ends in a DecodeError that says which.
+
+/// One unit header of `.debug_info` (DWARF 5 section 7.5.1).
+struct DwarfUnitHeader: Sendable {
+    /// Offset of the header in `.debug_info`; references of the ref1..ref_udata forms are relative to it.
+    var offset: Int
+    /// One past the unit's last byte.
+    var end: Int
+    var version: UInt16
+    var unitType: UInt8
+    var addressSize: Int
+    var offsetSize: Int
+    var abbrevOffset: UInt64
+    /// Offset of the unit's first DIE.
+    var firstDie: Int
+
+    /// Reads the header at `r.offset`; leaves `r` at the unit's first DIE.
+    static func read(_ r: inout ByteReader) throws -> DwarfUnitHeader {
+        let offset = r.offset
+        var length = UInt64(try r.u32())
+        var offsetSize = 4
+        if length == UInt64(DWARF64_escape) {
+            length = try r.u64()
+            offsetSize = 8
+        } else if length >= 0xffff_fff0 {
+            throw DecodeError("unit at \(offset) has the reserved initial length 0x\(String(length, radix: 16))")
+        }
+        guard length <= UInt64(r.remaining) else {
+            throw DecodeError("unit at \(offset) claims \(length) bytes, past the end of .debug_info (\(r.remaining) left)")
+        }
+        let end = r.offset + Int(length)
+        let version = try r.u16()
+        guard (2...5).contains(version) else { throw DecodeError("unit at \(offset) has unsupported DWARF version \(version)") }
+        var unitType = DW_UT_compile
+        let addressSize: Int
+        let abbrevOffset: UInt64
+        if version >= 5 {
+            unitType = try r.u8()
+            addressSize = Int(try r.u8())
+            abbrevOffset = try r.unsigned(size: offsetSize)
+            switch unitType {
+            case DW_UT_skeleton, DW_UT_split_compile: try r.skip(8)  // dwo_id
+            case DW_UT_type, DW_UT_split_type: try r.skip(8 + offsetSize)  // type_signature, type_offset
+            default: break
+            }
+        } else {
+            abbrevOffset = try r.unsigned(size: offsetSize)
+            addressSize = Int(try r.u8())
+        }
+        guard addressSize == 4 || addressSize == 8 else {
+            throw DecodeError("unit at \(offset) has address size \(addressSize)")
+        }
+        guard r.offset <= end else { throw DecodeError("unit at \(offset) is shorter than its header") }
+        return DwarfUnitHeader(
+            offset: offset, end: end, version: version, unitType: unitType, addressSize: addressSize,
+            offsetSize: offsetSize, abbrevOffset: abbrevOffset, firstDie: r.offset)
+    }
+
+    /// Every unit of `.debug_info`, in section order.
+    static func all(_ info: ByteReader) throws -> [DwarfUnitHeader] {
+        var r = info
+        var out: [DwarfUnitHeader] = []
+        while r.remaining > 0 {
+            let h = try read(&r)
+            out.append(h)
+            try r.seek(h.end)
+        }
+        return out
+    }
+}
+
+/// One attribute specification of an abbreviation: attribute, form, and the value of
+/// DW_FORM_implicit_const (which lives in the abbreviation, not the DIE).
+struct AttributeSpec: Sendable {
+    /// The attribute; names past 16 bits (none is defined) become 0 and are skipped.
+    var name: UInt16
+    /// The form; forms past 16 bits become 0, which is refused when a DIE uses it.
+    var form: UInt16
+    var implicitConst: Int64
+}
+
+struct Abbreviation: Sendable {
+    var tag: UInt16
+    var hasChildren: Bool
+    var specs: Range<Int>
+}
+
+/// The abbreviations of one table, by code: dense codes in an array, any others in a dictionary.
+struct AbbreviationTable: Sendable {
+    private(set) var abbreviations: [Abbreviation] = []
+    private(set) var specs: [AttributeSpec] = []
+    private var dense: [Int32] = []
+    private var sparse: [UInt64: Int32] = [:]
+
+    /// More abbreviations or attributes than any producer writes means a corrupt table.
+    static let maxAbbreviations = 1 << 20
+    static let maxAttributesPerAbbreviation = 1 << 10
+    private static let maxDenseCode: UInt64 = 1 << 16
+
+    func abbreviation(_ code: UInt64) -> Abbreviation? {
+        if code < UInt64(dense.count) {
+            let i = dense[Int(code)]
+            return i >= 0 ? abbreviations[Int(i)] : nil
+        }
+        return sparse[code].map { abbreviations[Int($0)] }
+    }
+
+    /// Parses the table at `offset` up to its terminating code 0 (or the section's end). The
+    /// first definition of a code wins.
+    static func parse(_ section: ByteReader, at offset: UInt64) throws -> AbbreviationTable {
+        var r = section
+        guard offset < UInt64(r.count) else {
+            throw DecodeError("abbreviation table offset \(offset) is past the end of .debug_abbrev (\(r.count) bytes)")
+        }
+        try r.seek(Int(offset))
+        var table = AbbreviationTable()
+        while r.remaining > 0 {
+            let code = try r.uleb()
+            if code == 0 { break }
+            guard table.abbreviations.count < maxAbbreviations else {
+                throw DecodeError("abbreviation table at \(offset) has more than \(maxAbbreviations) entries")
+            }
+            let tag = try r.uleb()
+            let children = try r.u8()
+            let first = table.specs.count
+            while true {
+                let name = try r.uleb()
+                let form = try r.uleb()
+                if name == 0 && form == 0 { break }
+                var implicit: Int64 = 0
+                if form == UInt64(DW_FORM_implicit_const) { implicit = try r.sleb() }
+                guard table.specs.count - first < maxAttributesPerAbbreviation else {
+                    throw DecodeError("abbreviation \(code) at \(offset) has more than \(maxAttributesPerAbbreviation) attributes")
+                }
+                table.specs.append(AttributeSpec(
+                    name: name <= 0xffff ? UInt16(name) : 0, form: form <= 0xffff ? UInt16(form) : 0,
+                    implicitConst: implicit))
+            }
+            let index = Int32(table.abbreviations.count)
+            table.abbreviations.append(Abbreviation(
+                tag: tag <= 0xffff ? UInt16(tag) : 0, hasChildren: children == DW_CHILDREN_yes,
+                specs: first..<table.specs.count))
+            if code < maxDenseCode {
+                if Int(code) >= table.dense.count {
+                    table.dense += repeatElement(-1, count: Int(code) + 1 - table.dense.count)
+                }
+                if table.dense[Int(code)] < 0 { table.dense[Int(code)] = index }
+            } else if table.sparse[code] == nil {
+                table.sparse[code] = index
+            }
+        }
+        return table
+    }
+}
