@@ -7,7 +7,8 @@
 // relative to the prefix. The run then reads them as it reads local inputs, so names, shards and
 // archive streaming are what they would be for the same files on disk, on every pod alike.
 // An output folder `-o s3://BUCKET/PREFIX` is written in the staging folder and each output is
-// uploaded to PREFIX/<its name> after the run; `--output-archive`, `--summary` and `--report-list`
+// uploaded to PREFIX/<its name> after the run (with `--resume`, an empty marker stands in the
+// staging folder for each object already under PREFIX, so those reports count as done); `--output-archive`, `--summary` and `--report-list`
 // at `s3://BUCKET/KEY` are written locally and uploaded by one PUT each. Objects are written
 // whole or not at all (one PUT), so a reader never sees part of an output.
 //
@@ -22,8 +23,9 @@ public final class BucketTransfer {
     /// Where inputs are fetched to and outputs written before they go up.
     public let staging: String
     private let client: S3Client
-    /// Local file or folder -> the s3:// location it is uploaded to after the run.
-    private var uploads: [(local: String, location: S3Location, folder: Bool)] = []
+    /// Local file or folder -> the s3:// location it is uploaded to after the run; for a folder,
+    /// the relative paths of the markers `--resume` left there (never uploaded).
+    private var uploads: [(local: String, location: S3Location, folder: Bool, markers: Set<String>)] = []
     private var staged = 0
     /// Each fetched input's local path and the URL it came from, to name files by their URLs.
     private var fetched: [(local: String, url: String)] = []
@@ -127,12 +129,30 @@ public final class BucketTransfer {
     // MARK: Outputs
 
     /// A local folder to write outputs in; its files go to the prefix `url` names in `publish()`.
-    public func outputFolder(_ url: String) throws(SymbolicateError) -> String {
+    /// With `resume`, every object already under the prefix gets an empty marker file at its
+    /// name, so `batch --resume` counts its report as done; markers are never uploaded.
+    public func outputFolder(_ url: String, resume: Bool = false) throws(SymbolicateError) -> String {
         let location = try Self.location(url)
         staged += 1
         let local = staging + "/out-\(staged)"
         try makeFolder(local)
-        uploads.append((local, location, true))
+        var markers: Set<String> = []
+        if resume {
+            let listing = try storage { () throws(ObjectStorageError) in
+                try client.listAllObjects(bucket: location.bucket, prefix: location.prefix)
+            }
+            for object in listing.objects {
+                guard let relative = location.relativeKey(object.key), let safe = ArchiveNames.sanitize(relative) else {
+                    continue
+                }
+                try makeFolder((local + "/" + safe as NSString).deletingLastPathComponent)
+                guard FileManager.default.createFile(atPath: local + "/" + safe, contents: nil) else {
+                    throw SymbolicateError(.io, "cannot create a marker for an output already stored", path: local + "/" + safe)
+                }
+                markers.insert(safe)
+            }
+        }
+        uploads.append((local, location, true, markers))
         return local
     }
 
@@ -148,7 +168,7 @@ public final class BucketTransfer {
         let folder = staging + "/file-\(staged)"
         try makeFolder(folder)
         let local = folder + "/" + Self.lastPart(String(location.prefix.dropLast()))
-        uploads.append((local, location, false))
+        uploads.append((local, location, false, []))
         return local
     }
 
@@ -161,7 +181,7 @@ public final class BucketTransfer {
         for upload in uploads {
             if upload.folder {
                 let files = (FileManager.default.enumerator(atPath: upload.local)?.allObjects as? [String]) ?? []
-                for relative in files.sorted() {
+                for relative in files.sorted() where !upload.markers.contains(relative) {
                     var isFolder: ObjCBool = false
                     let local = upload.local + "/" + relative
                     guard FileManager.default.fileExists(atPath: local, isDirectory: &isFolder), !isFolder.boolValue

@@ -58,7 +58,8 @@ enum BatchCommand: Command {
                                    (a Kubernetes Indexed Job: --shard $JOB_COMPLETION_INDEX/N).
                                    Shards may share one output folder.
           --resume                 Skip reports whose output already exists (outputs are written
-                                   atomically, so an existing one is complete). Needs -o.
+                                   atomically, so an existing one is complete; under an s3://
+                                   OUTDIR, an object at the output's name). Needs -o.
           --summary FILE.json      Also write the summary as JSON.
           --report-list FILE.jsonl One JSON line per input file: path, kind (crash, ips, ...,
                                    skipped), status (full, partial, none, unparsable,
@@ -117,7 +118,8 @@ enum BatchCommand: Command {
         if let transfer { summary = transfer.renamingFiles(in: summary) }
         Console.error(summary.table())
         if let named = args.value("--summary") {
-            let path = try transfer.map { try $0.outputFile(named) } ?? named
+            var path = named
+            if BucketTransfer.isBucketURL(named), let transfer { path = try transfer.outputFile(named) }
             do {
                 try IO.write(try summary.json(), to: path)
             } catch let error as SymbolicateError {
@@ -141,9 +143,6 @@ enum BatchCommand: Command {
     static func bucketTransfer(_ args: Arguments) throws -> BucketTransfer? {
         let named = args.positionals + ["-o", "--output-archive", "--summary", "--report-list"].compactMap { args.value($0) }
         guard named.contains(where: BucketTransfer.isBucketURL) else { return nil }
-        if args.has("--resume"), args.value("-o").map(BucketTransfer.isBucketURL) == true {
-            throw UsageError("--resume needs a local output folder (-o DIR), not s3://")
-        }
         return try BucketTransfer(scratchParent: StoreOption.cacheDirectory(args.value("--cache")))
     }
 
@@ -189,7 +188,7 @@ enum BatchCommand: Command {
         // s3:// outputs are written in the transfer's staging folder and uploaded after the run.
         func local(_ path: String, folder: Bool) throws -> String {
             guard BucketTransfer.isBucketURL(path), let transfer else { return path }
-            return folder ? try transfer.outputFolder(path) : try transfer.outputFile(path)
+            return folder ? try transfer.outputFolder(path, resume: args.has("--resume")) : try transfer.outputFile(path)
         }
         let destination: BatchConfiguration.Destination
         switch (args.value("-o"), args.value("--output-archive")) {

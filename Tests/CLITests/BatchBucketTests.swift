@@ -2,7 +2,7 @@
 // reports from a bucket, write their outputs under one prefix and their summaries as objects,
 // and `--merge-summaries` joins the summaries; the outputs are byte for byte those of a local
 // run over the same files, the merged counts its counts. Also one object in, an archive object
-// out, and a missing input named. Runs against moto's S3 stand-in (PyPI moto[server]).
+// out, `--resume` against what the output prefix holds, and a missing input named. Runs against moto's S3 stand-in (PyPI moto[server]).
 
 import Foundation
 import ObjectStorage
@@ -131,8 +131,29 @@ struct BatchBucketTests {
         let result = try run(["batch", "--no-store", "-o", folder + "/out", "s3://\(bucket)/nothing/here"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("s3://\(bucket)/nothing/here"), "\(result.stderr)")
-        let resume = try run(["batch", "--no-store", "--resume", "-o", "s3://\(bucket)/out", "s3://\(bucket)/in/"])
-        #expect(resume.status == 64)
+    }
+
+    @Test func resumeSkipsWhatTheOutputPrefixHolds() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let names = try uploadInputs()
+        let arguments = [
+            "batch", "--no-store", "-d", Paths.samples + "/build", "--progress", "none", "--resume",
+            "-o", "s3://\(bucket)/out", "--summary", folder + "/summary.json", "s3://\(bucket)/in/",
+        ]
+        #expect(try run(arguments).status == 0)
+        // One output lost, one kept with other bytes: a resumed run writes the first only.
+        let lost = "out/set/" + names[0]
+        let kept = "out/set/" + names[1]
+        try client.deleteObject(bucket: bucket, key: lost)
+        try client.putObject(bucket: bucket, key: kept, bytes: Array("kept\n".utf8))
+        let again = try run(arguments)
+        #expect(again.status == 0, "\(again.stderr)")
+        let counts = try #require(try summary(folder + "/summary.json")["counts"] as? [String: Any])
+        #expect(counts["written"] as? Int == 1)
+        #expect(counts["already_done"] as? Int == names.count - 1)
+        #expect(try client.headObject(bucket: bucket, key: lost) != nil)
+        #expect(try client.getObject(bucket: bucket, key: kept).body == Array("kept\n".utf8))
+        #expect(try client.listAllObjects(bucket: bucket, prefix: "out/").objects.count == names.count)
     }
 
     func summary(_ path: String) throws -> [String: Any] {
