@@ -68,9 +68,11 @@ public final class BucketTransfer {
         let root = staging + "/in-\(staged)"
         let key = String(location.prefix.dropLast())
         // An object of that name, unless the URL ends in `/` (a prefix for certain).
-        if !url.hasSuffix("/"), !key.isEmpty, try storage({ () throws(ObjectStorageError) in
-            try client.headObject(bucket: location.bucket, key: key)
-        }) != nil {
+        if !url.hasSuffix("/"), !key.isEmpty,
+            try storage({ () throws(ObjectStorageError) in
+                try client.headObject(bucket: location.bucket, key: key)
+            }) != nil
+        {
             let local = root + "/" + Self.lastPart(key)
             try makeFolder(root)
             _ = try storage { () throws(ObjectStorageError) in
@@ -147,7 +149,8 @@ public final class BucketTransfer {
                 }
                 try makeFolder((local + "/" + safe as NSString).deletingLastPathComponent)
                 guard FileManager.default.createFile(atPath: local + "/" + safe, contents: nil) else {
-                    throw SymbolicateError(.io, "cannot create a marker for an output already stored", path: local + "/" + safe)
+                    throw SymbolicateError(
+                        .io, "cannot create a marker for an output already stored", path: local + "/" + safe)
                 }
                 markers.insert(safe)
             }

@@ -46,8 +46,12 @@ extension BatchSummary {
         var groupVersions: [String: [String: Int]] = [:]
         for part in parts {
             out.counts.add(part.counts)
-            for r in part.unparsable { unparsable[r.reason, default: Reason(reason: r.reason, count: 0, example: r.example)].count += r.count }
-            for r in part.unreadable { unreadable[r.reason, default: Reason(reason: r.reason, count: 0, example: r.example)].count += r.count }
+            for r in part.unparsable {
+                unparsable[r.reason, default: Reason(reason: r.reason, count: 0, example: r.example)].count += r.count
+            }
+            for r in part.unreadable {
+                unreadable[r.reason, default: Reason(reason: r.reason, count: 0, example: r.example)].count += r.count
+            }
             for m in part.missingImages {
                 if var known = missing[m.uuid] {
                     known.reports += m.reports

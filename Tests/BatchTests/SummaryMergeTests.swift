@@ -11,13 +11,17 @@ import Testing
 @testable import Batch
 
 @Suite struct SummaryMergeTests {
-    @Test(.enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
+    @Test(
+        .enabled(
+            if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
     func shardsJoinedAreOneRun() throws {
         let fixture = try BatchFixture()
         defer { fixture.cleanUp() }
         let tree = try fixture.mixedTree()
         let service = try BatchFixture.service()
-        let whole = try BatchRunner(configuration: BatchFixture.configuration([tree.folder], into: fixture.root + "/all"), service: service).run()
+        let whole = try BatchRunner(
+            configuration: BatchFixture.configuration([tree.folder], into: fixture.root + "/all"), service: service
+        ).run()
         var parts: [BatchSummary] = []
         for index in 0..<3 {
             var configuration = BatchFixture.configuration([tree.folder], into: fixture.root + "/shards")
@@ -29,7 +33,8 @@ import Testing
         #expect(parts.allSatisfy { $0.counts.reportsRead < whole.counts.reportsRead }, "a shard took every report")
         let merged = try BatchSummary.merged(parts, sources: ["0", "1", "2"])
         #expect(merged.counts == whole.counts)
-        #expect(merged.unparsable.map { [$0.reason, "\($0.count)"] } == whole.unparsable.map { [$0.reason, "\($0.count)"] })
+        #expect(
+            merged.unparsable.map { [$0.reason, "\($0.count)"] } == whole.unparsable.map { [$0.reason, "\($0.count)"] })
         #expect(merged.skippedFiles == whole.skippedFiles)
         func withoutExample(_ m: BatchSummary.MissingImage) -> [String] {
             [m.uuid, m.name, "\(m.reports)", m.archs.joined(separator: ","), m.appVersions.joined(separator: ",")]
@@ -87,7 +92,9 @@ import Testing
         // g1: 2 + 5 reports overtakes g2's 5; per-version counts summed, most first.
         #expect(merged.crashGroups.map(\.id) == ["g1", "g2"])
         #expect(merged.crashGroups.first?.count == 7)
-        #expect(merged.crashGroups.first?.appVersions == [.init(version: "1.0", count: 3), .init(version: "2.0", count: 4)].reversed())
+        #expect(
+            merged.crashGroups.first?.appVersions
+                == [.init(version: "1.0", count: 3), .init(version: "2.0", count: 4)].reversed())
         #expect(merged.skippedFiles.map(\.path) == ["a.txt", "m.bin", "z.txt"])
     }
 

@@ -89,11 +89,14 @@ struct BatchBucketTests {
         #expect(joined["shard"] as? String == "0/2,1/2")
         let skipped = (joined["skipped_files"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
         #expect(skipped == ["s3://\(bucket)/in/notes.txt"])
-        let missing = { (s: [String: Any]) in (s["missing_images"] as? [[String: Any]])?.compactMap { $0["uuid"] as? String } }
+        let missing = { (s: [String: Any]) in
+            (s["missing_images"] as? [[String: Any]])?.compactMap { $0["uuid"] as? String }
+        }
         #expect(missing(joined) == missing(single))
 
         // Into an object too; a summary twice is refused with 65.
-        #expect(try run(["batch", "--merge-summaries", "s3://\(bucket)/merged.json", folder + "/merged.json"]).status == 0)
+        #expect(
+            try run(["batch", "--merge-summaries", "s3://\(bucket)/merged.json", folder + "/merged.json"]).status == 0)
         #expect(try client.headObject(bucket: bucket, key: "merged.json") != nil)
         let twice = try run([
             "batch", "--merge-summaries", folder + "/again.json", "s3://\(bucket)/summaries/0.json",
@@ -157,6 +160,7 @@ struct BatchBucketTests {
     }
 
     func summary(_ path: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
     }
 }

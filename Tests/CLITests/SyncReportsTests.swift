@@ -61,7 +61,8 @@ struct SyncReportsTests {
     func curl(_ arguments: [String]) throws -> (status: Int, body: [UInt8]) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--max-time", "30", "-w", "\n%{http_code}", "-H", "Authorization: Bearer t0ken"] + arguments
+        process.arguments =
+            ["-s", "--max-time", "30", "-w", "\n%{http_code}", "-H", "Authorization: Bearer t0ken"] + arguments
         let out = Pipe()
         process.standardOutput = out
         try process.run()
@@ -93,13 +94,15 @@ struct SyncReportsTests {
             defer { Self.stop(folderServer) }
             for name in reports {
                 let posted = try curl([
-                    "--data-binary", "@" + Paths.samples + "/reports/" + name, "http://127.0.0.1:\(folderPort)/v1/reports",
+                    "--data-binary", "@" + Paths.samples + "/reports/" + name,
+                    "http://127.0.0.1:\(folderPort)/v1/reports",
                 ])
                 #expect(posted.status == 201, "\(name): \(String(decoding: posted.body, as: UTF8.self))")
                 let object = try JSONSerialization.jsonObject(with: Data(posted.body)) as? [String: Any]
                 ids.append(try #require(object?["id"] as? String))
                 if name.contains("dwarf4") {
-                    waitingFor = try #require((object?["missing"] as? [String])?.first, "the dwarf4 report misses nothing")
+                    waitingFor = try #require(
+                        (object?["missing"] as? [String])?.first, "the dwarf4 report misses nothing")
                 }
             }
             for id in ids {
@@ -110,12 +113,16 @@ struct SyncReportsTests {
         }
 
         let store = "s3://\(bucket)/team"
-        let first = try CLI.run(["sync", "--from", local, "--store", store, "--cache", folder + "/cache"], environment: environment)
+        let first = try CLI.run(
+            ["sync", "--from", local, "--store", store, "--cache", folder + "/cache"], environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("copied 2 stored reports"), "\(first.stderr)")
-        let second = try CLI.run(["sync", "--from", local, "--store", store, "--cache", folder + "/cache"], environment: environment)
+        let second = try CLI.run(
+            ["sync", "--from", local, "--store", store, "--cache", folder + "/cache"], environment: environment)
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stderr.contains("copied 0 stored reports") && second.stderr.contains("2 already there"), "\(second.stderr)")
+        #expect(
+            second.stderr.contains("copied 0 stored reports") && second.stderr.contains("2 already there"),
+            "\(second.stderr)")
 
         let (bucketServer, bucketPort) = try serve(["--store", store, "--cache", folder + "/serve-cache"])
         defer { Self.stop(bucketServer) }
@@ -127,7 +134,9 @@ struct SyncReportsTests {
         // The dwarf4 report still waits for its build in the bucket.
         let waiting = try curl(["http://127.0.0.1:\(bucketPort)/v1/reports?missing=\(waitingFor)"])
         #expect(waiting.status == 200)
-        #expect(String(decoding: waiting.body, as: UTF8.self).contains(ids[1]), "\(String(decoding: waiting.body, as: UTF8.self))")
+        #expect(
+            String(decoding: waiting.body, as: UTF8.self).contains(ids[1]),
+            "\(String(decoding: waiting.body, as: UTF8.self))")
     }
 
     @Test func aFolderWithoutStoredReportsCopiesNone() throws {
@@ -135,7 +144,8 @@ struct SyncReportsTests {
         let local = folder + "/local"
         #expect(try CLI.run(["import", "--store", local, Paths.samples + "/build/ios-arm64-dwarf5"]).status == 0)
         let synced = try CLI.run(
-            ["sync", "--from", local, "--store", "s3://\(bucket)/empty", "--cache", folder + "/cache"], environment: environment)
+            ["sync", "--from", local, "--store", "s3://\(bucket)/empty", "--cache", folder + "/cache"],
+            environment: environment)
         #expect(synced.status == 0, "\(synced.stderr)")
         #expect(synced.stderr.contains("copied 0 stored reports"), "\(synced.stderr)")
     }
