@@ -58,7 +58,8 @@ let package = Package(
             ],
             path: "Sources/Server"),
         .target(
-            name: "Batch", dependencies: ["Symbolication", "Store", "Reports", "SymbolicateModel", "Archives", "Digest"],
+            name: "Batch",
+            dependencies: ["Symbolication", "Store", "Reports", "SymbolicateModel", "Archives", "Digest", "ObjectStorage"],
             path: "Sources/Batch"),
         .target(
             name: "CLI",

@@ -4,8 +4,9 @@
 # must still be answered 200 with the same symbolicated report, and nginx's log must show that it
 # moved requests off the dead replica. The nginx.conf is the compose file's own, with the replicas'
 # names replaced by loopback ports and its paths moved into a temporary folder.
-# Both replicas share one folder store (SQLite WAL allows that on one host); STORE=s3://… runs them
-# on a bucket instead, once the server takes one.
+# Both replicas share one folder store (SQLite WAL allows that on one host); STORE=s3://… (with the
+# AWS_* variables set) runs them on a bucket instead. cluster-test.sh is the scaled-out version:
+# three replicas on a bucket, concurrent clients, stored reports.
 # The client sends one request at a time, so the kill falls between requests: this checks that
 # nginx fails over on a dead replica (refused connections, closed keep-alive connections); a POST
 # cut off inside a replica is what `non_idempotent` retries, and needs concurrent clients to hit.

@@ -1,30 +1,34 @@
-// `symbolicate sync --from DIR --store s3://BUCKET[/PREFIX]`: copies a folder store's builds into
-// a bucket store, so moving a team to replicas that share a bucket is one command. Each build
-// file goes up by one PUT and then its metadata entry; builds the bucket already has (as good or
-// better) are skipped, so a sync that was interrupted is resumed by running it again.
+// `symbolicate sync --from DIR --store s3://BUCKET[/PREFIX]`: copies a folder store's builds and
+// the server's stored reports into a bucket store, so moving a team to replicas that share a
+// bucket is one command. Each build file goes up by one PUT and then its metadata entry; builds
+// the bucket already has (as good or better) are skipped, and so are stored reports already
+// there (StoredReportCopy), so a sync that was interrupted is resumed by running it again.
 
 import Foundation
+import Server
 import Store
 import SymbolicateModel
 
 enum SyncCommand: Command {
     static let name = "sync"
-    static let summary = "Copy a folder store's builds into a bucket store (resumable)"
+    static let summary = "Copy a folder store's builds and stored reports into a bucket store (resumable)"
     static let help = """
         USAGE: symbolicate sync --from DIR --store s3://BUCKET[/PREFIX] [--cache DIR] [--cache-size SIZE]
 
-        Copies every build of the folder store DIR into the bucket store. Builds the bucket
-        already has, with symbols as good or better, are skipped: run it again to resume a sync
-        that was interrupted. Each build is printed on stderr as it is handled.
-        (Stored reports of the server are not copied by this command.)
+        Copies every build of the folder store DIR into the bucket store, then the reports
+        `symbolicate serve --store DIR` stored (DIR/reports.sqlite), so replicas serving the
+        bucket answer GET /v1/reports/ID for them. Builds the bucket already has, with symbols
+        as good or better, are skipped, and so are reports already there: run it again to
+        resume a sync that was interrupted. Each build is printed on stderr as it is handled.
 
         OPTIONS:
           --from DIR        The folder store to copy from (read only).
         \(StoreOption.cacheHelp)
           -h, --help        Show this help.
 
-        EXIT STATUS: 0 every build copied or already there, 1 some build could not be copied
-        (each is named with the reason), 64 usage error, 65 the bucket location is malformed.
+        EXIT STATUS: 0 every build and stored report copied or already there, 1 some build or
+        the stored reports could not be copied (each is named with the reason), 64 usage error,
+        65 the bucket location is malformed.
 
         """
 
@@ -54,6 +58,28 @@ enum SyncCommand: Command {
         Console.error(
             "copied \(totals.copied) builds to \(bucket.locationDescription), \(totals.skipped) already there, \(totals.failed) failed"
         )
-        return totals.failed == 0 ? ExitCode.ok : ExitCode.failure
+        // Reports after builds: a report copied first would name UUIDs the bucket has no build for yet.
+        let reportsCopied = copyStoredReports(from: from, to: target)
+        return totals.failed == 0 && reportsCopied ? ExitCode.ok : ExitCode.failure
+    }
+
+    /// Copies the folder store's stored reports into the bucket; false (after saying why) when
+    /// the copy stopped part way. What was copied stays, so running sync again resumes it.
+    private static func copyStoredReports(from folder: String, to bucket: String) -> Bool {
+        do {
+            let destination = try ReportStorageLocation(parsing: bucket)
+            var done = 0
+            let summary = try StoredReportCopy.copy(from: .folder(folder), to: destination) { _ in
+                done += 1
+                if done % 100 == 0 { Console.error("stored reports: \(done) handled") }
+            }
+            Console.error(
+                "copied \(summary.copied) stored reports to \(destination), \(summary.present) already there")
+            return true
+        } catch {
+            let reason = (error as? SymbolicateError)?.description ?? "\(error)"
+            Console.error("error: stored reports: the copy stopped: \(reason); run sync again to resume it")
+            return false
+        }
     }
 }

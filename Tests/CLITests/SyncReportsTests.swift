@@ -1,0 +1,152 @@
+// `symbolicate sync` moves the server's stored reports with the builds: a report stored by
+// `serve --store DIR` is answered, byte for byte, by `serve --store s3://…` after a sync, still
+// waits for the build it was missing, and a second sync copies nothing again. Runs against
+// moto's S3 stand-in (PyPI moto[server]) and real server processes on loopback.
+
+import Foundation
+import ObjectStorage
+import Testing
+
+@Suite(
+    .serialized,
+    .enabled(if: BucketStand.available, "moto's server is not installed (pip install 'moto[server]')"),
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "needs /usr/bin/curl"))
+struct SyncReportsTests {
+    let environment: [String: String]
+    let bucket: String
+    let folder: String
+
+    init() throws {
+        let endpoint = try #require(BucketStand.endpoint, "moto_server did not start")
+        let client = try S3Client(
+            configuration: S3Configuration(
+                credentials: AWSCredentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "secret"),
+                endpoint: endpoint))
+        bucket = "sync" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
+        try client.createBucket(bucket)
+        environment = [
+            "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret",
+            "AWS_ENDPOINT_URL": endpoint.description, "AWS_REGION": "us-east-1",
+        ]
+        folder = NSTemporaryDirectory() + "/symbolicate-sync-reports-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    /// `symbolicate serve` with `arguments` on a free loopback port, the bucket's variables set.
+    func serve(_ arguments: [String]) throws -> (Process, Int) {
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: CLI.executable)
+        server.arguments = ["serve", "--listen", "127.0.0.1:0", "--token-file", folder + "/tokens"] + arguments
+        server.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let log = Pipe()
+        server.standardError = log
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        var text = ""
+        while text.range(of: #""listening".*\n"#, options: .regularExpression) == nil {
+            let chunk = log.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
+            let port = Int(text[range].split(separator: ":")[1])
+        else {
+            kill(server.processIdentifier, SIGKILL)
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no listening line: \(text)"])
+        }
+        return (server, port)
+    }
+
+    /// One curl call; answers the status code and the body.
+    func curl(_ arguments: [String]) throws -> (status: Int, body: [UInt8]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments =
+            ["-s", "--max-time", "30", "-w", "\n%{http_code}", "-H", "Authorization: Bearer t0ken"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = [UInt8](out.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        guard let newline = data.lastIndex(of: UInt8(ascii: "\n")) else { return (0, data) }
+        return (Int(String(decoding: data[(newline + 1)...], as: UTF8.self)) ?? 0, Array(data[..<newline]))
+    }
+
+    static func stop(_ server: Process) {
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+    }
+
+    @Test func storedReportsFollowTheBuildsIntoTheBucket() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("t0ken\n".utf8).write(to: URL(fileURLWithPath: folder + "/tokens"))
+        let local = folder + "/local"
+        // The store holds the dwarf5 build only: the dwarf4 report waits for its build.
+        let imported = try CLI.run(["import", "--store", local, Paths.samples + "/build/ios-arm64-dwarf5"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let reports = ["HoldApp-ios-arm64-dwarf5.crash", "HoldApp-ios-arm64-dwarf4.crash"]
+
+        let (folderServer, folderPort) = try serve(["--store", local])
+        var ids: [String] = []
+        var answers: [[UInt8]] = []
+        var waitingFor = ""
+        do {
+            defer { Self.stop(folderServer) }
+            for name in reports {
+                let posted = try curl([
+                    "--data-binary", "@" + Paths.samples + "/reports/" + name,
+                    "http://127.0.0.1:\(folderPort)/v1/reports",
+                ])
+                #expect(posted.status == 201, "\(name): \(String(decoding: posted.body, as: UTF8.self))")
+                let object = try JSONSerialization.jsonObject(with: Data(posted.body)) as? [String: Any]
+                ids.append(try #require(object?["id"] as? String))
+                if name.contains("dwarf4") {
+                    waitingFor = try #require(
+                        (object?["missing"] as? [String])?.first, "the dwarf4 report misses nothing")
+                }
+            }
+            for id in ids {
+                let raw = try curl(["http://127.0.0.1:\(folderPort)/v1/reports/\(id)?view=raw"])
+                #expect(raw.status == 200)
+                answers.append(raw.body)
+            }
+        }
+
+        let store = "s3://\(bucket)/team"
+        let first = try CLI.run(
+            ["sync", "--from", local, "--store", store, "--cache", folder + "/cache"], environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("copied 2 stored reports"), "\(first.stderr)")
+        let second = try CLI.run(
+            ["sync", "--from", local, "--store", store, "--cache", folder + "/cache"], environment: environment)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(
+            second.stderr.contains("copied 0 stored reports") && second.stderr.contains("2 already there"),
+            "\(second.stderr)")
+
+        let (bucketServer, bucketPort) = try serve(["--store", store, "--cache", folder + "/serve-cache"])
+        defer { Self.stop(bucketServer) }
+        for (id, answer) in zip(ids, answers) {
+            let raw = try curl(["http://127.0.0.1:\(bucketPort)/v1/reports/\(id)?view=raw"])
+            #expect(raw.status == 200, "\(id) is not in the bucket")
+            #expect(raw.body == answer, "\(id) differs after the sync")
+        }
+        // The dwarf4 report still waits for its build in the bucket.
+        let waiting = try curl(["http://127.0.0.1:\(bucketPort)/v1/reports?missing=\(waitingFor)"])
+        #expect(waiting.status == 200)
+        #expect(
+            String(decoding: waiting.body, as: UTF8.self).contains(ids[1]),
+            "\(String(decoding: waiting.body, as: UTF8.self))")
+    }
+
+    @Test func aFolderWithoutStoredReportsCopiesNone() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let local = folder + "/local"
+        #expect(try CLI.run(["import", "--store", local, Paths.samples + "/build/ios-arm64-dwarf5"]).status == 0)
+        let synced = try CLI.run(
+            ["sync", "--from", local, "--store", "s3://\(bucket)/empty", "--cache", folder + "/cache"],
+            environment: environment)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(synced.stderr.contains("copied 0 stored reports"), "\(synced.stderr)")
+    }
+}
