@@ -24,6 +24,9 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         public var alreadyDone = 0
         /// Outputs written in this run.
         public var written = 0
+        /// The diagnostics of the MetricKit payloads read (each payload counts once in
+        /// `reportsRead`); absent when there were none.
+        public var metricKitDiagnostics: Int?
 
         public init() {}
     }
@@ -119,7 +122,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             ("skipped (not reports)", counts.skippedNonReports),
             ("skipped (already done)", counts.alreadyDone),
             ("outputs written", counts.written),
-        ]
+        ] + (counts.metricKitDiagnostics.map { [("MetricKit diagnostics", $0)] } ?? [])
         for (label, value) in rows {
             out += "  " + label.padding(toLength: 26, withPad: " ", startingAt: 0) + String(value) + "\n"
         }

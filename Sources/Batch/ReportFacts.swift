@@ -40,6 +40,8 @@ struct ReportFacts: Sendable {
     var kind: String
     var framesSymbolicated: Int
     var framesTotal: Int
+    /// A MetricKit payload's diagnostics (one payload is one report); 0 for other kinds.
+    var diagnostics: Int
 
     static let signatureDepth = 3
 
@@ -79,6 +81,7 @@ struct ReportFacts: Sendable {
         kind = Self.kind(report.format)
         framesSymbolicated = outcome.symbolicatedFrames
         framesTotal = outcome.totalFrames
+        diagnostics = report.diagnostics.count
     }
 
     /// The kind an unparsable report seems to be: `ips` when it starts as JSON, else `crash`.

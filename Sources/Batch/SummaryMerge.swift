@@ -122,5 +122,6 @@ extension BatchSummary.Counts {
         skippedNonReports += other.skippedNonReports
         alreadyDone += other.alreadyDone
         written += other.written
+        if let n = other.metricKitDiagnostics { metricKitDiagnostics = (metricKitDiagnostics ?? 0) + n }
     }
 }

@@ -172,6 +172,9 @@ public struct CrashReport: Sendable {
     /// The report's process arch (`Code Type:` or `.ips` `cpuType`), when stated.
     public var arch: Arch?
     public var applicationSpecificInformation: String?
+    /// A MetricKit payload's diagnostics, by where they sit (`crashDiagnostics[0]`, ...), also the
+    /// ones without a call stack; empty for every other format.
+    public var diagnostics: [String] = []
 
     public init(
         format: ReportFormat, original: [UInt8], fields: [HeaderField] = [], jsonHeader: String? = nil,

@@ -157,6 +157,7 @@ public enum MetricKitParser {
             }
         }
         for diagnostic in layout.diagnostics {
+            report.diagnostics.append("\(diagnostic.key)[\(diagnostic.index)]")
             report.fields += fields(of: diagnostic, tape)
             if report.arch == nil, let meta = diagnostic.metaData,
                 let arch = tape.string(tape.member(meta, "platformArchitecture")), !arch.isEmpty
