@@ -257,8 +257,14 @@ public final class SymbolicationServer: @unchecked Sendable {
         metrics.recordHeaderTimeout()
     }
 
+    /// The body limit refused: says which limit, and how to raise it when an option sets it.
     private func tooLarge(_ limit: Int) -> HTTPError {
-        HTTPError(413, "too_large", "the body exceeds this endpoint's limit of \(limit) bytes")
+        let size = ImportLimits.sizeText(limit)
+        let raise =
+            limit == configuration.maxBody
+            ? "; the server's `--max-body` sets it (`symbolicate serve --max-body SIZE`)"
+            : " (reports are limited to \(ImportLimits.sizeText(configuration.maxReportBody)) or --max-body, whichever is smaller)"
+        return HTTPError(413, "too_large", "the body exceeds this endpoint's limit of \(limit) bytes (\(size))\(raise)")
     }
 }
 
