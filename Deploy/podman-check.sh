@@ -126,6 +126,7 @@ if pod exec -u 0 "$container" sh -c 'ldd /usr/local/bin/symbolicate' | grep 'not
     fail "the image lacks a library the binary needs"
 fi
 pod exec -u 0 "$container" sh -c 'ls /usr/lib/*/libcurl.so.4 >/dev/null' || fail "the image has no libcurl.so.4 (s3:// stores)"
+pod exec -u 0 "$container" sh -c 'ls /usr/lib/*/libarchive.so.13 >/dev/null' || fail "the image has no libarchive.so.13 (archives)"
 
 step "stopping (SIGTERM)"
 pod stop -t 20 "$container" >/dev/null 2>>"$work/run.log"

@@ -8,7 +8,7 @@ public struct ArchiveError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
             case cannotOpen, damagedHeader, damagedData, unsafeName, tooManyEntries, expansionBomb, memberTooLarge
-            case resources
+            case resources, libraryMissing
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -29,6 +29,8 @@ public struct ArchiveError: Error, Sendable, CustomStringConvertible {
         public static let memberTooLarge = Code(.memberTooLarge)
         /// libarchive could not allocate.
         public static let resources = Code(.resources)
+        /// libarchive itself could not be loaded (not installed, or not the expected version).
+        public static let libraryMissing = Code(.libraryMissing)
 
         public var description: String { "\(base)" }
     }

@@ -34,7 +34,7 @@ extension ArchiveReader {
     /// that is not possible (not a zip, a policy that makes damage fatal, too many resumptions).
     func scheduleResume(after failure: Resumption) -> Bool {
         guard policy.memberErrors == .recoverable, resumptions < Self.maxResumptions,
-            (archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP
+            (carchive_format(handle) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP
         else { return false }
         pendingResume = failure
         return true
@@ -53,26 +53,26 @@ extension ArchiveReader {
             start = Self.localHeader(in: path, from: from)
         }
         guard let start else { return false }
-        guard let a = archive_read_new() else {
+        guard let a = carchive_read_new() else {
             throw ArchiveError(.resources, "cannot allocate an archive reader", path: path, fatal: true)
         }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0, lseek(descriptor, off_t(start), SEEK_SET) == off_t(start) else {
             let reason = String(cString: strerror(errno))
             if descriptor >= 0 { close(descriptor) }
-            archive_read_free(a)
+            carchive_read_free(a)
             throw ArchiveError(.cannotOpen, "cannot open the archive again: \(reason)", path: path, fatal: true)
         }
         // A stream from `start`: no seeking, so libarchive reads local headers one after another.
-        archive_read_support_format_zip_streamable(a)
-        guard UTF8Locale.run({ archive_read_open_fd(a, descriptor, 64 * 1024) }) == ARCHIVE_OK else {
+        carchive_read_support_format_zip_streamable(a)
+        guard UTF8Locale.run({ carchive_read_open_fd(a, descriptor, 64 * 1024) }) == ARCHIVE_OK else {
             let detail = Self.errorString(a)
-            archive_read_free(a)
+            carchive_read_free(a)
             close(descriptor)
             throw ArchiveError(
                 .cannotOpen, "cannot open the archive again: \(detail)", detail: detail, path: path, fatal: true)
         }
-        archive_read_free(handle)
+        carchive_read_free(handle)
         if resumedDescriptor >= 0 { close(resumedDescriptor) }
         handle = a
         resumedDescriptor = descriptor

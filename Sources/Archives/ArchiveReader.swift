@@ -113,20 +113,23 @@ public final class ArchiveReader {
         self.policy = policy
         var info = stat()
         archiveSize = stat(path, &info) == 0 ? Int64(info.st_size) : 0
-        guard let a = archive_read_new() else {
+        if let missing = ArchiveLibrary.missing {
+            throw ArchiveError(.libraryMissing, missing, path: path, fatal: true)
+        }
+        guard let a = carchive_read_new() else {
             throw ArchiveError(.resources, "cannot allocate an archive reader", path: path, fatal: true)
         }
-        archive_read_support_filter_all(a)
+        carchive_read_support_filter_all(a)
         // Seekable and streaming zip readers both; the seekable one wins when the file has a
         // central directory.
-        archive_read_support_format_zip(a)
-        archive_read_support_format_tar(a)
-        archive_read_support_format_gnutar(a)
-        archive_read_support_format_cpio(a)
-        let status = UTF8Locale.run { archive_read_open_filename(a, path, Self.blockSize) }
+        carchive_read_support_format_zip(a)
+        carchive_read_support_format_tar(a)
+        carchive_read_support_format_gnutar(a)
+        carchive_read_support_format_cpio(a)
+        let status = UTF8Locale.run { carchive_read_open_filename(a, path, Self.blockSize) }
         guard status == ARCHIVE_OK else {
             let detail = Self.errorString(a)
-            archive_read_free(a)
+            carchive_read_free(a)
             throw ArchiveError(
                 .cannotOpen, "cannot open the archive: \(detail)", detail: detail, path: path, fatal: true)
         }
@@ -134,7 +137,7 @@ public final class ArchiveReader {
     }
 
     deinit {
-        archive_read_free(handle)
+        carchive_read_free(handle)
         if resumedDescriptor >= 0 { close(resumedDescriptor) }
     }
 
@@ -151,7 +154,7 @@ public final class ArchiveReader {
     }
 
     /// Compressed bytes consumed so far (for progress).
-    public var compressedBytesRead: Int64 { base + archive_filter_bytes(handle, -1) }
+    public var compressedBytesRead: Int64 { base + carchive_filter_bytes(handle, -1) }
     /// The archive file's size.
     public var compressedBytesTotal: Int64 { archiveSize }
 
@@ -164,10 +167,10 @@ public final class ArchiveReader {
             guard try resume(resumption) else { return nil }
         }
         var entryPointer: OpaquePointer?
-        var status = UTF8Locale.run { archive_read_next_header(handle, &entryPointer) }
+        var status = UTF8Locale.run { carchive_read_next_header(handle, &entryPointer) }
         var retries = 0
         while status == ARCHIVE_RETRY && retries < 3 {
-            status = UTF8Locale.run { archive_read_next_header(handle, &entryPointer) }
+            status = UTF8Locale.run { carchive_read_next_header(handle, &entryPointer) }
             retries += 1
         }
         memberIndex += 1
@@ -182,7 +185,7 @@ public final class ArchiveReader {
             let what = memberIndex == 1 ? "not a readable archive" : "cannot read past member \(memberIndex - 1)"
             try fail(.damagedHeader, "\(what): \(detail)", detail: detail, recoverable: false)
         }
-        lastDataStart = base + archive_filter_bytes(handle, 0)
+        lastDataStart = base + carchive_filter_bytes(handle, 0)
         entries += 1
         guard entries <= policy.limits.maxEntries else {
             throw ArchiveError(
@@ -203,9 +206,9 @@ public final class ArchiveReader {
         case .sanitize:
             name = ArchiveNames.sanitize(stored) ?? ""
         }
-        let size: Int64? = archive_entry_size_is_set(e) != 0 ? archive_entry_size(e) : nil
+        let size: Int64? = carchive_entry_size_is_set(e) != 0 ? carchive_entry_size(e) : nil
         let type: EntryType
-        switch UInt32(archive_entry_filetype(e)) & Self.fileTypeMask {
+        switch UInt32(carchive_entry_filetype(e)) & Self.fileTypeMask {
         case Self.regularFile: type = .file
         case Self.directory: type = .directory
         case Self.symbolicLink: type = .symlink
@@ -214,7 +217,7 @@ public final class ArchiveReader {
         previousName = stored
         if let size, size > 0 { try account(size, member: stored) }
         let entry = Entry(
-            name: name, storedName: stored, size: size, type: type, isEncrypted: archive_entry_is_encrypted(e) > 0)
+            name: name, storedName: stored, size: size, type: type, isEncrypted: carchive_entry_is_encrypted(e) > 0)
         current = entry
         currentRead = 0
         return entry
@@ -223,7 +226,7 @@ public final class ArchiveReader {
     /// Reads up to `buffer.count` bytes of the current member's data; 0 at its end.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
         guard let entry = current, let base = buffer.baseAddress else { return 0 }
-        let n = archive_read_data(handle, base, buffer.count)
+        let n = carchive_read_data(handle, base, buffer.count)
         guard n >= 0 else {
             current = nil
             let detail = Self.errorString(handle)
@@ -264,7 +267,7 @@ public final class ArchiveReader {
         guard let entry = current else { return }
         if entry.size != nil {
             current = nil
-            let status = archive_read_data_skip(handle)
+            let status = carchive_read_data_skip(handle)
             guard status == ARCHIVE_OK else {
                 let detail = Self.errorString(handle)
                 try fail(
@@ -305,12 +308,12 @@ public final class ArchiveReader {
     /// The member's name as UTF-8 (libarchive converts through the thread's locale, hence
     /// UTF8Locale), else as stored (invalid UTF-8 is repaired, never trapped on).
     private static func name(_ entry: OpaquePointer) -> String? {
-        if let utf8 = archive_entry_pathname_utf8(entry) { return String(cString: utf8) }
-        if let raw = archive_entry_pathname(entry) { return String(cString: raw) }
+        if let utf8 = carchive_entry_pathname_utf8(entry) { return String(cString: utf8) }
+        if let raw = carchive_entry_pathname(entry) { return String(cString: raw) }
         return nil
     }
 
     static func errorString(_ handle: OpaquePointer) -> String {
-        archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
+        carchive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
     }
 }

@@ -42,21 +42,24 @@ public struct ArchiveWriter: ~Copyable {
         guard let kind = Kind(fileName: destination) else {
             throw SymbolicateError(.badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: destination)
         }
-        guard let handle = archive_write_new() else {
+        if let missing = ArchiveLibrary.missing {
+            throw SymbolicateError(.notFound, missing, path: destination)
+        }
+        guard let handle = carchive_write_new() else {
             throw SymbolicateError(.internal, "cannot allocate an archive writer", path: destination)
         }
         switch kind {
         case .zip:
-            archive_write_set_format_zip(handle)
+            carchive_write_set_format_zip(handle)
         case .tar:
-            archive_write_set_format_pax_restricted(handle)
+            carchive_write_set_format_pax_restricted(handle)
         case .tarGzip:
-            archive_write_set_format_pax_restricted(handle)
-            archive_write_add_filter_gzip(handle)
+            carchive_write_set_format_pax_restricted(handle)
+            carchive_write_add_filter_gzip(handle)
         }
-        guard archive_write_open_fd(handle, fileDescriptor) == Self.statusOK else {
+        guard carchive_write_open_fd(handle, fileDescriptor) == Self.statusOK else {
             let message = Self.message(handle)
-            archive_write_free(handle)
+            carchive_write_free(handle)
             throw SymbolicateError(.io, "cannot create the output archive: \(message)", path: destination)
         }
         self.handle = handle
@@ -64,29 +67,29 @@ public struct ArchiveWriter: ~Copyable {
     }
 
     deinit {
-        if !finished { archive_write_free(handle) }
+        if !finished { carchive_write_free(handle) }
     }
 
     /// Appends one regular file member.
     public mutating func add(path: String, bytes: [UInt8]) throws(SymbolicateError) {
-        guard let entry = archive_entry_new() else {
+        guard let entry = carchive_entry_new() else {
             throw SymbolicateError(.internal, "cannot allocate an archive entry", path: destination)
         }
-        defer { archive_entry_free(entry) }
-        archive_entry_set_pathname_utf8(entry, path)
-        archive_entry_set_filetype(entry, Self.regularFileType)
-        archive_entry_set_perm(entry, 0o644)
-        archive_entry_set_size(entry, Int64(bytes.count))
-        archive_entry_set_mtime(entry, time(nil), 0)
+        defer { carchive_entry_free(entry) }
+        carchive_entry_set_pathname_utf8(entry, path)
+        carchive_entry_set_filetype(entry, Self.regularFileType)
+        carchive_entry_set_perm(entry, 0o644)
+        carchive_entry_set_size(entry, Int64(bytes.count))
+        carchive_entry_set_mtime(entry, time(nil), 0)
         // Names are UTF-8; libarchive converts them through the thread's locale (UTF8Locale).
-        let status = UTF8Locale.run { archive_write_header(handle, entry) }
+        let status = UTF8Locale.run { carchive_write_header(handle, entry) }
         guard status == Self.statusOK || status == Self.statusWarn else {
             throw SymbolicateError(.io, "cannot add \(path) to the output archive: \(Self.message(handle))", path: destination)
         }
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { buffer in
-                archive_write_data(handle, buffer.baseAddress.map { $0 + offset }, bytes.count - offset)
+                carchive_write_data(handle, buffer.baseAddress.map { $0 + offset }, bytes.count - offset)
             }
             guard written > 0 else {
                 throw SymbolicateError(.io, "cannot write \(path) into the output archive: \(Self.message(handle))", path: destination)
@@ -98,16 +101,16 @@ public struct ArchiveWriter: ~Copyable {
     /// Writes the archive's trailer; the caller then commits or discards its file.
     public mutating func finish() throws(SymbolicateError) {
         finished = true
-        let closeStatus = archive_write_close(handle)
+        let closeStatus = carchive_write_close(handle)
         let message = Self.message(handle)
-        archive_write_free(handle)
+        carchive_write_free(handle)
         guard closeStatus == Self.statusOK else {
             throw SymbolicateError(.io, "cannot complete the output archive: \(message)", path: destination)
         }
     }
 
     private static func message(_ handle: OpaquePointer) -> String {
-        guard let text = archive_error_string(handle) else { return "unknown libarchive error" }
+        guard let text = carchive_error_string(handle) else { return "unknown libarchive error" }
         return String(cString: text)
     }
 }

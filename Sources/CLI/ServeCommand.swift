@@ -16,6 +16,7 @@ enum ServeCommand: Command {
                                  [--threads N] [--max-concurrent N] [--max-per-address N]
                                  [--timeout SECONDS] [--header-timeout SECONDS]
                                  [--report-store LOCATION] [--report-retention DAYS]
+                                 [--import-memory SIZE] [--import-cpu SECONDS] [--import-timeout SECONDS]
 
         Serves the symbol store over HTTP: POST /v1/symbolicate (a .crash or .ips report in, the
         symbolicated report out), POST /v1/symbols (upload dSYMs; token), /v1/reports (stored reports,
@@ -39,8 +40,13 @@ enum ServeCommand: Command {
                                Tokens (same format) that reads then need: /v1/symbolicate, /v1/symbols,
                                /v1/reports/ID, /v1/missing and the compatibility endpoints. Without it,
                                reads need no token. /, /healthz, /readyz, /metrics stay open.
-          --max-body SIZE      Largest upload accepted, e.g. 512M or 2G (default: 512M); reports are
+          --max-body SIZE      Largest upload accepted, e.g. 512M or 2G (default: 4G); reports are
                                limited to 16M or SIZE, whichever is smaller
+          --import-memory SIZE Address space an upload's import may use (RLIMIT_AS, the mapped upload
+                               included; default: 16G, enough for a 2G dSYM)
+          --import-cpu SECONDS CPU time an upload's import may use (RLIMIT_CPU; default: 900)
+          --import-timeout SECONDS
+                               Time an upload's import may take once it has arrived (default: 1800)
           --threads N          Network threads (default: the CPUs this process may use,
                                after taskset and the cgroup CPU quota)
           --max-concurrent N   Requests served at once; more get 503 + Retry-After (default: 256)
@@ -63,12 +69,14 @@ enum ServeCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
+        // Before any thread starts, so that every thread leaves SIGINT and SIGTERM to runUntilSignal.
+        SymbolicationServer.blockStopSignals()
         let args = try Arguments(
             arguments,
             valued: [
                 "--store", "--cache", "--cache-size", "--listen", "--admin-listen", "--token-file", "--read-token-file",
                 "--max-body", "--threads", "--max-concurrent", "--max-per-address", "--timeout", "--header-timeout",
-                "--report-store", "--report-retention",
+                "--report-store", "--report-retention", "--import-memory", "--import-cpu", "--import-timeout",
             ],
             flags: [])
         guard args.positionals.isEmpty else {
@@ -88,6 +96,24 @@ enum ServeCommand: Command {
                 throw UsageError("--max-body expects a size such as 512M or 2G, got '\(size)'")
             }
             configuration.maxBody = bytes
+        }
+        if let size = args.value("--import-memory") {
+            guard let bytes = parseByteSize(size), bytes >= ImportLimits.minimumMemoryBytes else {
+                throw UsageError("--import-memory expects a size of at least 256M, such as 8G or 16G, got '\(size)'")
+            }
+            configuration.importMemoryBytes = bytes
+        }
+        if let seconds = try args.integer("--import-cpu") {
+            guard (1...86_400).contains(seconds) else {
+                throw UsageError("--import-cpu must be from 1 to 86400 seconds")
+            }
+            configuration.importCPUSeconds = seconds
+        }
+        if let seconds = try args.integer("--import-timeout") {
+            guard (1...86_400).contains(seconds) else {
+                throw UsageError("--import-timeout must be from 1 to 86400 seconds")
+            }
+            configuration.importWallSeconds = seconds
         }
         if let threads = try args.integer("--threads") {
             guard (1...256).contains(threads) else { throw UsageError("--threads must be from 1 to 256") }

@@ -6,9 +6,10 @@
 // to stop, and each exchange is retained from the URI callback (the request line, before headers)
 // to the completion callback.
 
+internal import CMicroHTTPD
 import Dispatch
 import Foundation
-internal import CMicroHTTPD
+import SymbolicateModel
 
 /// What the server decides for a request; the daemon carries it out.
 enum ExchangeDecision {
@@ -119,7 +120,7 @@ final class Exchange: @unchecked Sendable {
         }
         if let postProcessor {
             guard formError == nil, let base = bytes.baseAddress else { return }
-            if MHD_post_process(postProcessor, base.assumingMemoryBound(to: CChar.self), bytes.count) == .NO {
+            if cmhd_post_process(postProcessor, base.assumingMemoryBound(to: CChar.self), bytes.count) == .NO {
                 formError = "the multipart/form-data body could not be parsed"
             }
         } else {
@@ -149,7 +150,7 @@ final class Exchange: @unchecked Sendable {
     fileprivate func finishForm() {
         guard let postProcessor else { return }
         self.postProcessor = nil
-        let complete = MHD_destroy_post_processor(postProcessor) == .YES
+        let complete = cmhd_destroy_post_processor(postProcessor) == .YES
         guard formError == nil, !overLimit else { return }
         if formPart == nil {
             formError = "the multipart/form-data body has no file field; send the file as -F file=@PATH"
@@ -225,6 +226,14 @@ final class HTTPDaemon: @unchecked Sendable {
     private static let formBufferSize = 64 << 10
 
     init(_ configuration: Configuration, handler: any ExchangeHandler) throws {
+        // libmicrohttpd is loaded here, on the first daemon, not at process start (CMicroHTTPD.h).
+        guard cmhd_load() != 0 else {
+            let reason = String(cString: cmhd_load_error())
+            throw SymbolicateError(
+                .notFound,
+                "cannot load libmicrohttpd, needed to serve HTTP (\(reason)); "
+                    + "install it with `apt-get install libmicrohttpd12`")
+        }
         self.handler = handler
         self.uploadDirectory = configuration.uploadDirectory
         self.requestTimeout = Double(configuration.requestTimeoutSeconds)
@@ -266,7 +275,7 @@ final class HTTPDaemon: @unchecked Sendable {
         }
         options.append(Int32(MHD_OPTION.END.rawValue))
         let started = withVaList(options) { list in
-            MHD_start_daemon_va(flags, 0, nil, nil, accessCallback, context.toOpaque(), list)
+            cmhd_start_daemon_va(flags, 0, nil, nil, accessCallback, context.toOpaque(), list)
         }
         guard let started else {
             watchdog?.stop()
@@ -280,14 +289,14 @@ final class HTTPDaemon: @unchecked Sendable {
     /// Stops accepting new connections; requests already accepted go on. Returns the listening fd to close.
     func quiesce() -> Int32 {
         guard let daemon else { return -1 }
-        return MHD_quiesce_daemon(daemon)
+        return cmhd_quiesce_daemon(daemon)
     }
 
     /// Stops the daemon: closes every connection and joins the threads.
     func stop() {
         guard let daemon else { return }
         watchdog?.stop()
-        MHD_stop_daemon(daemon)
+        cmhd_stop_daemon(daemon)
         self.daemon = nil
         context?.release()
         context = nil
@@ -322,8 +331,8 @@ final class HTTPDaemon: @unchecked Sendable {
             exchange.method = method
             exchange.path = url
             watchdog?.requestStarted(UInt(bitPattern: connection))
-            MHD_get_connection_values(connection, .HEADER_KIND, headerCallback, raw)
-            MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, argumentCallback, raw)
+            cmhd_get_connection_values(connection, .HEADER_KIND, headerCallback, raw)
+            cmhd_get_connection_values(connection, .GET_ARGUMENT_KIND, argumentCallback, raw)
             switch handler.begin(exchange) {
             case .respond(let response):
                 return send(response, exchange, connection)
@@ -333,7 +342,7 @@ final class HTTPDaemon: @unchecked Sendable {
                     type.lowercased().hasPrefix("multipart/form-data")
                 {
                     exchange.isForm = true
-                    exchange.postProcessor = MHD_create_post_processor(
+                    exchange.postProcessor = cmhd_create_post_processor(
                         connection, HTTPDaemon.formBufferSize, formCallback, raw)
                     if exchange.postProcessor == nil {
                         exchange.formError = "the multipart/form-data body has no usable boundary"
@@ -374,11 +383,11 @@ final class HTTPDaemon: @unchecked Sendable {
     private func offload(
         _ work: @escaping @Sendable () -> HTTPResponse, _ exchange: Exchange, _ connection: OpaquePointer
     ) -> MHD_Result {
-        MHD_suspend_connection(connection)
+        cmhd_suspend_connection(connection)
         let token = UInt(bitPattern: connection)
         workers.async {
             exchange.pending = work()
-            if let connection = OpaquePointer(bitPattern: token) { MHD_resume_connection(connection) }
+            if let connection = OpaquePointer(bitPattern: token) { cmhd_resume_connection(connection) }
         }
         return .YES
     }
@@ -387,15 +396,15 @@ final class HTTPDaemon: @unchecked Sendable {
         exchange.status = response.status
         exchange.bytesSent = response.body.count
         let created = response.body.withUnsafeBytes { buffer in
-            MHD_create_response_from_buffer(
+            cmhd_create_response_from_buffer(
                 buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let created else { return .NO }
         for (name, value) in response.headers {
-            MHD_add_response_header(created, name, value)
+            cmhd_add_response_header(created, name, value)
         }
-        let result = MHD_queue_response(connection, UInt32(response.status), created)
-        MHD_destroy_response(created)
+        let result = cmhd_queue_response(connection, UInt32(response.status), created)
+        cmhd_destroy_response(created)
         return result
     }
 

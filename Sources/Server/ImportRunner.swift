@@ -12,6 +12,25 @@ internal import CProcess
 import Foundation
 import SymbolicateModel
 
+/// The `serve` options that set an import child's limits, and what their refusals say.
+public enum ImportLimits {
+    /// Below this the import cannot even start (the runtime, the executable and its libraries).
+    public static let minimumMemoryBytes = 256 << 20
+    /// What a process that hit RLIMIT_AS writes before it ends: the Swift runtime's allocation
+    /// failure ("failed to allocate N bytes of memory"), strerror(ENOMEM) from a failed mmap,
+    /// SQLite's SQLITE_NOMEM, libdwarf's DW_DLE_ALLOC_FAIL, libstdc++'s std::bad_alloc.
+    static let outOfMemoryWords = [
+        "failed to allocate", "cannot allocate memory", "out of memory", "alloc_fail", "bad_alloc",
+    ]
+
+    /// `16G`, `512M`, or bytes: how a size is written on the command line.
+    static func sizeText(_ bytes: Int) -> String {
+        if bytes > 0, bytes % (1 << 30) == 0 { return "\(bytes >> 30)G" }
+        if bytes > 0, bytes % (1 << 20) == 0 { return "\(bytes >> 20)M" }
+        return "\(bytes) bytes"
+    }
+}
+
 struct ImportRunner: Sendable {
     struct Result: Sendable {
         var exitStatus: Int32?
@@ -20,16 +39,48 @@ struct ImportRunner: Sendable {
         var timedOut: Bool
         var stdout: String
         var stderr: String
+        /// CPU time the child used (user + system), in seconds.
+        var cpuSeconds: Double = 0
+        /// The limits it ran under, to name the one it hit.
+        var limits: ImportRunner? = nil
 
         var succeeded: Bool { exitStatus == 0 }
 
-        /// One line for people: why the child failed.
+        /// Which limit the child hit, if any: the wall clock, CPU time (SIGXCPU at the soft limit,
+        /// SIGKILL at the hard one), or address space (its allocations failed, as its last words say).
+        var limitHit: Limit? {
+            if timedOut { return .wallTime }
+            if signal == SIGXCPU { return .cpuTime }
+            if signal == SIGKILL, let limits, cpuSeconds >= Double(limits.cpuSeconds) { return .cpuTime }
+            guard !succeeded else { return nil }
+            let words = stderr.lowercased()
+            if ImportLimits.outOfMemoryWords.contains(where: { words.contains($0) }) { return .memory }
+            return nil
+        }
+
+        enum Limit: Sendable { case wallTime, cpuTime, memory }
+
+        /// One line for people: why the child failed, and for a limit, which one and how to raise it.
         var failureSummary: String {
-            if timedOut { return "the import took longer than its time limit and was stopped" }
+            switch limitHit {
+            case .wallTime:
+                let limit = limits.map { " of \($0.wallSeconds) seconds" } ?? ""
+                return "the import took longer than its time limit\(limit) and was stopped; "
+                    + "raise it with `symbolicate serve --import-timeout SECONDS`"
+            case .cpuTime:
+                let limit = limits.map { " of \($0.cpuSeconds) seconds" } ?? ""
+                return "the import used more CPU time than its limit\(limit) and was stopped; "
+                    + "raise it with `symbolicate serve --import-cpu SECONDS`"
+            case .memory:
+                let limit = limits.map { " of \(ImportLimits.sizeText($0.memoryBytes))" } ?? ""
+                return "the import needed more memory than its address-space limit\(limit) (RLIMIT_AS, the "
+                    + "mapped upload included); raise it with `symbolicate serve --import-memory SIZE`"
+            case nil:
+                break
+            }
             if let signal {
                 switch signal {
-                case SIGXCPU: return "the import used more CPU time than its limit and was stopped"
-                case SIGKILL: return "the import was killed (memory or time limit)"
+                case SIGKILL: return "the import was killed (signal 9)"
                 case SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGTRAP: return "the import crashed on this file (signal \(signal))"
                 default: return "the import ended with signal \(signal)"
                 }
@@ -80,14 +131,19 @@ struct ImportRunner: Sendable {
         let outWrite = stdoutPipe[1]
         let errWrite = stderrPipe[1]
         let parent = getpid()
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
 
         let pid = argv.withUnsafeBufferPointer { args in
             envp.withUnsafeBufferPointer { env in
                 guard let argumentList = args.baseAddress, let environmentList = env.baseAddress else { return pid_t(-1) }
                 let pid = fork()
                 if pid == 0 {
-                    // Child: only async-signal-safe calls from here to execve.
+                    // Child: only async-signal-safe calls from here to execve. The server's threads
+                    // block SIGINT and SIGTERM (SymbolicationServer.blockStopSignals); the child
+                    // starts with none blocked.
                     if cprocess_set_parent_death_signal(SIGKILL) != 0 || getppid() != parent { _exit(127) }
+                    sigprocmask(SIG_SETMASK, &noSignals, nil)
                     if devNull >= 0 { dup2(devNull, 0) }
                     dup2(outWrite, 1)
                     dup2(errWrite, 2)
@@ -115,11 +171,14 @@ struct ImportRunner: Sendable {
         close(stdoutPipe[0])
         close(stderrPipe[0])
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let exited = status & 0x7F == 0
+        let cpuUsed = [usage.ru_utime, usage.ru_stime].reduce(0.0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1e6 }
         return Result(
             exitStatus: exited ? (status >> 8) & 0xFF : nil, signal: exited ? nil : status & 0x7F, timedOut: timedOut,
-            stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+            stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self),
+            cpuSeconds: cpuUsed, limits: self)
     }
 
     /// Reads both pipes until they close or the deadline passes (then the child is killed).

@@ -31,8 +31,9 @@ public struct ServerConfiguration: Sendable {
     /// A second `HOST:PORT` serving only /healthz, /readyz and /metrics, on its own connections, so
     /// probes and scrapes get through while the main port's connection table is full.
     public var adminListen: String?
-    /// Largest request body accepted (uploads), in bytes; 413 beyond.
-    public var maxBody: Int = 512 << 20
+    /// Largest request body accepted (uploads), in bytes; 413 beyond. Bodies stream to disk, so
+    /// this bounds disk, not memory: 4G lets a 2 GB dSYM through, zipped or not.
+    public var maxBody: Int = 4 << 30
     /// Largest report body (after gzip decoding) for the symbolicate and report endpoints.
     public var maxReportBody: Int = 16 << 20
     /// Network threads (libmicrohttpd's pool); defaults to the CPUs this process may use
@@ -54,10 +55,14 @@ public struct ServerConfiguration: Sendable {
     public var requestTimeout: Int = 600
     /// Seconds to wait for requests in flight when stopping.
     public var shutdownGracePeriod: Double = 30
-    /// Limits for the child process that imports an upload (`importMemoryBytes` is its address space; Int.max: none).
-    public var importCPUSeconds: Int = 300
-    public var importMemoryBytes: Int = 4 << 30
-    public var importWallSeconds: Int = 600
+    /// Limits for the child process that imports an upload (`--import-cpu`, `--import-memory`,
+    /// `--import-timeout`). The memory limit is address space (RLIMIT_AS), which counts the mapped
+    /// upload as well as the import's working memory: 16G lets a 2 GB dSYM through. CPU and wall
+    /// time leave several times what a 2 GB dSYM takes, for a machine busy with other imports.
+    /// `importMemoryBytes` Int.max: no address-space limit (sanitizer builds need one).
+    public var importCPUSeconds: Int = 900
+    public var importMemoryBytes: Int = 16 << 30
+    public var importWallSeconds: Int = 1800
     /// Archives: largest expanded size, expansion ratio and entry count accepted.
     public var maxExpandedBytes: Int64 = 8 << 30
     public var maxExpansionRatio: Int64 = 200

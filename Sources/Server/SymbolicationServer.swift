@@ -113,21 +113,35 @@ public final class SymbolicationServer: @unchecked Sendable {
         log.event("stopped")
     }
 
+    /// The signals that stop the server, as a set.
+    private static var stopSignals: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        return set
+    }
+
+    /// Blocks SIGINT and SIGTERM in the calling thread, and so in every thread it starts later
+    /// (libmicrohttpd's, the dispatch workers): call it first thing, before any thread exists, so
+    /// that `runUntilSignal` receives them. A stop signal that reached a thread which had it
+    /// unblocked was lost before: libdispatch's signal sources on Linux read a signalfd and
+    /// re-raise a signal caught elsewhere on that other thread, where the signalfd cannot see it,
+    /// and the server then ran on after SIGTERM.
+    public static func blockStopSignals() {
+        var set = stopSignals
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
     /// Serves until SIGINT or SIGTERM, then stops gracefully. Returns the exit code (0).
+    /// `blockStopSignals()` must have been called before the server's threads started.
     public func runUntilSignal() -> Int32 {
-        let done = DispatchSemaphore(value: 0)
-        var sources: [any DispatchSourceSignal] = []
-        for signal in [SIGINT, SIGTERM] {
-            Glibc.signal(signal, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
-            source.setEventHandler { done.signal() }
-            source.resume()
-            sources.append(source)
-        }
-        done.wait()
+        var set = Self.stopSignals
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        var received: Int32 = 0
+        while sigwait(&set, &received) != 0 {}
         log.event("stopping", ["in_flight": String(metrics.requestsInFlight)])
         stop()
-        sources.forEach { $0.cancel() }
         return 0
     }
 
@@ -257,8 +271,14 @@ public final class SymbolicationServer: @unchecked Sendable {
         metrics.recordHeaderTimeout()
     }
 
+    /// The body limit refused: says which limit, and how to raise it when an option sets it.
     private func tooLarge(_ limit: Int) -> HTTPError {
-        HTTPError(413, "too_large", "the body exceeds this endpoint's limit of \(limit) bytes")
+        let size = ImportLimits.sizeText(limit)
+        let raise =
+            limit == configuration.maxBody
+            ? "; the server's `--max-body` sets it (`symbolicate serve --max-body SIZE`)"
+            : " (reports are limited to \(ImportLimits.sizeText(configuration.maxReportBody)) or --max-body, whichever is smaller)"
+        return HTTPError(413, "too_large", "the body exceeds this endpoint's limit of \(limit) bytes (\(size))\(raise)")
     }
 }
 

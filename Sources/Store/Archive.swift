@@ -33,6 +33,8 @@ extension SymbolicateError {
             self.init(.limit, error.message, path: error.path)
         case .resources:
             self.init(.internal, error.message, path: error.path)
+        case .libraryMissing:
+            self.init(.notFound, error.message, path: error.path)
         case .damagedHeader, .damagedData:
             let place = error.member.map { " in \($0)" } ?? ""
             self.init(.badInput, "the archive is damaged\(place): \(error.detail)", path: error.path)

@@ -77,7 +77,7 @@ public final class BuildCache: Sendable {
 
     public var snapshot: Counters { counters.withLock { $0 } }
 
-    /// Where the object `relativeKey` (`builds/v3/<UUID>-<arch>.sqlite`) is kept.
+    /// Where the object `relativeKey` (`builds/v<schema version>/<UUID>-<arch>.sqlite`) is kept.
     func path(for relativeKey: String) -> String {
         directory + "/" + relativeKey.replacingOccurrences(of: "/", with: "_")
     }

@@ -23,6 +23,13 @@ extension BuildFileSource {
 
     /// The application id, schema version and meta table.
     static func readHeader(_ db: Database, path: String) throws -> MetaValues {
+        try checkVersion(db, path: path)
+        return try readMeta(db, path: path)
+    }
+
+    /// The application id and schema version: checked before any statement on the tables is
+    /// prepared, since a file of another version has other tables.
+    static func checkVersion(_ db: Database, path: String) throws {
         let appID = try db.pragmaInteger("application_id")
         guard appID == BuildFile.applicationID else {
             throw SymbolicateError(.io, "not a symbolicate build file (application_id \(appID))", path: path)
@@ -31,7 +38,6 @@ extension BuildFileSource {
         guard version == BuildFile.schemaVersion else {
             throw BuildFile.VersionMismatch(found: version, path: path)
         }
-        return try readMeta(db, path: path)
     }
 
     static func damaged(_ what: String, _ path: String) -> SymbolicateError {

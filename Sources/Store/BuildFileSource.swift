@@ -135,10 +135,24 @@ final class BuildFileSource: SymbolSource, Sendable {
         }
         var locations: [SymbolTable.Location] = []
         locations.reserveCapacity(rowCounts.locations)
-        let locationRows = try db.prepare("SELECT id, function, file, line, parent FROM locations ORDER BY id")
+        let locationRows = try db.prepare("SELECT block, records FROM locations ORDER BY block")
+        let perBlock = BuildFile.locationsPerBlock
         while try locationRows.step() {
-            guard locationRows.int64(0) == locations.count else { throw BuildFileSource.damaged("locations", path) }
-            locations.append(Reader.location(locationRows, offset: 1))
+            // Every block but the last is full, and blocks are numbered from 0 without a hole.
+            guard locations.count % perBlock == 0, locationRows.int64(0) == locations.count / perBlock else {
+                throw BuildFileSource.damaged("locations", path)
+            }
+            let whole = locationRows.withBlob(1) { records in
+                let count = records.count / BuildFile.locationRecordSize
+                guard count > 0, count <= perBlock, records.count % BuildFile.locationRecordSize == 0 else {
+                    return false
+                }
+                for slot in 0..<count {
+                    if let location = BuildFile.location(in: records, slot: slot) { locations.append(location) }
+                }
+                return true
+            }
+            guard whole else { throw BuildFileSource.damaged("locations", path) }
         }
         guard files.count == rowCounts.files, functions.count == rowCounts.functions,
             locations.count == rowCounts.locations
@@ -153,17 +167,20 @@ final class BuildFileSource: SymbolSource, Sendable {
     final class Reader {
         let database: Database
         private let range: Statement
-        private let locationRow: Statement
+        private let locationBlock: Statement
         private let functionRow: Statement
         private let fileRow: Statement
+        /// The block of locations read last: a chain's locations are often in one block.
+        private var cachedBlock: (index: Int64, records: [UInt8])?
 
         /// `mapped`: read through mmap (fastest; pages count toward the process's resident size).
         init(path: String, mapped: Bool = true) throws {
             database = try Database(path: path, mode: .immutable)
             try database.exec(
                 "PRAGMA query_only=1; PRAGMA mmap_size=\(mapped ? 268_435_456 : 0); PRAGMA cache_size=-\(mapped ? 4096 : 1024)")
+            try BuildFileSource.checkVersion(database, path: path)
             range = try database.prepare(BuildFile.rangeQuery)
-            locationRow = try database.prepare("SELECT function, file, line, parent FROM locations WHERE id = ?1")
+            locationBlock = try database.prepare(BuildFile.locationBlockQuery)
             functionRow = try database.prepare("SELECT name, entry FROM functions WHERE id = ?1")
             fileRow = try database.prepare("SELECT name FROM files WHERE id = ?1")
         }
@@ -173,14 +190,24 @@ final class BuildFileSource: SymbolSource, Sendable {
             defer { range.reset() }
             try range.bind(1, BuildFile.key(address))
             guard try range.step() else { return nil }
-            let location = range.withBlob(0) { BuildFile.location(in: $0, containing: address) }
+            let first = BuildFile.address(range.int64(0))
+            let location = range.withBlob(1) { BuildFile.location(in: $0, first: first, containing: address) }
             return location == SymbolTable.none ? nil : location
         }
 
+        /// Location `id`: record id % locationsPerBlock of block id / locationsPerBlock.
         func location(_ id: UInt32) throws -> SymbolTable.Location? {
-            defer { locationRow.reset() }
-            try locationRow.bind(1, Int64(id))
-            return try locationRow.step() ? Reader.location(locationRow, offset: 0) : nil
+            let index = Int64(id) / Int64(BuildFile.locationsPerBlock)
+            let slot = Int(id) % BuildFile.locationsPerBlock
+            if let cachedBlock, cachedBlock.index == index {
+                return cachedBlock.records.withUnsafeBytes { BuildFile.location(in: $0, slot: slot) }
+            }
+            defer { locationBlock.reset() }
+            try locationBlock.bind(1, index)
+            guard try locationBlock.step() else { return nil }
+            let records = locationBlock.withBlob(0) { [UInt8]($0) }
+            cachedBlock = (index, records)
+            return records.withUnsafeBytes { BuildFile.location(in: $0, slot: slot) }
         }
 
         func function(_ id: UInt32) throws -> SymbolTable.Function? {
@@ -197,11 +224,6 @@ final class BuildFileSource: SymbolSource, Sendable {
             return try fileRow.step() ? fileRow.text(0) : nil
         }
 
-        static func location(_ s: Statement, offset: Int32) -> SymbolTable.Location {
-            .init(
-                function: UInt32(truncatingIfNeeded: s.int64(offset)), file: UInt32(truncatingIfNeeded: s.int64(offset + 1)),
-                line: UInt32(truncatingIfNeeded: s.int64(offset + 2)), parent: UInt32(truncatingIfNeeded: s.int64(offset + 3)))
-        }
     }
 
     private func takeReader() throws -> Reader {

@@ -62,6 +62,21 @@ public enum ProcessRunner {
             stderr: errorBytes.get())
     }
 
+    /// Waits for `process` to end, at most `seconds`; after that it is killed (SIGKILL) and the
+    /// answer is false, so a server that ignores its stop signal fails the test instead of
+    /// hanging the run.
+    public static func waitForExit(_ process: Process, seconds: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        guard process.isRunning else {
+            process.waitUntilExit()
+            return true
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return false
+    }
+
     /// The first executable named `name` on PATH, or nil.
     public static func which(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"

@@ -1,0 +1,180 @@
+// The libarchive loader: dlopen("libarchive.so.13") once, dlsym the entry points the Archives
+// target uses, and one forwarding function per entry point. Nothing here links against libarchive,
+// so the symbolicate executable has no libarchive (nor its compression libraries) in its ldd list.
+#include "CArchive.h"
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static struct {
+    struct archive *(*read_new)(void);
+    struct archive *(*write_new)(void);
+    struct archive_entry *(*entry_new)(void);
+    int (*read_free)(struct archive *);
+    int (*read_support_filter_all)(struct archive *);
+    int (*read_support_format_cpio)(struct archive *);
+    int (*read_support_format_gnutar)(struct archive *);
+    int (*read_support_format_tar)(struct archive *);
+    int (*read_support_format_zip)(struct archive *);
+    int (*read_support_format_zip_streamable)(struct archive *);
+    int (*read_open_fd)(struct archive *, int, size_t);
+    int (*read_open_filename)(struct archive *, const char *, size_t);
+    int (*read_next_header)(struct archive *, struct archive_entry **);
+    la_ssize_t (*read_data)(struct archive *, void *, size_t);
+    int (*read_data_skip)(struct archive *);
+    int (*write_free)(struct archive *);
+    int (*write_add_filter_gzip)(struct archive *);
+    int (*write_set_format_pax_restricted)(struct archive *);
+    int (*write_set_format_zip)(struct archive *);
+    int (*write_open_fd)(struct archive *, int);
+    int (*write_header)(struct archive *, struct archive_entry *);
+    la_ssize_t (*write_data)(struct archive *, const void *, size_t);
+    int (*write_close)(struct archive *);
+    const char *(*error_string)(struct archive *);
+    la_int64_t (*filter_bytes)(struct archive *, int);
+    int (*format)(struct archive *);
+    void (*entry_free)(struct archive_entry *);
+    const char *(*entry_pathname)(struct archive_entry *);
+    const char *(*entry_pathname_utf8)(struct archive_entry *);
+    void (*entry_set_pathname_utf8)(struct archive_entry *, const char *);
+    __LA_MODE_T (*entry_filetype)(struct archive_entry *);
+    int (*entry_is_encrypted)(struct archive_entry *);
+    la_int64_t (*entry_size)(struct archive_entry *);
+    int (*entry_size_is_set)(struct archive_entry *);
+    void (*entry_set_filetype)(struct archive_entry *, unsigned int);
+    void (*entry_set_mtime)(struct archive_entry *, time_t, long);
+    void (*entry_set_perm)(struct archive_entry *, __LA_MODE_T);
+    void (*entry_set_size)(struct archive_entry *, la_int64_t);
+} api;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int loaded = 0;
+static char load_error[512] = "";
+
+#define CARCHIVE_BIND(field)                                                                         \
+    do {                                                                                             \
+        *(void **)(&api.field) = dlsym(library, "archive_" #field);                                  \
+        if (api.field == NULL) {                                                                     \
+            snprintf(load_error, sizeof load_error, "libarchive.so.13 has no archive_%s", #field);  \
+            return;                                                                                  \
+        }                                                                                            \
+    } while (0)
+
+static void load(void) {
+    // RTLD_LOCAL: libarchive's symbols stay out of the global namespace; nothing else resolves them.
+    // SYMBOLICATE_LIBARCHIVE names another file to load instead (a system that names it differently).
+    const char *name = getenv("SYMBOLICATE_LIBARCHIVE");
+    if (name == NULL || name[0] == '\0') name = "libarchive.so.13";
+    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *reason = dlerror();
+        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : "dlopen failed");
+        return;
+    }
+    CARCHIVE_BIND(read_new);
+    CARCHIVE_BIND(write_new);
+    CARCHIVE_BIND(entry_new);
+    CARCHIVE_BIND(read_free);
+    CARCHIVE_BIND(read_support_filter_all);
+    CARCHIVE_BIND(read_support_format_cpio);
+    CARCHIVE_BIND(read_support_format_gnutar);
+    CARCHIVE_BIND(read_support_format_tar);
+    CARCHIVE_BIND(read_support_format_zip);
+    CARCHIVE_BIND(read_support_format_zip_streamable);
+    CARCHIVE_BIND(read_open_fd);
+    CARCHIVE_BIND(read_open_filename);
+    CARCHIVE_BIND(read_next_header);
+    CARCHIVE_BIND(read_data);
+    CARCHIVE_BIND(read_data_skip);
+    CARCHIVE_BIND(write_free);
+    CARCHIVE_BIND(write_add_filter_gzip);
+    CARCHIVE_BIND(write_set_format_pax_restricted);
+    CARCHIVE_BIND(write_set_format_zip);
+    CARCHIVE_BIND(write_open_fd);
+    CARCHIVE_BIND(write_header);
+    CARCHIVE_BIND(write_data);
+    CARCHIVE_BIND(write_close);
+    CARCHIVE_BIND(error_string);
+    CARCHIVE_BIND(filter_bytes);
+    CARCHIVE_BIND(format);
+    CARCHIVE_BIND(entry_free);
+    CARCHIVE_BIND(entry_pathname);
+    CARCHIVE_BIND(entry_pathname_utf8);
+    CARCHIVE_BIND(entry_set_pathname_utf8);
+    CARCHIVE_BIND(entry_filetype);
+    CARCHIVE_BIND(entry_is_encrypted);
+    CARCHIVE_BIND(entry_size);
+    CARCHIVE_BIND(entry_size_is_set);
+    CARCHIVE_BIND(entry_set_filetype);
+    CARCHIVE_BIND(entry_set_mtime);
+    CARCHIVE_BIND(entry_set_perm);
+    CARCHIVE_BIND(entry_set_size);
+    loaded = 1;
+}
+
+int carchive_load(void) {
+    pthread_once(&load_once, load);
+    return loaded;
+}
+
+const char *carchive_load_error(void) { return load_error; }
+
+struct archive *carchive_read_new(void) { return carchive_load() ? api.read_new() : NULL; }
+struct archive *carchive_write_new(void) { return carchive_load() ? api.write_new() : NULL; }
+struct archive_entry *carchive_entry_new(void) { return carchive_load() ? api.entry_new() : NULL; }
+
+int carchive_read_free(struct archive *a) { return api.read_free(a); }
+int carchive_read_support_filter_all(struct archive *a) { return api.read_support_filter_all(a); }
+int carchive_read_support_format_cpio(struct archive *a) { return api.read_support_format_cpio(a); }
+int carchive_read_support_format_gnutar(struct archive *a) { return api.read_support_format_gnutar(a); }
+int carchive_read_support_format_tar(struct archive *a) { return api.read_support_format_tar(a); }
+int carchive_read_support_format_zip(struct archive *a) { return api.read_support_format_zip(a); }
+int carchive_read_support_format_zip_streamable(struct archive *a) {
+    return api.read_support_format_zip_streamable(a);
+}
+int carchive_read_open_fd(struct archive *a, int fd, size_t block_size) { return api.read_open_fd(a, fd, block_size); }
+int carchive_read_open_filename(struct archive *a, const char *filename, size_t block_size) {
+    return api.read_open_filename(a, filename, block_size);
+}
+int carchive_read_next_header(struct archive *a, struct archive_entry **entry) {
+    return api.read_next_header(a, entry);
+}
+la_ssize_t carchive_read_data(struct archive *a, void *buffer, size_t size) { return api.read_data(a, buffer, size); }
+int carchive_read_data_skip(struct archive *a) { return api.read_data_skip(a); }
+
+int carchive_write_free(struct archive *a) { return api.write_free(a); }
+int carchive_write_add_filter_gzip(struct archive *a) { return api.write_add_filter_gzip(a); }
+int carchive_write_set_format_pax_restricted(struct archive *a) { return api.write_set_format_pax_restricted(a); }
+int carchive_write_set_format_zip(struct archive *a) { return api.write_set_format_zip(a); }
+int carchive_write_open_fd(struct archive *a, int fd) { return api.write_open_fd(a, fd); }
+int carchive_write_header(struct archive *a, struct archive_entry *entry) { return api.write_header(a, entry); }
+la_ssize_t carchive_write_data(struct archive *a, const void *buffer, size_t size) {
+    return api.write_data(a, buffer, size);
+}
+int carchive_write_close(struct archive *a) { return api.write_close(a); }
+
+const char *carchive_error_string(struct archive *a) { return api.error_string(a); }
+la_int64_t carchive_filter_bytes(struct archive *a, int filter) { return api.filter_bytes(a, filter); }
+int carchive_format(struct archive *a) { return api.format(a); }
+
+void carchive_entry_free(struct archive_entry *entry) { api.entry_free(entry); }
+const char *carchive_entry_pathname(struct archive_entry *entry) { return api.entry_pathname(entry); }
+const char *carchive_entry_pathname_utf8(struct archive_entry *entry) { return api.entry_pathname_utf8(entry); }
+void carchive_entry_set_pathname_utf8(struct archive_entry *entry, const char *name) {
+    api.entry_set_pathname_utf8(entry, name);
+}
+__LA_MODE_T carchive_entry_filetype(struct archive_entry *entry) { return api.entry_filetype(entry); }
+int carchive_entry_is_encrypted(struct archive_entry *entry) { return api.entry_is_encrypted(entry); }
+la_int64_t carchive_entry_size(struct archive_entry *entry) { return api.entry_size(entry); }
+int carchive_entry_size_is_set(struct archive_entry *entry) { return api.entry_size_is_set(entry); }
+void carchive_entry_set_filetype(struct archive_entry *entry, unsigned int type) {
+    api.entry_set_filetype(entry, type);
+}
+void carchive_entry_set_mtime(struct archive_entry *entry, time_t seconds, long nanoseconds) {
+    api.entry_set_mtime(entry, seconds, nanoseconds);
+}
+void carchive_entry_set_perm(struct archive_entry *entry, __LA_MODE_T permissions) {
+    api.entry_set_perm(entry, permissions);
+}
+void carchive_entry_set_size(struct archive_entry *entry, la_int64_t size) { api.entry_set_size(entry, size); }

@@ -1,0 +1,118 @@
+// The libmicrohttpd loader: dlopen("libmicrohttpd.so.12") once, dlsym the entry points the
+// server's HTTPDaemon uses, and one forwarding function per entry point. Nothing here links
+// against libmicrohttpd, so the symbolicate executable has no libmicrohttpd (nor GnuTLS) in its
+// ldd list.
+#include "CMicroHTTPD.h"
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static struct {
+    struct MHD_Daemon *(*start_daemon_va)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *,
+                                          MHD_AccessHandlerCallback, void *, va_list);
+    void (*stop_daemon)(struct MHD_Daemon *);
+    MHD_socket (*quiesce_daemon)(struct MHD_Daemon *);
+    void (*suspend_connection)(struct MHD_Connection *);
+    void (*resume_connection)(struct MHD_Connection *);
+    int (*get_connection_values)(struct MHD_Connection *, enum MHD_ValueKind, MHD_KeyValueIterator, void *);
+    const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *, enum MHD_ConnectionInfoType, ...);
+    struct MHD_PostProcessor *(*create_post_processor)(struct MHD_Connection *, size_t, MHD_PostDataIterator, void *);
+    enum MHD_Result (*post_process)(struct MHD_PostProcessor *, const char *, size_t);
+    enum MHD_Result (*destroy_post_processor)(struct MHD_PostProcessor *);
+    struct MHD_Response *(*create_response_from_buffer)(size_t, void *, enum MHD_ResponseMemoryMode);
+    enum MHD_Result (*add_response_header)(struct MHD_Response *, const char *, const char *);
+    enum MHD_Result (*queue_response)(struct MHD_Connection *, unsigned int, struct MHD_Response *);
+    void (*destroy_response)(struct MHD_Response *);
+} api;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int loaded = 0;
+static char load_error[512] = "";
+
+#define CMHD_BIND(field)                                                                             \
+    do {                                                                                             \
+        *(void **)(&api.field) = dlsym(library, "MHD_" #field);                                      \
+        if (api.field == NULL) {                                                                     \
+            snprintf(load_error, sizeof load_error, "libmicrohttpd.so.12 has no MHD_%s", #field);   \
+            return;                                                                                  \
+        }                                                                                            \
+    } while (0)
+
+static void load(void) {
+    // RTLD_LOCAL: libmicrohttpd's symbols stay out of the global namespace; nothing else resolves them.
+    // SYMBOLICATE_LIBMICROHTTPD names another file to load instead (a system that names it differently).
+    const char *name = getenv("SYMBOLICATE_LIBMICROHTTPD");
+    if (name == NULL || name[0] == '\0') name = "libmicrohttpd.so.12";
+    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *reason = dlerror();
+        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : "dlopen failed");
+        return;
+    }
+    CMHD_BIND(start_daemon_va);
+    CMHD_BIND(stop_daemon);
+    CMHD_BIND(quiesce_daemon);
+    CMHD_BIND(suspend_connection);
+    CMHD_BIND(resume_connection);
+    CMHD_BIND(get_connection_values);
+    CMHD_BIND(get_connection_info);
+    CMHD_BIND(create_post_processor);
+    CMHD_BIND(post_process);
+    CMHD_BIND(destroy_post_processor);
+    CMHD_BIND(create_response_from_buffer);
+    CMHD_BIND(add_response_header);
+    CMHD_BIND(queue_response);
+    CMHD_BIND(destroy_response);
+    loaded = 1;
+}
+
+int cmhd_load(void) {
+    pthread_once(&load_once, load);
+    return loaded;
+}
+
+const char *cmhd_load_error(void) { return load_error; }
+
+struct MHD_Daemon *cmhd_start_daemon_va(unsigned int flags, uint16_t port, MHD_AcceptPolicyCallback accept_policy,
+                                        void *accept_policy_context, MHD_AccessHandlerCallback handler,
+                                        void *handler_context, va_list options) {
+    if (!cmhd_load()) return NULL;
+    return api.start_daemon_va(flags, port, accept_policy, accept_policy_context, handler, handler_context, options);
+}
+void cmhd_stop_daemon(struct MHD_Daemon *daemon) { api.stop_daemon(daemon); }
+MHD_socket cmhd_quiesce_daemon(struct MHD_Daemon *daemon) { return api.quiesce_daemon(daemon); }
+
+void cmhd_suspend_connection(struct MHD_Connection *connection) { api.suspend_connection(connection); }
+void cmhd_resume_connection(struct MHD_Connection *connection) { api.resume_connection(connection); }
+int cmhd_get_connection_values(struct MHD_Connection *connection, enum MHD_ValueKind kind,
+                               MHD_KeyValueIterator iterator, void *iterator_context) {
+    return api.get_connection_values(connection, kind, iterator, iterator_context);
+}
+int cmhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = api.get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info != NULL ? info->connect_fd : -1;
+}
+
+struct MHD_PostProcessor *cmhd_create_post_processor(struct MHD_Connection *connection, size_t buffer_size,
+                                                     MHD_PostDataIterator iterator, void *iterator_context) {
+    return api.create_post_processor(connection, buffer_size, iterator, iterator_context);
+}
+enum MHD_Result cmhd_post_process(struct MHD_PostProcessor *processor, const char *data, size_t size) {
+    return api.post_process(processor, data, size);
+}
+enum MHD_Result cmhd_destroy_post_processor(struct MHD_PostProcessor *processor) {
+    return api.destroy_post_processor(processor);
+}
+
+struct MHD_Response *cmhd_create_response_from_buffer(size_t size, void *buffer, enum MHD_ResponseMemoryMode mode) {
+    return api.create_response_from_buffer(size, buffer, mode);
+}
+enum MHD_Result cmhd_add_response_header(struct MHD_Response *response, const char *header, const char *content) {
+    return api.add_response_header(response, header, content);
+}
+enum MHD_Result cmhd_queue_response(struct MHD_Connection *connection, unsigned int status_code,
+                                    struct MHD_Response *response) {
+    return api.queue_response(connection, status_code, response);
+}
+void cmhd_destroy_response(struct MHD_Response *response) { api.destroy_response(response); }

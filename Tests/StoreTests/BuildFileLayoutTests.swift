@@ -1,0 +1,85 @@
+// The packed layout of build files (schema version 4): locations as fixed 16-byte records, 252
+// to a row, ranges as 8-byte records, in 64 KB pages; a file of the previous layout is refused by its version, never
+// read as this one; a damaged block of locations is refused when the tables load and ends the
+// chain of an in-place lookup, never a trap.
+
+import Foundation
+import SymbolicateModel
+import Testing
+
+@testable import Store
+
+@Suite struct BuildFileLayoutTests {
+    private func written(_ table: SymbolTable) throws -> String {
+        let path = try StoreFixtures.scratchFolder() + "/build.sqlite"
+        try BuildFile.write(table, to: path)
+        return path
+    }
+
+    private func integer(_ path: String, _ sql: String) throws -> Int64 {
+        let statement = try Database(path: path, mode: .readOnly).prepare(sql)
+        guard try statement.step() else { return -1 }
+        return statement.int64(0)
+    }
+
+    @Test func locationsAndRangesArePackedRecords() throws {
+        let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(40)), functionCount: 700, seed: 40)
+        let path = try written(table)
+        let locations = Int64(table.locations.count)
+        #expect(try integer(path, "SELECT sum(length(records)) FROM locations") == 16 * locations)
+        let perBlock = Int64(BuildFile.locationsPerBlock)
+        #expect(try integer(path, "SELECT count(*) FROM locations") == (locations + perBlock - 1) / perBlock)
+        #expect(try integer(path, "PRAGMA page_size") == 65536)
+        let distinctStarts = Int64(Set(table.ranges.map(\.start)).count)
+        #expect(try integer(path, "SELECT sum(length(block)) FROM ranges") == 8 * distinctStarts)
+        StoreFixtures.expectSameLookups(try BuildFileSource(path: path, loadAfter: .max), table)
+    }
+
+    @Test func aFileOfTheRowPerLocationLayoutIsRefusedByItsVersion() throws {
+        let path = try StoreFixtures.scratchFolder() + "/v3.sqlite"
+        let db = try Database(path: path, mode: .readWrite)
+        try db.exec(
+            """
+            CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+            CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE functions(id INTEGER PRIMARY KEY, name TEXT NOT NULL, entry INTEGER NOT NULL);
+            CREATE TABLE locations(
+                id INTEGER PRIMARY KEY, function INTEGER NOT NULL, file INTEGER NOT NULL,
+                line INTEGER NOT NULL, parent INTEGER NOT NULL);
+            CREATE TABLE ranges(start INTEGER PRIMARY KEY, block BLOB NOT NULL);
+            INSERT INTO meta VALUES ('uuid', '\(StoreFixtures.uuid(41).uuidString)'), ('arch', 'arm64'),
+                ('kind', 'dwarf'), ('files', 0), ('functions', 1), ('locations', 1), ('ranges', 1);
+            INSERT INTO functions VALUES (0, 'f', 4096);
+            INSERT INTO locations VALUES (0, 0, 0, 1, 4294967295);
+            PRAGMA user_version=3; PRAGMA application_id=\(BuildFile.applicationID);
+            """)
+        let mismatch = try #require(throws: BuildFile.VersionMismatch.self) { try BuildFileSource(path: path) }
+        #expect(mismatch.found == 3 && BuildFile.schemaVersion > 3)
+    }
+
+    @Test func aDamagedLocationBlockIsRefusedOrEndsTheChain() throws {
+        let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(42)), functionCount: 200, seed: 42)
+        let path = try written(table)
+        try Database(path: path, mode: .readWrite)
+            .exec("UPDATE locations SET records = substr(records, 1, 20) WHERE block = 0")
+        #expect(throws: SymbolicateError.self) { try BuildFileSource(path: path, loadAfter: 0) }
+        let inPlace = try BuildFileSource(path: path, loadAfter: .max)
+        // Record 0 survives (the first 16 bytes); the rest of block 0 is gone, so a range
+        // whose innermost location is one of them has no answer, and every other one is unchanged.
+        var gone = 0
+        for range in table.ranges {
+            guard let index = table.rangeIndex(containing: range.start) else { continue }
+            let location = table.ranges[index].location
+            let perBlock = UInt32(BuildFile.locationsPerBlock)
+            if location >= 1 && location < perBlock {
+                gone += 1
+                #expect(inPlace.lookup(range.start) == nil)
+            } else if location >= perBlock && location != SymbolTable.none {
+                // Its innermost level is intact; levels inlined into block 0's locations are cut.
+                let chain = try #require(table.lookup(range.start))
+                #expect(inPlace.lookup(range.start)?.first == chain.first)
+            }
+        }
+        #expect(gone > 0)
+    }
+}
