@@ -101,13 +101,20 @@ enum SymbolicateCommand: Command {
         return lines.joined(separator: "\n")
     }
 
-    /// `symbolicated 12/40 frames (ips, 3 threads, 5 images)` and one line per image.
+    /// `symbolicated 12/40 frames (ips report, 3 threads, 5 images)` and one line per image;
+    /// sample trees (microstackshot reports, aggregated MetricKit stacks) are counted as such,
+    /// not as "0 threads".
     static func summary(_ processed: ProcessedReport) -> String {
         let report = processed.report
         let outcome = processed.outcome
+        func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+        let trees = report.backtraces.filter { $0.kind == .sampleTree }.count
+        var parts = ["\(report.format.rawValue) report"]
+        if !report.threads.isEmpty || trees == 0 { parts.append(counted(report.threads.count, "thread")) }
+        if trees > 0 { parts.append(counted(trees, "sample tree")) }
+        parts.append(counted(report.images.count, "image"))
         var lines = [
-            "symbolicated \(outcome.symbolicatedFrames)/\(outcome.totalFrames) frames "
-                + "(\(report.format.rawValue) report, \(report.threads.count) threads, \(report.images.count) images)"
+            "symbolicated \(outcome.symbolicatedFrames)/\(outcome.totalFrames) frames (\(parts.joined(separator: ", ")))"
         ]
         for image in outcome.images { lines.append("  " + image.summary) }
         return lines.joined(separator: "\n")
