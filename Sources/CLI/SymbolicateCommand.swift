@@ -10,35 +10,48 @@ import SymbolicateModel
 
 enum SymbolicateCommand: Command {
     static let name = "symbolicate"
-    static let summary = "Symbolicate a crash report (.crash, .ips) with dSYMs, binaries or the store"
+    static let summary = "Symbolicate a .crash, .ips, MetricKit or resource report (symbol files, store)"
     static let help = """
         USAGE: symbolicate [-o OUT] [-d DSYM]... [options] REPORT [SYMBOL_PATH...]
 
         Rewrites the frames of REPORT (`-` for stdin) into function + file:line, using the symbol
         files in SYMBOL_PATH and -d (dSYM bundles, .app bundles, .xcarchives, folders, Mach-O or ELF
         files), then the symbol store. Every byte that is not a symbolicated frame is kept.
+        REPORT is a .crash or .ips report, a MetricKit payload (each frame gets symbolName,
+        offsetIntoSymbol, fileName, lineNumber and inlineFrames) or a resource report (cpu usage,
+        disk writes, wakeups: `???` replaced in place).
 
         OPTIONS:
+        \(options)
+
+        \(exitStatus)
+
+        EXAMPLE: symbolicate -o out.crash in.crash App.app.dSYM
+
+        """
+
+    /// The options, also listed by `symbolicate --help` under the commands.
+    static let options = """
           -o, --output OUT      Write the report to OUT (default: stdout; `-` is stdout).
           -d, --dsym PATH       A symbol path (repeatable), as symbolicatecrash's -d.
           --store DIR           The symbol store (default: $SYMBOLICATE_STORE, else
                                 $XDG_DATA_HOME/symbolicate or ~/.local/share/symbolicate, if present).
         \(StoreOption.cacheHelp)
           --no-store            Use only the symbol paths given.
-          --format FORMAT       crash (Apple text; translates .ips), ips (.ips inputs only) or json
-                                (every frame with its status). Default: the input's format.
+          --format FORMAT       crash (Apple text; translates .ips and MetricKit), ips (.ips
+                                inputs only) or json (every frame with its status). Default: the
+                                input's format.
           --no-inline           One line per frame: no inlined functions.
           --no-adjust           Look up return addresses as they are (not at address - 1).
           -v, --verbose         Also say which symbol file served each image, and list every
                                 file under the symbol paths that could not be read (an
                                 unreadable dSYM is always named).
           -h, --help            Show this help.
+        """
 
+    static let exitStatus = """
         EXIT STATUS: 0 the report was processed (even if some images were missing), 65 the input
         is not an Apple crash report, 64 usage error, 1 other failure.
-
-        EXAMPLE: symbolicate -o out.crash in.crash App.app.dSYM
-
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
