@@ -10,35 +10,48 @@ import SymbolicateModel
 
 enum SymbolicateCommand: Command {
     static let name = "symbolicate"
-    static let summary = "Symbolicate a crash report (.crash, .ips) with dSYMs, binaries or the store"
+    static let summary = "Symbolicate a .crash, .ips, MetricKit or resource report (symbol files, store)"
     static let help = """
         USAGE: symbolicate [-o OUT] [-d DSYM]... [options] REPORT [SYMBOL_PATH...]
 
         Rewrites the frames of REPORT (`-` for stdin) into function + file:line, using the symbol
         files in SYMBOL_PATH and -d (dSYM bundles, .app bundles, .xcarchives, folders, Mach-O or ELF
         files), then the symbol store. Every byte that is not a symbolicated frame is kept.
+        REPORT is a .crash or .ips report, a MetricKit payload (each frame gets symbolName,
+        offsetIntoSymbol, fileName, lineNumber and inlineFrames) or a resource report (cpu usage,
+        disk writes, wakeups: `???` replaced in place).
 
         OPTIONS:
+        \(options)
+
+        \(exitStatus)
+
+        EXAMPLE: symbolicate -o out.crash in.crash App.app.dSYM
+
+        """
+
+    /// The options, also listed by `symbolicate --help` under the commands.
+    static let options = """
           -o, --output OUT      Write the report to OUT (default: stdout; `-` is stdout).
           -d, --dsym PATH       A symbol path (repeatable), as symbolicatecrash's -d.
           --store DIR           The symbol store (default: $SYMBOLICATE_STORE, else
                                 $XDG_DATA_HOME/symbolicate or ~/.local/share/symbolicate, if present).
         \(StoreOption.cacheHelp)
           --no-store            Use only the symbol paths given.
-          --format FORMAT       crash (Apple text; translates .ips), ips (.ips inputs only) or json
-                                (every frame with its status). Default: the input's format.
+          --format FORMAT       crash (Apple text; translates .ips and MetricKit), ips (.ips
+                                inputs only) or json (every frame with its status). Default: the
+                                input's format.
           --no-inline           One line per frame: no inlined functions.
           --no-adjust           Look up return addresses as they are (not at address - 1).
           -v, --verbose         Also say which symbol file served each image, and list every
                                 file under the symbol paths that could not be read (an
                                 unreadable dSYM is always named).
           -h, --help            Show this help.
+        """
 
+    static let exitStatus = """
         EXIT STATUS: 0 the report was processed (even if some images were missing), 65 the input
         is not an Apple crash report, 64 usage error, 1 other failure.
-
-        EXAMPLE: symbolicate -o out.crash in.crash App.app.dSYM
-
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -101,13 +114,20 @@ enum SymbolicateCommand: Command {
         return lines.joined(separator: "\n")
     }
 
-    /// `symbolicated 12/40 frames (ips, 3 threads, 5 images)` and one line per image.
+    /// `symbolicated 12/40 frames (ips report, 3 threads, 5 images)` and one line per image;
+    /// sample trees (microstackshot reports, aggregated MetricKit stacks) are counted as such,
+    /// not as "0 threads".
     static func summary(_ processed: ProcessedReport) -> String {
         let report = processed.report
         let outcome = processed.outcome
+        func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+        let trees = report.backtraces.filter { $0.kind == .sampleTree }.count
+        var parts = ["\(report.format.rawValue) report"]
+        if !report.threads.isEmpty || trees == 0 { parts.append(counted(report.threads.count, "thread")) }
+        if trees > 0 { parts.append(counted(trees, "sample tree")) }
+        parts.append(counted(report.images.count, "image"))
         var lines = [
-            "symbolicated \(outcome.symbolicatedFrames)/\(outcome.totalFrames) frames "
-                + "(\(report.format.rawValue) report, \(report.threads.count) threads, \(report.images.count) images)"
+            "symbolicated \(outcome.symbolicatedFrames)/\(outcome.totalFrames) frames (\(parts.joined(separator: ", ")))"
         ]
         for image in outcome.images { lines.append("  " + image.summary) }
         return lines.joined(separator: "\n")

@@ -3,8 +3,11 @@
 // header a text report prints (`Process:`, `Version:`, `OS Version:`, `Hardware Model:`,
 // `Exception Type:`, `Triggered by Thread:` / `Crashed Thread:`) or from an `.ips` report's
 // JSON header and body (`app_name`, `app_version`, `build_version`, `os_version`, `modelCode`,
-// `exception`, `faultingThread`). The web page shows it above the stack; `--format json` and
-// the server's JSON carry it as `report`. A fact the report does not state is nil.
+// `exception`, `faultingThread`). MetricKit payloads state theirs in the diagnostic's metadata
+// (`bundleIdentifier`, `osVersion`, `deviceType`), microstackshot reports in their own header
+// (`Command:`, `Hardware model:`, and `Event:` in place of an exception). The web page shows it
+// above the stack; `--format json` and the server's JSON carry it as `report`. A fact the
+// report does not state is nil.
 
 import SymbolicateModel
 
@@ -44,18 +47,21 @@ public struct ReportSummary: Sendable, Hashable {
             }
             return nil
         }
-        if let process = field("Process", "Command") {
+        if let process = field("Process", "Command", "bundleIdentifier") {
             // `HoldApp [4127]`: the name without the pid.
             app = process.split(separator: "[").first.map { $0.trimmingCharacters(in: " ") } ?? process
         }
         version = field("Version")
-        os = field("OS Version")
-        device = field("Hardware Model", "Model")
+        os = field("OS Version", "osVersion")
+        device = field("Hardware Model", "Hardware model", "Model", "deviceType")
         if var exception = field("Exception Type") {
             if let codes = field("Exception Codes"), !codes.hasPrefix("0x0000000000000000, 0x0000000000000000") {
                 exception += ", " + codes
             }
             self.exception = exception
+        } else if report.format == .microstackshot, let event = field("Event") {
+            // A resource report has no exception: what it reports is the event (`cpu usage`).
+            exception = event
         }
         let thread = field("Triggered by Thread", "Crashed Thread")
         crashedThread = thread.flatMap { Int($0.prefix { $0.isNumber }) }

@@ -1,6 +1,7 @@
 // The summary the web page shows above the stack: a text report and the .ips it was converted
 // from must give the same app, version, OS, device, exception and crashed thread, read from
-// what each format states (the text header, the .ips JSON header and body).
+// what each format states (the text header, the .ips JSON header and body); MetricKit payloads
+// and microstackshot reports give theirs under their own names.
 
 import Foundation
 import Testing
@@ -34,5 +35,32 @@ import Testing
         #expect(s.app == "My App")
         #expect(s.exception == "EXC_CRASH (SIGABRT)")
         #expect(s.crashedThread == 0)
+    }
+
+    static let diagnostics =
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path + "/Samples/diagnostics"
+
+    static func diagnosticSummary(_ name: String) throws -> ReportSummary {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: diagnostics + "/" + name)))
+        return ReportSummary(try ReportParser.parse(bytes))
+    }
+
+    @Test(arguments: ["HoldApp-metrickit.json", "HoldApp-metrickit-array.json"])
+    func metricKitMetadata(_ name: String) throws {
+        let s = try Self.diagnosticSummary(name)
+        #expect(s.app == "com.example.HoldApp")
+        #expect(s.version == "1.0 (1)")
+        #expect(s.os == "iPhone OS 16.1 (20B82)")
+        #expect(s.device == "iPhone14,2")
+        #expect(s.exception == "EXC_BAD_ACCESS (SIGSEGV)")
+    }
+
+    @Test func microstackshotHeader() throws {
+        let s = try Self.diagnosticSummary("HoldApp-cpu-resource.txt")
+        #expect(s.app == "HoldApp")
+        #expect(s.os == "iPhone OS 16.1 (Build 20B82)")
+        #expect(s.device == "iPhone14,2")
+        #expect(s.exception == "cpu usage")
     }
 }
