@@ -35,6 +35,8 @@ import Testing
         let server = Process()
         server.executableURL = URL(fileURLWithPath: CLI.executable)
         server.arguments = ["serve", "--store", store, "--listen", "127.0.0.1:0", "--token-file", tokenFile]
+        // A sanitized child reserves terabytes of address space before it does anything.
+        if ProcessRunner.sanitized { server.arguments? += ["--import-memory", "65536G"] }
         let log = Pipe()
         server.standardError = log
         server.standardOutput = FileHandle.nullDevice

@@ -77,10 +77,7 @@ enum Fixtures {
 
     /// True when this test bundle (and so the `symbolicate` built with it) runs under Address- or
     /// ThreadSanitizer, whose runtimes export `__asan_init` / `__tsan_init`.
-    static let sanitized: Bool = {
-        let program = dlopen(nil, RTLD_NOW)
-        return dlsym(program, "__asan_init") != nil || dlsym(program, "__tsan_init") != nil
-    }()
+    static var sanitized: Bool { ProcessRunner.sanitized }
 
     /// True when `symbolicate import` exists (uploads go through it).
     static let hasImportCommand: Bool = {

@@ -77,6 +77,13 @@ public enum ProcessRunner {
         return false
     }
 
+    /// True in a build under AddressSanitizer or ThreadSanitizer (`make asan`, `make tsan`), whose
+    /// processes reserve terabytes of address space at start: import children then need no limit.
+    public static let sanitized: Bool = {
+        let program = dlopen(nil, RTLD_NOW)
+        return dlsym(program, "__asan_init") != nil || dlsym(program, "__tsan_init") != nil
+    }()
+
     /// The first executable named `name` on PATH, or nil.
     public static func which(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
