@@ -7,7 +7,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 BIN = .build/release/symbolicate
 
-.PHONY: deps build release demo test webpage samples bench clean fuzz asan tsan
+.PHONY: deps build release demo test lint webpage samples bench clean fuzz asan tsan
 
 deps:
 	@scripts/install-deps.sh
@@ -26,6 +26,11 @@ demo: release
 test: deps
 	@scripts/test-venv.sh .build/test-venv
 	PATH="$(CURDIR)/.build/test-venv/bin:$$PATH" $(SWIFT) test
+
+# swift-format (with the toolchain) under the repository's .swift-format: Sources, Tests, Fuzz,
+# Benchmarks. `swift format format -i -r Sources Tests` fixes most findings.
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests Fuzz/Sources Benchmarks/LookupBench
 
 # The web page in headless Chromium (1280x900 and 390x844, light and dark); skipped without chromium.
 webpage: build

@@ -71,7 +71,9 @@ struct Options {
             case "--file": file = try value(flag)
             case "--uuid":
                 let text = try value(flag)
-                guard let id = BuildID(string: text) else { throw UsageError(message: "--uuid: '\(text)' is not a UUID") }
+                guard let id = BuildID(string: text) else {
+                    throw UsageError(message: "--uuid: '\(text)' is not a UUID")
+                }
                 uuid = id
             case "--arch": arch = Arch(try value(flag))
             case "--dsym": dsym = try value(flag)
@@ -84,9 +86,13 @@ struct Options {
             default: throw UsageError(message: "unknown option '\(flag)'")
             }
         }
-        guard (store == nil) != (file == nil) else { throw UsageError(message: "give exactly one of --store and --file") }
+        guard (store == nil) != (file == nil) else {
+            throw UsageError(message: "give exactly one of --store and --file")
+        }
         if store != nil, uuid == nil { throw UsageError(message: "--store needs --uuid") }
-        guard count >= 0, check >= 0, minimumSeconds >= 0 else { throw UsageError(message: "counts must not be negative") }
+        guard count >= 0, check >= 0, minimumSeconds >= 0 else {
+            throw UsageError(message: "counts must not be negative")
+        }
     }
 }
 
@@ -124,7 +130,9 @@ func run(_ options: Options) throws -> Int32 {
         let loadStart = clock.now
         reference = try LookupBenchmark.loadTable(path: path, uuid: build.uuid)
         report("reference", path)
-        report("reference_load_seconds", String(format: "%.3f", LookupBenchmark.seconds(loadStart.duration(to: clock.now))))
+        report(
+            "reference_load_seconds", String(format: "%.3f", LookupBenchmark.seconds(loadStart.duration(to: clock.now)))
+        )
     }
 
     let addresses: [UInt64]
@@ -161,7 +169,10 @@ func run(_ options: Options) throws -> Int32 {
     report("mismatches", "\(mismatches.count)")
     for mismatch in mismatches.prefix(5) {
         let address = "0x" + String(mismatch.address, radix: 16)
-        FileHandle.standardError.write(Data("mismatch at \(address):\n  dSYM:  \(LookupBenchmark.describe(mismatch.expected))\n  store: \(LookupBenchmark.describe(mismatch.found))\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "mismatch at \(address):\n  dSYM:  \(LookupBenchmark.describe(mismatch.expected))\n  store: \(LookupBenchmark.describe(mismatch.found))\n"
+                    .utf8))
     }
     return mismatches.isEmpty ? 0 : 1
 }

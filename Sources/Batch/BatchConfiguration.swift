@@ -53,7 +53,8 @@ public struct BatchConfiguration: Sendable {
         inputs: [String], destination: Destination, format: OutputFormat? = nil,
         jobs: Int = ProcessorBudget.defaultThreads, shard: Shard? = nil, resume: Bool = false,
         progress: ProgressStyle = .automatic, progressInterval: Double = 5, queueCapacity: Int? = nil,
-        maxReportSize: Int = 64 << 20, reportList: String? = nil, standardInputLines: @escaping @Sendable () -> String? = { readLine() }
+        maxReportSize: Int = 64 << 20, reportList: String? = nil,
+        standardInputLines: @escaping @Sendable () -> String? = { readLine() }
     ) {
         self.inputs = inputs
         self.destination = destination
@@ -76,8 +77,12 @@ public struct BatchConfiguration: Sendable {
 
     /// Throws `.badInput` for contradictory settings and `.notFound` for a missing input.
     public func validate() throws(SymbolicateError) {
-        guard !inputs.isEmpty else { throw SymbolicateError(.badInput, "no INPUT given: name folders, archives or `-`") }
-        guard jobs >= 1, jobs <= 1024 else { throw SymbolicateError(.badInput, "-j expects 1 to 1024 workers, got \(jobs)") }
+        guard !inputs.isEmpty else {
+            throw SymbolicateError(.badInput, "no INPUT given: name folders, archives or `-`")
+        }
+        guard jobs >= 1, jobs <= 1024 else {
+            throw SymbolicateError(.badInput, "-j expects 1 to 1024 workers, got \(jobs)")
+        }
         guard maxReportSize > 0 else { throw SymbolicateError(.badInput, "the report size limit must be positive") }
         if let reportList, reportList.isEmpty {
             throw SymbolicateError(.badInput, "the report list file name is empty")
@@ -94,7 +99,8 @@ public struct BatchConfiguration: Sendable {
             }
         case .archive(let path):
             guard ArchiveWriter.Kind(fileName: path) != nil else {
-                throw SymbolicateError(.badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: path)
+                throw SymbolicateError(
+                    .badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: path)
             }
             if resume {
                 throw SymbolicateError(.badInput, "--resume needs an output folder (-o), not an output archive")

@@ -28,9 +28,12 @@ public final class BatchRunner: Sendable {
         try configuration.validate()
         let started = Date()
         let sink = try OutputSink(configuration.destination)
-        let collector = SummaryCollector(reportList: try configuration.reportList.map { path throws(SymbolicateError) in try ReportList(path: path) })
+        let collector = SummaryCollector(
+            reportList: try configuration.reportList.map { path throws(SymbolicateError) in try ReportList(path: path) }
+        )
         let inputProgress = InputProgress()
-        let census = configuration.progress == .none ? InputCensus(files: nil, archiveBytes: nil) : InputCensus(configuration)
+        let census =
+            configuration.progress == .none ? InputCensus(files: nil, archiveBytes: nil) : InputCensus(configuration)
         let reporter = ProgressReporter(
             style: configuration.progress, interval: configuration.progressInterval, census: census,
             collector: collector, input: inputProgress)
@@ -75,7 +78,8 @@ public final class BatchRunner: Sendable {
             processed = try service.process(item.bytes, format: configuration.format)
         } catch let error as SymbolicateError {
             if ReportFacts.looksLikeReport(item.bytes) {
-                collector.recordUnparsable(reason: error.message, path: item.source, kind: ReportFacts.guessKind(item.bytes))
+                collector.recordUnparsable(
+                    reason: error.message, path: item.source, kind: ReportFacts.guessKind(item.bytes))
             } else {
                 collector.recordNonReport(path: item.source)
             }

@@ -112,17 +112,18 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         if let shard { out += " (shard \(shard))" }
         out += ": \(counts.files) files in \(Self.format(elapsedSeconds)) s"
         out += ", \(Self.format(reportsPerSecond)) reports/s with \(jobs) worker\(jobs == 1 ? "" : "s")\n"
-        let rows: [(String, Int)] = [
-            ("reports read", counts.reportsRead),
-            ("  fully symbolicated", counts.fullySymbolicated),
-            ("  partially symbolicated", counts.partiallySymbolicated),
-            ("  not symbolicated", counts.notSymbolicated),
-            ("  unparsable", counts.unparsable),
-            ("unreadable", counts.unreadable),
-            ("skipped (not reports)", counts.skippedNonReports),
-            ("skipped (already done)", counts.alreadyDone),
-            ("outputs written", counts.written),
-        ] + (counts.metricKitDiagnostics.map { [("MetricKit diagnostics", $0)] } ?? [])
+        let rows: [(String, Int)] =
+            [
+                ("reports read", counts.reportsRead),
+                ("  fully symbolicated", counts.fullySymbolicated),
+                ("  partially symbolicated", counts.partiallySymbolicated),
+                ("  not symbolicated", counts.notSymbolicated),
+                ("  unparsable", counts.unparsable),
+                ("unreadable", counts.unreadable),
+                ("skipped (not reports)", counts.skippedNonReports),
+                ("skipped (already done)", counts.alreadyDone),
+                ("outputs written", counts.written),
+            ] + (counts.metricKitDiagnostics.map { [("MetricKit diagnostics", $0)] } ?? [])
         for (label, value) in rows {
             out += "  " + label.padding(toLength: 26, withPad: " ", startingAt: 0) + String(value) + "\n"
         }
@@ -144,7 +145,8 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             out += "\nMissing symbols, by reports needing them:\n"
             for m in missingImages.prefix(limit) {
                 let versions = m.appVersions.isEmpty ? "" : "  app \(m.appVersions.joined(separator: ", "))"
-                out += "  \(Self.right(m.reports))  \(m.uuid)  \(m.name) (\(m.archs.joined(separator: ", ")))\(versions)\n"
+                out +=
+                    "  \(Self.right(m.reports))  \(m.uuid)  \(m.name) (\(m.archs.joined(separator: ", ")))\(versions)\n"
             }
             if missingImages.count > limit { out += "  ... \(missingImages.count - limit) more in the JSON summary\n" }
         }
@@ -154,7 +156,9 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             for g in crashGroups.prefix(limit) {
                 out += "  \(Self.right(g.count))  \(g.id)  \(g.signature)\n"
                 if !g.appVersions.isEmpty {
-                    out += indent + "app " + g.appVersions.map { "\($0.version): \($0.count)" }.joined(separator: ", ") + "\n"
+                    out +=
+                        indent + "app " + g.appVersions.map { "\($0.version): \($0.count)" }.joined(separator: ", ")
+                        + "\n"
                 }
                 out += indent + "e.g. \(g.example)\n"
             }

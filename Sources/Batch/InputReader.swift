@@ -74,7 +74,10 @@ final class InputReader {
         case .file where OutputPaths.isArchiveName(path):
             readArchive(path, prefix: "", inputBase: base)
         case .file:
-            let rel = listed ? OutputPaths.sanitize(path) : OutputPaths.sanitize(path).flatMap { $0.split(separator: "/").last.map(String.init) }
+            let rel =
+                listed
+                ? OutputPaths.sanitize(path)
+                : OutputPaths.sanitize(path).flatMap { $0.split(separator: "/").last.map(String.init) }
             guard let rel else { return }
             readFile(path, rel: rel, inputBase: base)
         case .other, .missing:
@@ -99,7 +102,11 @@ final class InputReader {
                 if let outputFolder, FileKind.realPath(full) == outputFolder { continue }
                 walk(full, prefix: rel, inputBase: inputBase)
             case .file where OutputPaths.isArchiveName(name):
-                readArchive(full, prefix: prefix.isEmpty ? OutputPaths.inputBaseName(name) : prefix + "/" + OutputPaths.inputBaseName(name), inputBase: inputBase)
+                readArchive(
+                    full,
+                    prefix: prefix.isEmpty
+                        ? OutputPaths.inputBaseName(name) : prefix + "/" + OutputPaths.inputBaseName(name),
+                    inputBase: inputBase)
             case .file:
                 readFile(full, rel: rel, inputBase: inputBase)
             case .other, .missing:
@@ -111,7 +118,8 @@ final class InputReader {
     private func readFile(_ path: String, rel: String, inputBase: String) {
         guard let name = admit(rel: rel, inputBase: inputBase, source: path) else { return }
         if let size = FileKind.size(path), size > configuration.maxReportSize {
-            collector.recordUnreadable(reason: "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report", path: path)
+            collector.recordUnreadable(
+                reason: "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report", path: path)
             return
         }
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -161,7 +169,9 @@ final class InputReader {
                 continue
             }
             if let size = member.size, size > configuration.maxReportSize {
-                collector.recordUnreadable(reason: "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report", path: source)
+                collector.recordUnreadable(
+                    reason: "larger than the \(configuration.maxReportSize >> 20) MiB limit for one report",
+                    path: source)
                 continue
             }
             do {

@@ -72,7 +72,8 @@ enum OutputPaths {
     /// True for names libarchive should read as an archive of reports.
     static func isArchiveName(_ name: String) -> Bool {
         let lower = name.lowercased()
-        return lower.hasSuffix(".zip") || lower.hasSuffix(".tar") || lower.hasSuffix(".tar.gz") || lower.hasSuffix(".tgz")
+        return lower.hasSuffix(".zip") || lower.hasSuffix(".tar") || lower.hasSuffix(".tar.gz")
+            || lower.hasSuffix(".tgz")
     }
 
     /// FNV-1a over the UTF-8 bytes, finished with SplitMix64's mixer.

@@ -40,7 +40,8 @@ final class OutputSink: @unchecked Sendable {
         case .archive(let path):
             root = nil
             guard ArchiveWriter.Kind(fileName: path) != nil else {
-                throw SymbolicateError(.badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: path)
+                throw SymbolicateError(
+                    .badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: path)
             }
             let file = try OutputFile(path: path)
             do {
@@ -75,7 +76,7 @@ final class OutputSink: @unchecked Sendable {
         let file: OutputFile
         do {
             file = try OutputFile(path: path, temporaryPrefix: ".\(fileName).partial-\(processID)-\(serial)-")
-        } catch where error.code == .conflict {
+        } catch  where error.code == .conflict {
             throw SymbolicateError(.conflict, "an output folder is in the way of this output", path: path)
         }
         do {

@@ -38,7 +38,8 @@ final class ProgressReporter: @unchecked Sendable {
 
     init(
         style: BatchConfiguration.ProgressStyle, interval: Double, census: InputCensus, collector: SummaryCollector,
-        input: InputProgress, write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        input: InputProgress,
+        write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
     ) {
         switch style {
         case .automatic: mode = isatty(2) != 0 ? .bar : .lines
@@ -110,7 +111,8 @@ final class ProgressReporter: @unchecked Sendable {
         if mode == .bar {
             let width = 24
             let filled = max(0, min(width, Int((fraction ?? 0) * Double(width))))
-            parts.append("[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]")
+            parts.append(
+                "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]")
         } else {
             parts.append("batch:")
         }

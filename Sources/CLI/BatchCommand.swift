@@ -9,8 +9,8 @@
 import Batch
 import Foundation
 import Store
-import Symbolication
 import SymbolicateModel
+import Symbolication
 
 enum BatchCommand: Command {
     static let name = "batch"
@@ -93,7 +93,8 @@ enum BatchCommand: Command {
         let args = try Arguments(
             arguments,
             valued: [
-                "-o", "--output-archive", "--format", "-d", "--store", "--cache", "--cache-size", "-j", "--shard", "--summary", "--report-list",
+                "-o", "--output-archive", "--format", "-d", "--store", "--cache", "--cache-size", "-j", "--shard",
+                "--summary", "--report-list",
                 "--progress", "--merge-summaries",
             ],
             flags: ["--resume", "--no-store", "--no-inline", "--no-adjust"],
@@ -101,11 +102,15 @@ enum BatchCommand: Command {
         if let out = args.value("--merge-summaries") { return try mergeSummaries(into: out, args) }
         let transfer = try bucketTransfer(args)
         let configuration = try configuration(args, transfer: transfer)
-        if args.has("--no-store"), args.value("--store") != nil { throw UsageError("give --store or --no-store, not both") }
+        if args.has("--no-store"), args.value("--store") != nil {
+            throw UsageError("give --store or --no-store, not both")
+        }
         let store = try StoreOption.open(args, disabled: args.has("--no-store"), mustExist: false)
         let locator = SymbolLocatorChain(paths: try SymbolPathLocator(paths: args.all("-d")), store: store)
-        let options = SymbolicationOptions(inlines: !args.has("--no-inline"), adjustReturnAddresses: !args.has("--no-adjust"))
-        let runner = BatchRunner(configuration: configuration, service: SymbolicationService(locator: locator, options: options))
+        let options = SymbolicationOptions(
+            inlines: !args.has("--no-inline"), adjustReturnAddresses: !args.has("--no-adjust"))
+        let runner = BatchRunner(
+            configuration: configuration, service: SymbolicationService(locator: locator, options: options))
         var summary: BatchSummary
         do {
             summary = try runner.run()
@@ -141,7 +146,8 @@ enum BatchCommand: Command {
 
     /// A transfer when some input or output is an s3:// URL (checked before anything is fetched).
     static func bucketTransfer(_ args: Arguments) throws -> BucketTransfer? {
-        let named = args.positionals + ["-o", "--output-archive", "--summary", "--report-list"].compactMap { args.value($0) }
+        let named =
+            args.positionals + ["-o", "--output-archive", "--summary", "--report-list"].compactMap { args.value($0) }
         guard named.contains(where: BucketTransfer.isBucketURL) else { return nil }
         return try BucketTransfer(scratchParent: StoreOption.cacheDirectory(args.value("--cache")))
     }
@@ -152,7 +158,9 @@ enum BatchCommand: Command {
         if let other = others.first(where: { args.value($0) != nil }) {
             throw UsageError("--merge-summaries runs nothing: drop \(other)")
         }
-        guard !args.positionals.isEmpty else { throw UsageError("--merge-summaries OUT.json needs the SUMMARY files to join") }
+        guard !args.positionals.isEmpty else {
+            throw UsageError("--merge-summaries OUT.json needs the SUMMARY files to join")
+        }
         let transfer: BucketTransfer? =
             (args.positionals + [out]).contains(where: BucketTransfer.isBucketURL)
             ? try BucketTransfer(scratchParent: StoreOption.cacheDirectory(args.value("--cache"))) : nil
@@ -184,11 +192,14 @@ enum BatchCommand: Command {
     }
 
     static func configuration(_ args: Arguments, transfer: BucketTransfer? = nil) throws -> BatchConfiguration {
-        guard !args.positionals.isEmpty else { throw UsageError("name at least one INPUT (a folder, an archive, or -)") }
+        guard !args.positionals.isEmpty else {
+            throw UsageError("name at least one INPUT (a folder, an archive, or -)")
+        }
         // s3:// outputs are written in the transfer's staging folder and uploaded after the run.
         func local(_ path: String, folder: Bool) throws -> String {
             guard BucketTransfer.isBucketURL(path), let transfer else { return path }
-            return folder ? try transfer.outputFolder(path, resume: args.has("--resume")) : try transfer.outputFile(path)
+            return folder
+                ? try transfer.outputFolder(path, resume: args.has("--resume")) : try transfer.outputFile(path)
         }
         let destination: BatchConfiguration.Destination
         switch (args.value("-o"), args.value("--output-archive")) {
@@ -199,7 +210,9 @@ enum BatchCommand: Command {
         }
         var format: OutputFormat? = nil
         if let name = args.value("--format") {
-            guard let f = OutputFormat(rawValue: name) else { throw UsageError("--format expects crash, ips or json, got '\(name)'") }
+            guard let f = OutputFormat(rawValue: name) else {
+                throw UsageError("--format expects crash, ips or json, got '\(name)'")
+            }
             format = f
         }
         var configuration = BatchConfiguration(inputs: args.positionals, destination: destination, format: format)

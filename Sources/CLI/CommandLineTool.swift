@@ -50,7 +50,9 @@ public enum CommandLineTool {
                 return .exit(ExitCode.ok)
             }
             var rest = args
-            if let first = args.first, let named = commands.first(where: { $0.name == first && $0 != SymbolicateCommand.self }) {
+            if let first = args.first,
+                let named = commands.first(where: { $0.name == first && $0 != SymbolicateCommand.self })
+            {
                 command = named
                 rest = Array(args.dropFirst())
             } else if args.first == "help", args.count > 1, let named = commands.first(where: { $0.name == args[1] }) {

@@ -3,8 +3,8 @@
 // `Symbols` folders, imported from their symbol tables), .zip / .tar.gz archives, Mach-O and ELF.
 
 import Foundation
-import Store
 import Reports
+import Store
 import SymbolicateModel
 
 enum ImportCommand: Command {

@@ -1,8 +1,8 @@
 // `symbolicate list [--json]`: the builds in the store.
 
 import Foundation
-import Store
 import Reports
+import Store
 import SymbolicateModel
 
 enum ListCommand: Command {

@@ -154,7 +154,8 @@ enum ServeCommand: Command {
         // What a server killed mid-request left behind (its import children died with it).
         let stale = SymbolStore.removeStaleTransfers(inStore: configuration.localDirectory)
         if !stale.isEmpty {
-            Console.error("removed \(stale.count) upload(s) left in \(configuration.localDirectory)/tmp by a stopped server")
+            Console.error(
+                "removed \(stale.count) upload(s) left in \(configuration.localDirectory)/tmp by a stopped server")
         }
         let server = try SymbolicationServer(configuration: configuration)
         try server.start()

@@ -5,8 +5,8 @@
 
 import Foundation
 import Store
-import Symbolication
 import SymbolicateModel
+import Symbolication
 
 enum SymbolicateCommand: Command {
     static let name = "symbolicate"
@@ -67,7 +67,8 @@ enum SymbolicateCommand: Command {
         let bytes = try IO.read(reportPath)
         let pathLocator = try SymbolPathLocator(paths: paths)
         let locator = SymbolLocatorChain(paths: pathLocator, store: store)
-        let options = SymbolicationOptions(inlines: !args.has("--no-inline"), adjustReturnAddresses: !args.has("--no-adjust"))
+        let options = SymbolicationOptions(
+            inlines: !args.has("--no-inline"), adjustReturnAddresses: !args.has("--no-adjust"))
         let processed = try SymbolicationService(locator: locator, options: options).process(bytes, format: format)
         try IO.write(processed.output, to: args.value("-o"))
 

@@ -10,8 +10,12 @@ public struct Arch: RawRepresentable, Hashable, Comparable, Sendable, CustomStri
 
     public static let arm64 = Arch("arm64")
     public static let arm64e = Arch("arm64e")
+    // Apple's own names for these archs, as reports and dSYMs spell them.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     public static let arm64_32 = Arch("arm64_32")
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     public static let x86_64 = Arch("x86_64")
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     public static let x86_64h = Arch("x86_64h")
     public static let i386 = Arch("i386")
     public static let armv7 = Arch("armv7")

@@ -111,9 +111,18 @@ struct Boundaries<A: BoundedInterval, B: BoundedInterval, C: BoundedInterval> {
         } else {
             (self.a, self.b, self.c) = ([], [], [])
             sorted.reserveCapacity(2 * (a.count + b.count + c.count))
-            for x in a { sorted.append(x.start); sorted.append(x.end) }
-            for x in b { sorted.append(x.start); sorted.append(x.end) }
-            for x in c { sorted.append(x.start); sorted.append(x.end) }
+            for x in a {
+                sorted.append(x.start)
+                sorted.append(x.end)
+            }
+            for x in b {
+                sorted.append(x.start)
+                sorted.append(x.end)
+            }
+            for x in c {
+                sorted.append(x.start)
+                sorted.append(x.end)
+            }
             sorted.sort()
         }
     }
@@ -147,9 +156,18 @@ struct Boundaries<A: BoundedInterval, B: BoundedInterval, C: BoundedInterval> {
         }
         var p = UInt64.max
         var found = false
-        if ia < 2 * a.count { p = Boundaries.point(a, ia); found = true }
-        if ib < 2 * b.count { p = min(p, Boundaries.point(b, ib)); found = true }
-        if ic < 2 * c.count { p = min(p, Boundaries.point(c, ic)); found = true }
+        if ia < 2 * a.count {
+            p = Boundaries.point(a, ia)
+            found = true
+        }
+        if ib < 2 * b.count {
+            p = min(p, Boundaries.point(b, ib))
+            found = true
+        }
+        if ic < 2 * c.count {
+            p = min(p, Boundaries.point(c, ic))
+            found = true
+        }
         guard found else { return nil }
         while ia < 2 * a.count, Boundaries.point(a, ia) <= p { ia += 1 }
         while ib < 2 * b.count, Boundaries.point(b, ib) <= p { ib += 1 }
@@ -181,7 +199,8 @@ struct MaxHeap {
         items.removeLast()
         var i = 0
         while true {
-            let l = 2 * i + 1, r = l + 1
+            let l = 2 * i + 1
+            let r = l + 1
             var m = i
             if l < items.count, items[l] > items[m] { m = l }
             if r < items.count, items[r] > items[m] { m = r }

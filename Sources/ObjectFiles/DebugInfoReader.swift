@@ -134,7 +134,8 @@ enum DebugInfoReader {
     /// The whole file's DebugInfo at once, units appended in section order: libdwarf's reading,
     /// and ours where tests compare the two. An import streams our reader's units through
     /// `TableBuilder.build(stream:)` instead, a batch at a time.
-    static func read(sections: [String: ByteReader], pointerSize: Int, backend: Backend = .default) throws -> DebugInfo {
+    static func read(sections: [String: ByteReader], pointerSize: Int, backend: Backend = .default) throws -> DebugInfo
+    {
         var info = DebugInfo()
         if let aranges = sections[".debug_aranges"] {
             (info.arangeEntries, info.arangeUnits) = try AddressRangeTable.parse(aranges)
@@ -230,10 +231,14 @@ final class DebugInfoStream: @unchecked Sendable {
             var reader = UnitReader(sections: shared.sections)
             let decoder = DieDecoder(file: shared.file)
             while let i = slots.claim() {
-                slots.set(i, Result {
-                    guard let index = unitIndex[offsets[i]], let part = try reader.read(unit: index, decoder) else { return nil }
-                    return transform(part)
-                })
+                slots.set(
+                    i,
+                    Result {
+                        guard let index = unitIndex[offsets[i]], let part = try reader.read(unit: index, decoder) else {
+                            return nil
+                        }
+                        return transform(part)
+                    })
             }
         }
         if workers == 1 {
@@ -417,8 +422,9 @@ struct UnitReader {
     /// Ends the unit: its own ranges, and the part read, handed over.
     private mutating func finish(offset: UInt64, _ attrs: DieAttributes) throws -> DebugInfo {
         let ranges = try pcRanges(attrs)
-        part.units.append(DebugInfo.Unit(
-            offset: offset, ranges: ranges, scopes: 0..<part.scopes.count, sequences: 0..<part.sequences.count))
+        part.units.append(
+            DebugInfo.Unit(
+                offset: offset, ranges: ranges, scopes: 0..<part.scopes.count, sequences: 0..<part.sequences.count))
         table = LineTable()
         unitFiles = []
         defer { part = DebugInfo() }
@@ -438,8 +444,11 @@ struct UnitReader {
             name: try name(of: attrs, origin),
             entry: isInline ? 0 : (attrs.lowPC ?? ranges.map(\.start).min() ?? 0),
             parent: isInline ? parent : -1,
-            callFile: isInline ? (attrs.callFile.map { file($0) } ?? SymbolTableConstants.none) : SymbolTableConstants.none,
-            callLine: isInline ? (attrs.callLine.map { UInt32(clamping: $0) } ?? SymbolTableConstants.none) : SymbolTableConstants.none)
+            callFile: isInline
+                ? (attrs.callFile.map { file($0) } ?? SymbolTableConstants.none) : SymbolTableConstants.none,
+            callLine: isInline
+                ? (attrs.callLine.map { UInt32(clamping: $0) } ?? SymbolTableConstants.none) : SymbolTableConstants.none
+        )
         let index = Int32(part.nodes.count)
         part.nodes.append(node)
         for r in ranges { part.scopes.append(DebugInfo.Scope(start: r.start, end: r.end, node: index)) }
@@ -483,7 +492,8 @@ struct UnitReader {
                 let next = rows[j + 1].address
                 guard next > rows[j].address else { continue }
                 let row = rows[j]
-                part.lines.append(DebugInfo.LineInterval(start: row.address, end: next, file: file(UInt64(row.file)), line: row.line))
+                part.lines.append(
+                    DebugInfo.LineInterval(start: row.address, end: next, file: file(UInt64(row.file)), line: row.line))
             }
             part.sequences.append(DebugInfo.Sequence(low: low, high: high, intervals: start..<part.lines.count))
         }

@@ -38,7 +38,8 @@ struct DwarfInfoFile: @unchecked Sendable {
 
     /// The index of the unit whose DIEs contain `offset`, if any.
     func unitIndex(containing offset: Int) -> Int? {
-        var lo = 0, hi = units.count
+        var lo = 0
+        var hi = units.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if units[mid].end <= offset { lo = mid + 1 } else { hi = mid }
@@ -167,7 +168,9 @@ final class DieDecoder {
             var levels = 0
             while form == DW_FORM_indirect {
                 levels += 1
-                guard levels <= DieDecoder.maxIndirection else { throw DecodeError("DIE at \(start) nests DW_FORM_indirect") }
+                guard levels <= DieDecoder.maxIndirection else {
+                    throw DecodeError("DIE at \(start) nests DW_FORM_indirect")
+                }
                 let f = try r.uleb()
                 form = f <= 0xffff ? UInt16(f) : 0
             }
@@ -250,7 +253,9 @@ final class DieDecoder {
 
     /// The value of `form` as a number: constants, offsets, indices, references (unit-relative
     /// as written), and for DW_FORM_string the offset of the string in `.debug_info`.
-    private static func value(_ form: UInt16, _ spec: AttributeSpec, _ r: inout ByteReader, _ h: DwarfUnitHeader) throws -> UInt64 {
+    private static func value(_ form: UInt16, _ spec: AttributeSpec, _ r: inout ByteReader, _ h: DwarfUnitHeader) throws
+        -> UInt64
+    {
         switch form {
         case DW_FORM_implicit_const: return UInt64(bitPattern: spec.implicitConst)
         case DW_FORM_flag_present: return 1
@@ -322,7 +327,9 @@ extension DieDecoder {
             let base = context.addrBase ?? UInt64(h.offsetSize == 8 ? 16 : 8)
             guard v.value < UInt64(Int32.max) else { throw DecodeError("address index \(v.value) is out of range") }
             let (off, overflow) = base.addingReportingOverflow(v.value &* UInt64(h.addressSize))
-            guard !overflow, off <= UInt64(Int.max) else { throw DecodeError("address index \(v.value) is out of range") }
+            guard !overflow, off <= UInt64(Int.max) else {
+                throw DecodeError("address index \(v.value) is out of range")
+            }
             try r.seek(Int(off))
             return try r.unsigned(size: h.addressSize)
         default:
@@ -370,16 +377,21 @@ extension DieDecoder {
         case DW_FORM_strp: return try at(file.str, ".debug_str", v.value)
         case DW_FORM_line_strp: return try at(file.lineStr, ".debug_line_str", v.value)
         case DW_FORM_strx, DW_FORM_strx1, DW_FORM_strx2, DW_FORM_strx3, DW_FORM_strx4, DW_FORM_GNU_str_index:
-            guard var r = file.strOffsets else { throw DecodeError("indexed string without a .debug_str_offsets section") }
+            guard var r = file.strOffsets else {
+                throw DecodeError("indexed string without a .debug_str_offsets section")
+            }
             let h = context.header
             let base = context.strOffsetsBase ?? UInt64(h.offsetSize == 8 ? 16 : 8)
             guard v.value < UInt64(Int32.max) else { throw DecodeError("string index \(v.value) is out of range") }
             let (off, overflow) = base.addingReportingOverflow(v.value &* UInt64(h.offsetSize))
-            guard !overflow, off <= UInt64(Int.max) else { throw DecodeError("string index \(v.value) is out of range") }
+            guard !overflow, off <= UInt64(Int.max) else {
+                throw DecodeError("string index \(v.value) is out of range")
+            }
             try r.seek(Int(off))
             return try at(file.str, ".debug_str", try r.unsigned(size: h.offsetSize))
         default:
-            throw DecodeError("a string attribute has form 0x\(String(v.form, radix: 16)), which names no string of this file")
+            throw DecodeError(
+                "a string attribute has form 0x\(String(v.form, radix: 16)), which names no string of this file")
         }
     }
 }

@@ -6,8 +6,8 @@
 // libdwarf is not thread-safe (it races on global buffers even with one Dwarf_Debug per thread),
 // so every use goes through `DwarfSession.withSession`, which holds one process-wide lock.
 
-import Foundation
 internal import CDwarf
+import Foundation
 
 /// A DIE handle; owned by the session's caller, released with `DwarfSession.release`.
 struct DwarfDie {
@@ -57,7 +57,9 @@ final class DwarfSession {
     }
 
     /// Runs `body` with a session over `sections` while holding the libdwarf lock.
-    static func withSession<T>(sections: [String: ByteReader], pointerSize: Int, _ body: (DwarfSession) throws -> T) throws -> T {
+    static func withSession<T>(sections: [String: ByteReader], pointerSize: Int, _ body: (DwarfSession) throws -> T)
+        throws -> T
+    {
         lock.lock()
         defer { lock.unlock() }
         let session = try DwarfSession(sections: sections, pointerSize: pointerSize)
@@ -75,36 +77,37 @@ final class DwarfSession {
         }
         context = Unmanaged.passRetained(table)
         methods = .allocate(capacity: 1)
-        methods.initialize(to: Dwarf_Obj_Access_Methods(
-            get_section_info: { obj, index, out, _ in
-                guard let obj, let out else { return DW_DLV_ERROR }
-                let t = Unmanaged<SectionTable>.fromOpaque(obj).takeUnretainedValue()
-                guard Int(index) < t.entries.count else { return DW_DLV_NO_ENTRY }
-                let e = t.entries[Int(index)]
-                out.pointee = Dwarf_Obj_Access_Section(
-                    addr: 0, type: index == 0 ? 0 : 1, size: Dwarf_Unsigned(e.data.count),
-                    name: UnsafePointer(e.name), link: 0, info: 0, entrysize: 0)
-                return DW_DLV_OK
-            },
-            get_byte_order: { _ in DW_OBJECT_LSB },
-            get_length_size: { _ in 4 },
-            get_pointer_size: { obj in
-                guard let obj else { return 8 }
-                return Unmanaged<SectionTable>.fromOpaque(obj).takeUnretainedValue().pointerSize
-            },
-            get_section_count: { obj in
-                guard let obj else { return 0 }
-                return Dwarf_Unsigned(Unmanaged<SectionTable>.fromOpaque(obj).takeUnretainedValue().entries.count)
-            },
-            load_section: { obj, index, out, _ in
-                guard let obj, let out else { return DW_DLV_ERROR }
-                let t = Unmanaged<SectionTable>.fromOpaque(obj).takeUnretainedValue()
-                guard Int(index) < t.entries.count else { return DW_DLV_NO_ENTRY }
-                guard let p = t.entries[Int(index)].data.pointer else { return DW_DLV_NO_ENTRY }
-                out.pointee = UnsafeMutablePointer(mutating: p.assumingMemoryBound(to: Dwarf_Small.self))
-                return DW_DLV_OK
-            },
-            relocate_a_section: nil))
+        methods.initialize(
+            to: Dwarf_Obj_Access_Methods(
+                get_section_info: { obj, index, out, _ in
+                    guard let obj, let out else { return DW_DLV_ERROR }
+                    let t = Unmanaged<SectionTable>.fromOpaque(obj).takeUnretainedValue()
+                    guard Int(index) < t.entries.count else { return DW_DLV_NO_ENTRY }
+                    let e = t.entries[Int(index)]
+                    out.pointee = Dwarf_Obj_Access_Section(
+                        addr: 0, type: index == 0 ? 0 : 1, size: Dwarf_Unsigned(e.data.count),
+                        name: UnsafePointer(e.name), link: 0, info: 0, entrysize: 0)
+                    return DW_DLV_OK
+                },
+                get_byte_order: { _ in DW_OBJECT_LSB },
+                get_length_size: { _ in 4 },
+                get_pointer_size: { obj in
+                    guard let obj else { return 8 }
+                    return Unmanaged<SectionTable>.fromOpaque(obj).takeUnretainedValue().pointerSize
+                },
+                get_section_count: { obj in
+                    guard let obj else { return 0 }
+                    return Dwarf_Unsigned(Unmanaged<SectionTable>.fromOpaque(obj).takeUnretainedValue().entries.count)
+                },
+                load_section: { obj, index, out, _ in
+                    guard let obj, let out else { return DW_DLV_ERROR }
+                    let t = Unmanaged<SectionTable>.fromOpaque(obj).takeUnretainedValue()
+                    guard Int(index) < t.entries.count else { return DW_DLV_NO_ENTRY }
+                    guard let p = t.entries[Int(index)].data.pointer else { return DW_DLV_NO_ENTRY }
+                    out.pointee = UnsafeMutablePointer(mutating: p.assumingMemoryBound(to: Dwarf_Small.self))
+                    return DW_DLV_OK
+                },
+                relocate_a_section: nil))
         interface = .allocate(capacity: 1)
         interface.initialize(to: Dwarf_Obj_Access_Interface(object: context.toOpaque(), methods: methods))
         var err: Dwarf_Error?
@@ -167,8 +170,12 @@ final class DwarfSession {
             let unitOffset = offset
             offset = next
             var die: Dwarf_Die?
-            guard try check(dwarf_siblingof_b(dbg, nil, 1, &die, &err), err, "reading a unit DIE"), let die else { continue }
-            let unit = DwarfUnit(offset: unitOffset, version: version, addressSize: Int(addressSize), offsetSize: Int(offsetSize), die: DwarfDie(raw: die))
+            guard try check(dwarf_siblingof_b(dbg, nil, 1, &die, &err), err, "reading a unit DIE"), let die else {
+                continue
+            }
+            let unit = DwarfUnit(
+                offset: unitOffset, version: version, addressSize: Int(addressSize), offsetSize: Int(offsetSize),
+                die: DwarfDie(raw: die))
             defer { release(unit.die) }
             try body(unit)
         }
@@ -221,7 +228,9 @@ final class DwarfSession {
         var list: UnsafeMutablePointer<Dwarf_Attribute?>?
         var count: Dwarf_Signed = 0
         var err: Dwarf_Error?
-        guard try check(dwarf_attrlist(die.raw, &list, &count, &err), err, "reading attributes"), let list else { return out }
+        guard try check(dwarf_attrlist(die.raw, &list, &count, &err), err, "reading attributes"), let list else {
+            return out
+        }
         defer {
             for i in 0..<Int(count) { if let a = list[i] { dwarf_dealloc_attribute(a) } }
             dwarf_dealloc(dbg, UnsafeMutableRawPointer(list), Dwarf_Unsigned(DW_DLA_LIST))

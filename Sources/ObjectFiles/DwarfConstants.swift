@@ -19,11 +19,13 @@ let DW_CHILDREN_yes: UInt8 = 0x01
 
 // MARK: Tags (7.5.3, table 7.3)
 let DW_TAG_compile_unit: UInt16 = 0x11
+let DW_TAG_lexical_block: UInt16 = 0x0b
 let DW_TAG_inlined_subroutine: UInt16 = 0x1d
 let DW_TAG_subprogram: UInt16 = 0x2e
 let DW_TAG_partial_unit: UInt16 = 0x3c
 
 // MARK: Attributes (7.5.4, table 7.5)
+let DW_AT_location: UInt16 = 0x02
 let DW_AT_name: UInt16 = 0x03
 let DW_AT_stmt_list: UInt16 = 0x10
 let DW_AT_low_pc: UInt16 = 0x11

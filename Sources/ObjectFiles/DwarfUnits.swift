@@ -30,11 +30,14 @@ struct DwarfUnitHeader: Sendable {
             throw DecodeError("unit at \(offset) has the reserved initial length 0x\(String(length, radix: 16))")
         }
         guard length <= UInt64(r.remaining) else {
-            throw DecodeError("unit at \(offset) claims \(length) bytes, past the end of .debug_info (\(r.remaining) left)")
+            throw DecodeError(
+                "unit at \(offset) claims \(length) bytes, past the end of .debug_info (\(r.remaining) left)")
         }
         let end = r.offset + Int(length)
         let version = try r.u16()
-        guard (2...5).contains(version) else { throw DecodeError("unit at \(offset) has unsupported DWARF version \(version)") }
+        guard (2...5).contains(version) else {
+            throw DecodeError("unit at \(offset) has unsupported DWARF version \(version)")
+        }
         var unitType = DW_UT_compile
         let addressSize: Int
         let abbrevOffset: UInt64
@@ -134,16 +137,19 @@ struct AbbreviationTable: Sendable {
                 var implicit: Int64 = 0
                 if form == UInt64(DW_FORM_implicit_const) { implicit = try r.sleb() }
                 guard table.specs.count - first < maxAttributesPerAbbreviation else {
-                    throw DecodeError("abbreviation \(code) at \(offset) has more than \(maxAttributesPerAbbreviation) attributes")
+                    throw DecodeError(
+                        "abbreviation \(code) at \(offset) has more than \(maxAttributesPerAbbreviation) attributes")
                 }
-                table.specs.append(AttributeSpec(
-                    name: name <= 0xffff ? UInt16(name) : 0, form: form <= 0xffff ? UInt16(form) : 0,
-                    implicitConst: implicit))
+                table.specs.append(
+                    AttributeSpec(
+                        name: name <= 0xffff ? UInt16(name) : 0, form: form <= 0xffff ? UInt16(form) : 0,
+                        implicitConst: implicit))
             }
             let index = Int32(table.abbreviations.count)
-            table.abbreviations.append(Abbreviation(
-                tag: tag <= 0xffff ? UInt16(tag) : 0, hasChildren: children == DW_CHILDREN_yes,
-                specs: first..<table.specs.count))
+            table.abbreviations.append(
+                Abbreviation(
+                    tag: tag <= 0xffff ? UInt16(tag) : 0, hasChildren: children == DW_CHILDREN_yes,
+                    specs: first..<table.specs.count))
             if code < maxDenseCode {
                 if Int(code) >= table.dense.count {
                     table.dense += repeatElement(-1, count: Int(code) + 1 - table.dense.count)

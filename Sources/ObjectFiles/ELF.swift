@@ -98,10 +98,14 @@ struct ELFFile {
                 fileName = symbol.name
                 continue
             }
-            guard type == STT_NOTYPE || type == STT_OBJECT || type == STT_FUNC || type == STT_GNU_IFUNC else { continue }
+            guard type == STT_NOTYPE || type == STT_OBJECT || type == STT_FUNC || type == STT_GNU_IFUNC else {
+                continue
+            }
             // Defined in a real section (not SHN_UNDEF, nor a reserved index such as SHN_ABS).
             let shndx = Int(symbol.sectionIndex)
-            guard shndx != SHN_UNDEF, shndx < SHN_LORESERVE, shndx < sections.count, let name = symbol.name else { continue }
+            guard shndx != SHN_UNDEF, shndx < SHN_LORESERVE, shndx < sections.count, let name = symbol.name else {
+                continue
+            }
             if type == STT_NOTYPE, name.isEmpty || name.hasPrefix("$") { continue }
             let local = symbol.info >> 4 == STB_LOCAL
             out.append(

@@ -75,12 +75,16 @@ enum LineProgram {
             unitLength = try r.u64()
             offsetSize = 8
         }
-        guard unitLength <= UInt64(r.remaining) else { throw DecodeError("line table at \(offset) runs past its section") }
+        guard unitLength <= UInt64(r.remaining) else {
+            throw DecodeError("line table at \(offset) runs past its section")
+        }
         var u = try r.sub(r.offset, Int(unitLength))
         var table = LineTable()
         table.compDir = compDir
         table.version = try u.u16()
-        guard (2...5).contains(table.version) else { throw DecodeError("unsupported line table version \(table.version)") }
+        guard (2...5).contains(table.version) else {
+            throw DecodeError("unsupported line table version \(table.version)")
+        }
         var addressSize = 8
         if table.version >= 5 {
             addressSize = Int(try u.u8())
@@ -147,7 +151,9 @@ enum LineProgram {
             switch op {
             case DW_LNS_extended_op:
                 let len = Int(clamping: try u.uleb())
-                guard len > 0, len <= u.remaining else { throw DecodeError("bad extended opcode length in line table at \(offset)") }
+                guard len > 0, len <= u.remaining else {
+                    throw DecodeError("bad extended opcode length in line table at \(offset)")
+                }
                 let next = u.offset + len
                 let sub = try u.u8()
                 switch sub {

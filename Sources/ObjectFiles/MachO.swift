@@ -53,7 +53,9 @@ struct MachOFile {
             throw DecodeError("load commands (\(sizeofcmds) bytes) run past the end of the file")
         }
         var commands = try r.sub(r.offset, Int(sizeofcmds))
-        guard ncmds <= sizeofcmds / 8 else { throw DecodeError("\(ncmds) load commands cannot fit in \(sizeofcmds) bytes") }
+        guard ncmds <= sizeofcmds / 8 else {
+            throw DecodeError("\(ncmds) load commands cannot fit in \(sizeofcmds) bytes")
+        }
         for i in 0..<ncmds {
             let at = commands.offset
             let cmd = try commands.u32()
@@ -100,7 +102,8 @@ struct MachOFile {
             try r.skip(12)  // align, reloff, nreloc
             let flags = try r.u32()
             try r.skip(is64 ? 12 : 8)
-            sections.append(MachOSection(segment: seg, name: sectname, address: addr, size: size, fileOffset: offset, flags: flags))
+            sections.append(
+                MachOSection(segment: seg, name: sectname, address: addr, size: size, fileOffset: offset, flags: flags))
         }
     }
 

@@ -26,10 +26,12 @@ public struct ObjectSlice: Sendable {
             switch format {
             case .machO(let m):
                 let debug = info.kind == .debugInfo ? try m.debugSections() : nil
-                return try ObjectSlice.build(info, debug, pointerSize: m.is64 ? 8 : 4, symbols: try m.symbols(), backend)
+                return try ObjectSlice.build(
+                    info, debug, pointerSize: m.is64 ? 8 : 4, symbols: try m.symbols(), backend)
             case .elf(let e):
                 let debug = info.kind == .debugInfo ? try e.debugSections() : nil
-                return try ObjectSlice.build(info, debug, pointerSize: e.is64 ? 8 : 4, symbols: try e.symbols(), backend)
+                return try ObjectSlice.build(
+                    info, debug, pointerSize: e.is64 ? 8 : 4, symbols: try e.symbols(), backend)
             }
         } catch let error as DecodeError {
             throw SymbolicateError(.badInput, "corrupt \(info.arch) slice: \(error.description)", path: info.path)
@@ -119,7 +121,9 @@ public enum ObjectFile {
         try r.skip(4)
         let count = try r.u32()
         guard count > 0, count <= maxFatSlices else {
-            throw SymbolicateError(.unsupported, "0xcafebabe file with \(count) entries is not a universal binary (a Java class file?)", path: path)
+            throw SymbolicateError(
+                .unsupported, "0xcafebabe file with \(count) entries is not a universal binary (a Java class file?)",
+                path: path)
         }
         var out: [ObjectSlice] = []
         for i in 0..<count {
@@ -138,7 +142,9 @@ public enum ObjectFile {
             }
             out.append(try machOSlice(MachOFile(data), name: name, path: path))
         }
-        guard !out.isEmpty else { throw SymbolicateError(.unsupported, "universal file without Mach-O slices", path: path) }
+        guard !out.isEmpty else {
+            throw SymbolicateError(.unsupported, "universal file without Mach-O slices", path: path)
+        }
         return out
     }
 

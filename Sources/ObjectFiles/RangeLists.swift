@@ -111,20 +111,26 @@ enum AddressRangeTable {
                 length = try r.u64()
                 offsetSize = 8
             }
-            guard length <= UInt64(r.remaining) else { throw DecodeError("address range set at \(setStart) runs past its section") }
+            guard length <= UInt64(r.remaining) else {
+                throw DecodeError("address range set at \(setStart) runs past its section")
+            }
             let end = r.offset + Int(length)
             _ = try r.u16()
             let unit = try r.unsigned(size: offsetSize)
             let addressSize = Int(try r.u8())
             _ = try r.u8()
-            guard addressSize == 4 || addressSize == 8 else { throw DecodeError("address range set with address size \(addressSize)") }
+            guard addressSize == 4 || addressSize == 8 else {
+                throw DecodeError("address range set with address size \(addressSize)")
+            }
             let misalign = (r.offset - setStart) % (2 * addressSize)
             if misalign != 0 { try r.skip(2 * addressSize - misalign) }
             while r.offset + 2 * addressSize <= end {
                 let start = try r.unsigned(size: addressSize)
                 let size = try r.unsigned(size: addressSize)
                 if start == 0 && size == 0 { break }
-                if size > 0, start &+ size > start { entries.append(Entry(start: start, end: start &+ size, unit: unit)) }
+                if size > 0, start &+ size > start {
+                    entries.append(Entry(start: start, end: start &+ size, unit: unit))
+                }
             }
             units.insert(unit)
             try r.seek(end)

@@ -110,7 +110,10 @@ struct TableBuilder {
         let byStart = scopes.indices.sorted { scopes[$0].start < scopes[$1].start }
         var points: [UInt64] = []
         points.reserveCapacity(2 * scopes.count)
-        for s in scopes { points.append(s.start); points.append(s.end) }
+        for s in scopes {
+            points.append(s.start)
+            points.append(s.end)
+        }
         points.sort()
         var heap = MaxHeap()
         var cursor = 0
@@ -135,7 +138,8 @@ struct TableBuilder {
 
     /// The parts of `items` (sorted, disjoint) inside `owned` (sorted, disjoint).
     static func clip<T>(
-        _ items: [T], to owned: [(start: UInt64, end: UInt64)], bounds: (T) -> (UInt64, UInt64), make: (T, UInt64, UInt64) -> T
+        _ items: [T], to owned: [(start: UInt64, end: UInt64)], bounds: (T) -> (UInt64, UInt64),
+        make: (T, UInt64, UInt64) -> T
     ) -> [T] {
         var out: [T] = []
         out.reserveCapacity(items.count)
@@ -198,7 +202,9 @@ struct TableBuilder {
 
     /// The location chain of `node` at `file:line` (a builder file index); the outermost
     /// function is symbol `symbol`'s when there is one (-1: none).
-    private mutating func chain(_ unit: NodeCache, _ node: Int32, _ file: UInt32, _ line: UInt32, _ symbol: Int) -> UInt32 {
+    private mutating func chain(_ unit: NodeCache, _ node: Int32, _ file: UInt32, _ line: UInt32, _ symbol: Int)
+        -> UInt32
+    {
         let i = Int(node)
         let n = unit.info.nodes[i]
         let symbolKey = symbol >= 0 ? symbols[symbol].start : .max
@@ -244,7 +250,9 @@ struct TableBuilder {
         let base = symbolCursor
         let syms = Array(symbols[base..<last])
         var points = Boundaries(pieces, lines, syms)
-        var pi = 0, li = 0, si = 0
+        var pi = 0
+        var li = 0
+        var si = 0
         var p = lo
         var pending: UInt64? = points.next()
         while true {
@@ -298,13 +306,15 @@ struct TableBuilder {
         if let last = ranges.last, last.location != SymbolTable.none, last.start < .max {
             ranges.append(SymbolTable.Range(start: max(lastPoint ?? 0, last.start + 1), location: SymbolTable.none))
         }
-        return SymbolTable(build: build, files: files, functions: functions, locations: locationTable.locations, ranges: ranges)
+        return SymbolTable(
+            build: build, files: files, functions: functions, locations: locationTable.locations, ranges: ranges)
     }
 
     /// Which unit owns each address: .debug_aranges, plus the DIE ranges of the units it omits;
     /// disjoint regions in ascending order.
     private static func regions(
-        arangeEntries: [AddressRangeTable.Entry], arangeUnits: Set<UInt64>, units: [(offset: UInt64, ranges: [(start: UInt64, end: UInt64)])]
+        arangeEntries: [AddressRangeTable.Entry], arangeUnits: Set<UInt64>,
+        units: [(offset: UInt64, ranges: [(start: UInt64, end: UInt64)])]
     ) -> [AddressRangeTable.Entry] {
         var entries = arangeEntries
         for u in units where !arangeUnits.contains(u.offset) {
@@ -365,7 +375,9 @@ struct TableBuilder {
 
     /// Units in the order their first region comes, in batches of about `batchBytes` of
     /// `.debug_info` each (`size` gives a unit's).
-    private static func batches(_ regions: [AddressRangeTable.Entry], batchBytes: Int, size: (UInt64) -> Int) -> [[UInt64]] {
+    private static func batches(_ regions: [AddressRangeTable.Entry], batchBytes: Int, size: (UInt64) -> Int)
+        -> [[UInt64]]
+    {
         var seen: Set<UInt64> = []
         var out: [[UInt64]] = []
         var current: [UInt64] = []
@@ -412,7 +424,8 @@ struct TableBuilder {
         b.symbols = b.symbolIntervals(symbols)
         b.symbolFunctions = Array(repeating: SymbolTable.none, count: b.symbols.count)
         let regions = regions(
-            arangeEntries: info.arangeEntries, arangeUnits: info.arangeUnits, units: info.units.map { ($0.offset, $0.ranges) })
+            arangeEntries: info.arangeEntries, arangeUnits: info.arangeUnits,
+            units: info.units.map { ($0.offset, $0.ranges) })
         let owned = owned(regions)
         var prepared: [UInt64: PreparedUnit] = [:]
         for u in info.units {
@@ -425,7 +438,8 @@ struct TableBuilder {
         var seen: Set<UInt64> = []
         for r in regions where seen.insert(r.unit).inserted { all.append(r.unit) }
         do {
-            try b.walkRegions(regions, batches: [all]) { batch in batch.compactMap { u in prepared[u].map { (u, $0) } } }
+            try b.walkRegions(regions, batches: [all]) { batch in batch.compactMap { u in prepared[u].map { (u, $0) } }
+            }
         } catch {
             preconditionFailure("loading prepared units cannot fail")
         }

@@ -35,7 +35,7 @@ enum BinaryImageLine {
     static func parse(_ bytes: [UInt8], _ line: Range<Int>) -> BinaryImage? {
         let tokens = ByteText.tokens(bytes, line, limit: 3)
         guard tokens.count == 3, let lo = ByteText.hexAddress(bytes, tokens[0]), tokens[1].count == 1,
-              bytes[tokens[1].lowerBound] == UInt8(ascii: "-"), let hi = ByteText.hexAddress(bytes, tokens[2])
+            bytes[tokens[1].lowerBound] == UInt8(ascii: "-"), let hi = ByteText.hexAddress(bytes, tokens[2])
         else { return nil }
         let rest = ByteText.trim(bytes, tokens[2].upperBound..<line.upperBound)
         guard !rest.isEmpty else { return nil }
@@ -43,7 +43,8 @@ enum BinaryImageLine {
         var uuid: BuildID? = nil
         var path: String? = nil
         if let open = firstIndex(of: UInt8(ascii: "<"), in: bytes, rest),
-           let close = firstIndex(of: UInt8(ascii: ">"), in: bytes, open..<rest.upperBound) {
+            let close = firstIndex(of: UInt8(ascii: ">"), in: bytes, open..<rest.upperBound)
+        {
             uuid = BuildID(string: ByteText.string(bytes, (open + 1)..<close))
             let after = ByteText.trim(bytes, (close + 1)..<rest.upperBound)
             path = after.isEmpty ? nil : ByteText.string(bytes, after)
@@ -64,7 +65,9 @@ enum BinaryImageLine {
             marked = true
             head = (first + 1)..<head.upperBound
         }
-        if let last = head.last, bytes[last] == UInt8(ascii: ")"), let open = lastIndex(of: UInt8(ascii: "("), in: bytes, head) {
+        if let last = head.last, bytes[last] == UInt8(ascii: ")"),
+            let open = lastIndex(of: UInt8(ascii: "("), in: bytes, head)
+        {
             let inner = ByteText.string(bytes, (open + 1)..<last)
             if inner == "*" {
                 marked = true

@@ -63,7 +63,10 @@ enum ByteText {
         let end = min(range.upperBound, bytes.count)
         while i < end, result.count < limit {
             let w = spaceWidth(bytes, i, end)
-            if w > 0 { i += w; continue }
+            if w > 0 {
+                i += w
+                continue
+            }
             let s = i
             while i < end, spaceWidth(bytes, i, end) == 0 { i += 1 }
             result.append(s..<i)
@@ -125,7 +128,9 @@ enum ByteText {
 
     /// Parses `0x` followed by 1-16 hex digits filling the whole range.
     static func hexAddress(_ bytes: [UInt8], _ range: Range<Int>) -> UInt64? {
-        guard range.count >= 3, range.count <= 18, range.upperBound <= bytes.count, range.lowerBound >= 0 else { return nil }
+        guard range.count >= 3, range.count <= 18, range.upperBound <= bytes.count, range.lowerBound >= 0 else {
+            return nil
+        }
         guard bytes[range.lowerBound] == 0x30, bytes[range.lowerBound + 1] | 0x20 == 0x78 else { return nil }
         var value: UInt64 = 0
         for i in (range.lowerBound + 2)..<range.upperBound {
@@ -137,7 +142,9 @@ enum ByteText {
 
     /// Parses a decimal number filling the whole range (at most 19 digits).
     static func decimal(_ bytes: [UInt8], _ range: Range<Int>) -> UInt64? {
-        guard !range.isEmpty, range.count <= 19, range.upperBound <= bytes.count, range.lowerBound >= 0 else { return nil }
+        guard !range.isEmpty, range.count <= 19, range.upperBound <= bytes.count, range.lowerBound >= 0 else {
+            return nil
+        }
         var value: UInt64 = 0
         for i in range {
             let b = bytes[i]

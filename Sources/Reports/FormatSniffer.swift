@@ -43,7 +43,9 @@ enum FormatSniffer {
         var control = 0
         for i in 0..<end {
             let b = bytes[i]
-            if b == 0 { return SymbolicateError(.badInput, "binary data, not a text crash report (NUL byte at offset \(i))") }
+            if b == 0 {
+                return SymbolicateError(.badInput, "binary data, not a text crash report (NUL byte at offset \(i))")
+            }
             if b < 0x09 || (b > 0x0D && b < 0x20 && b != 0x1B) { control += 1 }
         }
         if control * 50 > end {
@@ -62,8 +64,10 @@ enum FormatSniffer {
         func has(_ k: String) -> Bool {
             node != nil ? keys.contains(k) : contains(bytes, "\"\(k)\"")
         }
-        if ["crashDiagnostics", "hangDiagnostics", "cpuExceptionDiagnostics", "diskWriteExceptionDiagnostics",
-            "callStackTree", "callStacks", "callStackPerThread", "diagnosticMetaData", "timeStampBegin"].contains(where: has) {
+        if [
+            "crashDiagnostics", "hangDiagnostics", "cpuExceptionDiagnostics", "diskWriteExceptionDiagnostics",
+            "callStackTree", "callStacks", "callStackPerThread", "diagnosticMetaData", "timeStampBegin",
+        ].contains(where: has) {
             return refusal("a MetricKit payload with no diagnostics or call stacks (a metric payload?)")
         }
         if has("report"), has("crash") || has("binary_images") || has("system") {
@@ -88,14 +92,20 @@ enum FormatSniffer {
         if contains(bytes, "Analysis of sampling ") || contains(bytes, "Sampling process ") {
             return refusal("macOS `sample` output")
         }
-        if contains(bytes, "Build fingerprint:") || contains(bytes, "*** *** *** *** ***") || contains(bytes, "backtrace:\n    #00 pc")
-            || (contains(bytes, "ABI: '") && contains(bytes, "signal ")) {
+        if contains(bytes, "Build fingerprint:") || contains(bytes, "*** *** *** *** ***")
+            || contains(bytes, "backtrace:\n    #00 pc")
+            || (contains(bytes, "ABI: '") && contains(bytes, "signal "))
+        {
             return refusal("an Android tombstone")
         }
-        if contains(bytes, "panic(cpu ") || contains(bytes, "Panicked task ") || contains(bytes, "Kernel Extensions in backtrace:") {
+        if contains(bytes, "panic(cpu ") || contains(bytes, "Panicked task ")
+            || contains(bytes, "Kernel Extensions in backtrace:")
+        {
             return refusal("a kernel panic")
         }
-        if contains(bytes, "Application received signal") || (contains(bytes, "dSYM UUID:") && contains(bytes, "Slide Address:")) {
+        if contains(bytes, "Application received signal")
+            || (contains(bytes, "dSYM UUID:") && contains(bytes, "Slide Address:"))
+        {
             return refusal("an Umeng crash report")
         }
         if contains(bytes, "Num samples:") || contains(bytes, "Heaviest stack") || contains(bytes, "Spindump") {

@@ -41,12 +41,14 @@ enum FrameLine {
             columnStart += w
         }
         let column = columnStart..<line.upperBound
-        var frame = Frame(number: Int(number), imageName: imageName, address: address, isReturnAddress: true, symbolColumn: column)
+        var frame = Frame(
+            number: Int(number), imageName: imageName, address: address, isReturnAddress: true, symbolColumn: column)
         // Fast path: the unsymbolicated `0xBASE + OFFSET` column needs no string work.
         let columnTokens = ByteText.tokens(bytes, column, limit: 4)
         if columnTokens.count == 3, ByteText.hexAddress(bytes, columnTokens[0]) != nil,
-           columnTokens[1].count == 1, bytes[columnTokens[1].lowerBound] == UInt8(ascii: "+"),
-           ByteText.decimal(bytes, columnTokens[2]) != nil {
+            columnTokens[1].count == 1, bytes[columnTokens[1].lowerBound] == UInt8(ascii: "+"),
+            ByteText.decimal(bytes, columnTokens[2]) != nil
+        {
             return frame
         }
         let rest = ByteText.string(bytes, ByteText.trim(bytes, column))
@@ -64,7 +66,8 @@ enum FrameLine {
     static func describe(_ text: String) -> SymbolText? {
         guard !text.isEmpty else { return nil }
         let parts = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
-        if parts.count >= 3, parts[0].hasPrefix("0x"), UInt64(parts[0].dropFirst(2), radix: 16) != nil, parts[1] == "+" {
+        if parts.count >= 3, parts[0].hasPrefix("0x"), UInt64(parts[0].dropFirst(2), radix: 16) != nil, parts[1] == "+"
+        {
             guard parts.count == 4 else { return nil }
             let tail = parts[3].trimmingCharacters(in: " \t")
             guard tail.hasPrefix("("), tail.hasSuffix(")"), tail.count > 2 else { return nil }

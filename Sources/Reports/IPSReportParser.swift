@@ -77,7 +77,8 @@ enum IPSReportParser {
         let name = node["name"]?.string ?? path.flatMap { $0.split(separator: "/").last.map(String.init) } ?? "???"
         return BinaryImage(
             loadAddress: node["base"]?.uint64 ?? 0, size: node["size"]?.uint64, name: name,
-            arch: node["arch"]?.string.map(Arch.init(rawValue:)), uuid: node["uuid"]?.string.flatMap { BuildID(string: $0) },
+            arch: node["arch"]?.string.map(Arch.init(rawValue:)),
+            uuid: node["uuid"]?.string.flatMap { BuildID(string: $0) },
             path: path, version: node["version"]?.string, isMarked: false)
     }
 
@@ -91,7 +92,8 @@ enum IPSReportParser {
             base = images[index].loadAddress
         }
         return Frame(
-            number: number, imageName: imageIndex.map { images[$0].name }, imageIndex: imageIndex, address: base &+ offset,
+            number: number, imageName: imageIndex.map { images[$0].name }, imageIndex: imageIndex,
+            address: base &+ offset,
             symbol: node["symbol"]?.string, symbolOffset: node["symbolLocation"]?.uint64,
             sourceFile: node["sourceFile"]?.string, sourceLine: node["sourceLine"]?.int,
             isReturnAddress: isReturnAddress)

@@ -86,11 +86,14 @@ enum IPSTextRenderer {
             if body["isCorpse"]?.bool == true { out.append("Exception Note:  EXC_CORPSE_NOTIFY") }
         }
         if let t = body["termination"] {
-            var reason = "Termination Reason: " + (t["namespace"]?.scalarText ?? "") + " " + (t["code"]?.scalarText ?? "")
+            var reason =
+                "Termination Reason: " + (t["namespace"]?.scalarText ?? "") + " " + (t["code"]?.scalarText ?? "")
             reason += " " + (t["indicator"]?.string ?? "")
             out.append(reason)
             for detail in t["details"]?.elements.compactMap(\.string) ?? [] { out.append(detail) }
-            if let proc = t["byProc"]?.string { out.append("Terminating Process: \(proc) [\(t["byPid"]?.scalarText ?? "?")]") }
+            if let proc = t["byProc"]?.string {
+                out.append("Terminating Process: \(proc) [\(t["byPid"]?.scalarText ?? "?")]")
+            }
         }
         out.append("")
         if let faulting = s("faultingThread") {
@@ -114,8 +117,10 @@ enum IPSTextRenderer {
             let image = report.image(for: frame)?.name ?? frame.imageName ?? "???"
             if let result = results[FrameID(backtrace: b, frame: f)] {
                 for level in result.frames {
-                    out.append(ReportWriter.frameLine(number: f, image: image, address: frame.address,
-                                                      column: ReportWriter.symbolColumn(level)))
+                    out.append(
+                        ReportWriter.frameLine(
+                            number: f, image: image, address: frame.address,
+                            column: ReportWriter.symbolColumn(level)))
                 }
                 continue
             }
@@ -139,9 +144,11 @@ enum IPSTextRenderer {
             return String(repeating: " ", count: max(0, 18 - h.count)) + h
         }
         let end = image.loadAddress &+ (image.size ?? 1) &- 1
-        let uuid = image.uuid.map { $0.bytes.map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined() }
+        let uuid =
+            image.uuid.map { $0.bytes.map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined() }
             ?? String(repeating: "0", count: 32)
-        return right(image.loadAddress) + " - " + right(end) + " " + image.name + " " + (image.arch?.rawValue ?? "unknown-arch")
+        return right(image.loadAddress) + " - " + right(end) + " " + image.name + " "
+            + (image.arch?.rawValue ?? "unknown-arch")
             + "  <" + uuid + "> " + (image.path ?? "???")
     }
 
@@ -154,7 +161,7 @@ enum IPSTextRenderer {
     static func threadState(_ body: JSONNode, into out: inout [String], macOS: Bool = false) {
         let threads = body["threads"]?.elements ?? []
         guard let index = threads.firstIndex(where: { $0["triggered"]?.bool == true }) ?? body["faultingThread"]?.int,
-              threads.indices.contains(index), let state = threads[index]["threadState"]
+            threads.indices.contains(index), let state = threads[index]["threadState"]
         else { return }
         switch state["flavor"]?.string {
         case "ARM_THREAD_STATE64": armState(state, thread: index, into: &out)
@@ -167,7 +174,8 @@ enum IPSTextRenderer {
         func value(_ name: String) -> UInt64 { state[name]?["value"]?.uint64 ?? 0 }
         out.append("Thread \(index) crashed with X86 Thread State (64-bit):")
         let rows: [[(String, String)]] = [
-            ["rax", "rbx", "rcx", "rdx"], ["rdi", "rsi", "rbp", "rsp"], ["r8", "r9", "r10", "r11"], ["r12", "r13", "r14", "r15"],
+            ["rax", "rbx", "rcx", "rdx"], ["rdi", "rsi", "rbp", "rsp"], ["r8", "r9", "r10", "r11"],
+            ["r12", "r13", "r14", "r15"],
             ["rip", "rflags", "cr2"],
         ].map { row in row.map { ($0 == "rflags" ? "rfl" : $0, hex(value($0), 16)) } }
         for row in rows {
@@ -197,12 +205,16 @@ enum IPSTextRenderer {
             entries.append(("x\(i)", hex(x["value"]?.uint64 ?? 0, 16)))
         }
         out.append("Thread \(index) crashed with ARM Thread State (64-bit):")
-        var rows: [[(String, String)]] = stride(from: 0, to: entries.count, by: 4).map { Array(entries[$0..<min($0 + 4, entries.count)]) }
+        var rows: [[(String, String)]] = stride(from: 0, to: entries.count, by: 4).map {
+            Array(entries[$0..<min($0 + 4, entries.count)])
+        }
         var tail = rows.popLast() ?? []
         for name in ["fp", "lr"] { tail.append((name, hex(state[name]?["value"]?.uint64 ?? 0, 16))) }
         rows.append(tail)
-        rows.append([("sp", hex(state["sp"]?["value"]?.uint64 ?? 0, 16)), ("pc", hex(state["pc"]?["value"]?.uint64 ?? 0, 16)),
-                     ("cpsr", hex(state["cpsr"]?["value"]?.uint64 ?? 0, 8))])
+        rows.append([
+            ("sp", hex(state["sp"]?["value"]?.uint64 ?? 0, 16)), ("pc", hex(state["pc"]?["value"]?.uint64 ?? 0, 16)),
+            ("cpsr", hex(state["cpsr"]?["value"]?.uint64 ?? 0, 8)),
+        ])
         var last: [(String, String)] = [("far", hex(state["far"]?["value"]?.uint64 ?? 0, 16))]
         var esr = hex(state["esr"]?["value"]?.uint64 ?? 0, 8)
         if let d = state["esr"]?["description"]?.string { esr += " " + d }

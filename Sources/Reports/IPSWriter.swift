@@ -10,21 +10,26 @@ enum IPSWriter {
     static func write(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
         let original = report.original
         guard let bodyStart = ReportParser.ipsBodyStart(original),
-              let body = try? IPSReportParser.parseBody(original, bodyStart: bodyStart)
+            let body = try? IPSReportParser.parseBody(original, bodyStart: bodyStart)
         else { return original }
         var edits: [ByteEdit] = []
         for (b, list) in IPSReportParser.frameLists(body).enumerated() {
-            let arraySeparator = list.frames.count >= 2
+            let arraySeparator =
+                list.frames.count >= 2
                 ? Array(original[list.frames[0].range.upperBound..<list.frames[1].range.lowerBound]) : Array(",".utf8)
             for (f, node) in list.frames.enumerated() {
-                guard let result = results[FrameID(backtrace: b, frame: f)], let outer = result.frames.last else { continue }
+                guard let result = results[FrameID(backtrace: b, frame: f)], let outer = result.frames.last else {
+                    continue
+                }
                 let style = Style(node, in: original)
                 edits += keyEdits(node, outer, style: style, original: original)
                 var inserted: [UInt8] = []
                 for level in result.frames.dropLast() {
                     inserted += inlineObject(node, level, style: style, original: original) + arraySeparator
                 }
-                if !inserted.isEmpty { edits.append(ByteEdit(range: node.range.lowerBound..<node.range.lowerBound, bytes: inserted)) }
+                if !inserted.isEmpty {
+                    edits.append(ByteEdit(range: node.range.lowerBound..<node.range.lowerBound, bytes: inserted))
+                }
             }
         }
         // asiBacktraces: frame lines inside JSON strings; the string is rewritten as text.
@@ -48,7 +53,8 @@ enum IPSWriter {
         for line in ByteText.lines(bytes) {
             guard let frame = FrameLine.parse(bytes, line.range) else { continue }
             if let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn {
-                edits += ReportWriter.frameEdits(bytes, column: column, result: result, ending: ByteText.lineEnding(bytes))
+                edits += ReportWriter.frameEdits(
+                    bytes, column: column, result: result, ending: ByteText.lineEnding(bytes))
             }
             f += 1
         }

@@ -125,7 +125,8 @@ struct JSONScanner {
         let start = pos
         while pos < end {
             let b = bytes[pos]
-            let isNumberByte = (b >= 0x30 && b <= 0x39) || b == UInt8(ascii: "-") || b == UInt8(ascii: "+")
+            let isNumberByte =
+                (b >= 0x30 && b <= 0x39) || b == UInt8(ascii: "-") || b == UInt8(ascii: "+")
                 || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
             guard isNumberByte else { break }
             pos += 1

@@ -51,7 +51,9 @@ public enum ReportInspector {
         parts.append("\"format\":\(q(r.format.rawValue))")
         parts.append("\"arch\":\(q(r.arch?.rawValue))")
         parts.append("\"jsonHeader\":\(q(r.jsonHeader))")
-        parts.append("\"fields\":[" + r.fields.map { "{\"key\":\(q($0.key)),\"value\":\(q($0.value))}" }.joined(separator: ",") + "]")
+        parts.append(
+            "\"fields\":[" + r.fields.map { "{\"key\":\(q($0.key)),\"value\":\(q($0.value))}" }.joined(separator: ",")
+                + "]")
         parts.append("\"applicationSpecificInformation\":\(q(r.applicationSpecificInformation))")
         let backtraces = r.backtraces.map { b -> String in
             let frames = b.frames.map { f -> String in
@@ -60,7 +62,8 @@ public enum ReportInspector {
                     + "\"sourceFile\":\(q(f.sourceFile)),\"sourceLine\":\(n(f.sourceLine)),"
                     + "\"isReturnAddress\":\(f.isReturnAddress)}"
             }
-            return "{\"kind\":\(q(b.kind.rawValue)),\"number\":\(n(b.number)),\"name\":\(q(b.name)),\"queue\":\(q(b.queue)),"
+            return
+                "{\"kind\":\(q(b.kind.rawValue)),\"number\":\(n(b.number)),\"name\":\(q(b.name)),\"queue\":\(q(b.queue)),"
                 + "\"crashed\":\(b.crashed),\"frames\":[" + frames.joined(separator: ",") + "]}"
         }
         parts.append("\"backtraces\":[" + backtraces.joined(separator: ",") + "]")

@@ -17,7 +17,8 @@ public enum ReportParser {
             throw SymbolicateError(.badInput, "empty input: only whitespace")
         }
         if let found = jsonHeader(bytes, lines: lines, firstIndex: firstIndex) {
-            return try parseWithHeader(bytes, header: found.header, headerRange: found.range, bodyStart: found.bodyStart)
+            return try parseWithHeader(
+                bytes, header: found.header, headerRange: found.range, bodyStart: found.bodyStart)
         }
         let first = ByteText.trim(bytes, lines[firstIndex].range)
         if bytes[first.lowerBound] == UInt8(ascii: "{") || bytes[first.lowerBound] == UInt8(ascii: "[") {
@@ -46,12 +47,14 @@ public enum ReportParser {
             let t = ByteText.trim(bytes, line.range)
             // A header comes before the text: once the text has started, a JSON line is part
             // of it (macOS's "Translated Report" ends with the full .ips after its text).
-            if let field = TextReportParser.headerField(bytes, line.range), TextReportParser.startKeys.contains(field.key) {
+            if let field = TextReportParser.headerField(bytes, line.range),
+                TextReportParser.startKeys.contains(field.key)
+            {
                 return nil
             }
             guard !t.isEmpty, bytes[t.lowerBound] == UInt8(ascii: "{") else { continue }
             guard let (header, after) = try? JSONScanner.parse(bytes, from: t.lowerBound, to: line.range.upperBound),
-                  header.isObject, header["bug_type"] != nil, after <= line.range.upperBound
+                header.isObject, header["bug_type"] != nil, after <= line.range.upperBound
             else { continue }
             return (header, t.lowerBound..<after, line.end)
         }
@@ -62,11 +65,13 @@ public enum ReportParser {
     static func ipsBodyStart(_ bytes: [UInt8]) -> Int? {
         let lines = ByteText.lines(bytes)
         guard let firstIndex = lines.firstIndex(where: { !ByteText.isBlank(bytes, $0.range) }),
-              let found = jsonHeader(bytes, lines: lines, firstIndex: firstIndex)
+            let found = jsonHeader(bytes, lines: lines, firstIndex: firstIndex)
         else { return nil }
         var k = found.bodyStart
         while k < bytes.count, bytes[k] != UInt8(ascii: "{") {
-            guard ByteText.spaceWidth(bytes, k, bytes.count) > 0 || bytes[k] == 0x0A || bytes[k] == 0x0D else { return nil }
+            guard ByteText.spaceWidth(bytes, k, bytes.count) > 0 || bytes[k] == 0x0A || bytes[k] == 0x0D else {
+                return nil
+            }
             k += 1
         }
         return k < bytes.count ? k : nil
@@ -85,16 +90,20 @@ public enum ReportParser {
             throw FormatSniffer.refusal("a kernel panic (bug_type \(bugType))")
         }
         if k < bytes.count, bytes[k] == UInt8(ascii: "{") {
-            guard bugType == "309" || bugType == "109" || FormatSniffer.contains(bytes, "\"usedImages\"", limit: .max) else {
-                throw SymbolicateError(.unsupported, "not an Apple crash report: bug_type \(bugType) is not a crash (expected 309)")
+            guard bugType == "309" || bugType == "109" || FormatSniffer.contains(bytes, "\"usedImages\"", limit: .max)
+            else {
+                throw SymbolicateError(
+                    .unsupported, "not an Apple crash report: bug_type \(bugType) is not a crash (expected 309)")
             }
             return try IPSReportParser.parse(bytes, header: headerText, bodyStart: k)
         }
         guard k < bytes.count else {
-            throw SymbolicateError(.badInput, "truncated report: a JSON header (bug_type \(bugType)) with nothing after it")
+            throw SymbolicateError(
+                .badInput, "truncated report: a JSON header (bug_type \(bugType)) with nothing after it")
         }
         if MicrostackshotParser.isMicrostackshot(bytes, from: bodyStart) {
-            return try MicrostackshotParser.parse(bytes, from: bodyStart, format: .microstackshot, jsonHeader: headerText)
+            return try MicrostackshotParser.parse(
+                bytes, from: bodyStart, format: .microstackshot, jsonHeader: headerText)
         }
         if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }
         return try TextReportParser.parse(bytes, from: bodyStart, format: .jsonHeaderText, jsonHeader: headerText)

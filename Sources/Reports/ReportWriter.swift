@@ -95,17 +95,22 @@ public enum ReportWriter {
         var edits: [ByteEdit] = []
         var parenthesized = 0
         for (b, backtrace) in report.backtraces.enumerated() {
-            let isParenthesized = backtrace.kind == .lastException && !backtrace.frames.isEmpty
+            let isParenthesized =
+                backtrace.kind == .lastException && !backtrace.frames.isEmpty
                 && backtrace.frames.allSatisfy { $0.symbolColumn == nil }
             if isParenthesized {
-                if let edit = parenthesizedEdit(report, backtrace: b, occurrence: parenthesized, results: results, ending: ending) {
+                if let edit = parenthesizedEdit(
+                    report, backtrace: b, occurrence: parenthesized, results: results, ending: ending)
+                {
                     edits.append(edit)
                 }
                 parenthesized += 1
                 continue
             }
             for (f, frame) in backtrace.frames.enumerated() {
-                guard let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn else { continue }
+                guard let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn else {
+                    continue
+                }
                 // A sample-tree line keeps its `(Image + offset) [address]` tail on inline lines too.
                 edits += frameEdits(
                     original, column: column, result: result, ending: ending, keepsTail: backtrace.kind == .sampleTree)
@@ -120,7 +125,9 @@ public enum ReportWriter {
     static func frameEdits(
         _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], keepsTail: Bool = false
     ) -> [ByteEdit] {
-        guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else { return [] }
+        guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else {
+            return []
+        }
         var lineStart = column.lowerBound
         while lineStart > 0, original[lineStart - 1] != 0x0A, original[lineStart - 1] != 0x0D { lineStart -= 1 }
         var prefix = Array(original[lineStart..<column.lowerBound])
@@ -150,18 +157,22 @@ public enum ReportWriter {
     ) -> ByteEdit? {
         let frames = report.backtraces[b].frames
         guard frames.indices.contains(where: { results[FrameID(backtrace: b, frame: $0)] != nil }),
-              let range = TextReportParser.parenthesizedBacktraceRange(report.original, occurrence: occurrence)
+            let range = TextReportParser.parenthesizedBacktraceRange(report.original, occurrence: occurrence)
         else { return nil }
         var lines: [String] = []
         for (f, frame) in frames.enumerated() {
             let image = report.image(for: frame)?.name ?? frame.imageName ?? "???"
             if let result = results[FrameID(backtrace: b, frame: f)] {
                 for level in result.frames {
-                    lines.append(frameLine(number: frame.number, image: image, address: frame.address, column: symbolColumn(level)))
+                    lines.append(
+                        frameLine(
+                            number: frame.number, image: image, address: frame.address, column: symbolColumn(level)))
                 }
             } else {
-                lines.append(frameLine(number: frame.number, image: image, address: frame.address,
-                                       column: unsymbolicatedColumn(frame, in: report)))
+                lines.append(
+                    frameLine(
+                        number: frame.number, image: image, address: frame.address,
+                        column: unsymbolicatedColumn(frame, in: report)))
             }
         }
         let endingText = String(decoding: ending, as: UTF8.self)

@@ -47,23 +47,27 @@ enum TextReportParser {
         if rest.hasPrefix(":") { rest = rest.dropFirst() }
         let tail = rest.trimmingCharacters(in: " \t")
         if tail.hasPrefix("Dispatch queue:") {
-            return .thread(number: number, crashed: crashed, name: nil,
-                           queue: tail.dropFirst(15).trimmingCharacters(in: " \t"))
+            return .thread(
+                number: number, crashed: crashed, name: nil,
+                queue: tail.dropFirst(15).trimmingCharacters(in: " \t"))
         }
         return .thread(number: number, crashed: crashed, name: tail.isEmpty ? nil : tail, queue: nil)
     }
 
     /// `Key: value` at the start of a line; nil for anything else.
     static func headerField(_ bytes: [UInt8], _ line: Range<Int>) -> HeaderField? {
-        guard let first = line.first, first < bytes.count, ByteText.spaceWidth(bytes, first, line.upperBound) == 0 else { return nil }
+        guard let first = line.first, first < bytes.count, ByteText.spaceWidth(bytes, first, line.upperBound) == 0
+        else { return nil }
         let limit = min(line.upperBound, line.lowerBound + 64)
         var i = line.lowerBound
         while i < limit, bytes[i] != UInt8(ascii: ":") {
             let b = bytes[i]
-            let ok = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39)
+            let ok =
+                (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39)
                 || b == 0x20 || b == UInt8(ascii: "/") || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
                 || b == UInt8(ascii: "(") || b == UInt8(ascii: ")") || b == UInt8(ascii: ".")
-                || (b == 0xC2 && i + 1 < limit && bytes[i + 1] == 0xA0) || (b == 0xA0 && i > line.lowerBound && bytes[i - 1] == 0xC2)
+                || (b == 0xC2 && i + 1 < limit && bytes[i + 1] == 0xA0)
+                || (b == 0xA0 && i > line.lowerBound && bytes[i - 1] == 0xC2)
             guard ok else { return nil }
             i += 1
         }
@@ -129,10 +133,13 @@ enum TextReportParser {
         }
     }
 
-    static func parse(_ bytes: [UInt8], from offset: Int, format: ReportFormat, jsonHeader: String?) throws -> CrashReport {
+    static func parse(_ bytes: [UInt8], from offset: Int, format: ReportFormat, jsonHeader: String?) throws
+        -> CrashReport
+    {
         let lines = dedented(bytes, ByteText.lines(bytes, from: offset))
         guard let start = reportStart(bytes, lines) else {
-            throw SymbolicateError(.unsupported, "not an Apple crash report: no header fields, threads or Binary Images found")
+            throw SymbolicateError(
+                .unsupported, "not an Apple crash report: no header fields, threads or Binary Images found")
         }
         var report = CrashReport(format: format, original: bytes, jsonHeader: jsonHeader)
         var threads: [Backtrace] = []
@@ -210,10 +217,12 @@ enum TextReportParser {
             if text.hasPrefix("Last Exception Backtrace:") || text.hasPrefix("Application Specific Backtrace") {
                 finish()
                 currentKind = text.hasPrefix("Last") ? .lastException : .applicationSpecific
-                let number = currentKind == .applicationSpecific
+                let number =
+                    currentKind == .applicationSpecific
                     ? Int(text.dropFirst(31).prefix { $0.isNumber }) : nil
                 current = Backtrace(kind: currentKind, number: number)
-                let after = text.split(separator: ":", maxSplits: 1).dropFirst().first?.trimmingCharacters(in: " \t") ?? ""
+                let after =
+                    text.split(separator: ":", maxSplits: 1).dropFirst().first?.trimmingCharacters(in: " \t") ?? ""
                 if after.hasPrefix("(") {
                     collectAddresses(bytes, trimmed, into: &parenthesized)
                     if after.contains(")") {
@@ -303,7 +312,9 @@ enum TextReportParser {
         while k < lines.count {
             let t = ByteText.trim(bytes, lines[k].range)
             k += 1
-            guard ByteText.hasPrefix(bytes, at: t.lowerBound, "Last Exception Backtrace:", end: t.upperBound) else { continue }
+            guard ByteText.hasPrefix(bytes, at: t.lowerBound, "Last Exception Backtrace:", end: t.upperBound) else {
+                continue
+            }
             var first = k - 1
             var open = ByteText.trim(bytes, (t.lowerBound + 25)..<t.upperBound)
             if open.isEmpty || bytes[open.lowerBound] != UInt8(ascii: "(") {

@@ -9,14 +9,15 @@
 //   answers `results[].stacks` and `found_modules`.
 
 import Foundation
-import Symbolication
 import SymbolicateModel
+import Symbolication
 
 enum SentryCompatibility {
     static func symbolicate(_ request: HTTPRequest, context: ServiceContext, limit: Int) throws -> HTTPResponse {
         let body = try ContentDecoding.decode(request.body, encoding: request.header("content-encoding"), limit: limit)
         let object = try JSONValue.object(body)
-        guard let modules = (object["modules"] ?? [Any]()) as? [Any], let stacktraces = object["stacktraces"] as? [Any] else {
+        guard let modules = (object["modules"] ?? [Any]()) as? [Any], let stacktraces = object["stacktraces"] as? [Any]
+        else {
             throw HTTPError.badRequest("expected `stacktraces` (array) and `modules` (array)")
         }
         var images: [BinaryImage] = []
@@ -41,14 +42,20 @@ enum SentryCompatibility {
             }
             var parsed: [Frame] = []
             for (f, frameEntry) in frames.enumerated() {
-                guard let frame = frameEntry as? [String: Any], let address = JSONValue.integer(frame["instruction_addr"]) else {
+                guard let frame = frameEntry as? [String: Any],
+                    let address = JSONValue.integer(frame["instruction_addr"])
+                else {
                     throw HTTPError.badRequest("stacktraces[\(s)].frames[\(f)] needs `instruction_addr`")
                 }
                 let adjust = (frame["adjust_instruction_addr"] as? Bool) ?? (f > 0)
                 parsed.append(
-                    Frame(number: f, imageIndex: imageMap.index(containing: address), address: address, isReturnAddress: adjust))
+                    Frame(
+                        number: f, imageIndex: imageMap.index(containing: address), address: address,
+                        isReturnAddress: adjust))
             }
-            backtraces.append(Backtrace(kind: .thread, number: s, crashed: (trace["is_requesting"] as? Bool) ?? false, frames: parsed))
+            backtraces.append(
+                Backtrace(kind: .thread, number: s, crashed: (trace["is_requesting"] as? Bool) ?? false, frames: parsed)
+            )
         }
         let report = CrashReport(format: .ips, original: [], backtraces: backtraces, images: images)
         let outcome = try context.service().symbolicator.symbolicate(report)
@@ -60,7 +67,9 @@ enum SentryCompatibility {
                 var base: [String: Any] = ["original_index": f, "instruction_addr": hex(frame.address)]
                 if let i = frame.imageIndex { base["package"] = images[i].path ?? images[i].name }
                 guard result.status == .symbolicated else {
-                    base["status"] = result.status == .unknownImage ? "unknown_image" : (result.status == .malformed ? "malformed" : "missing")
+                    base["status"] =
+                        result.status == .unknownImage
+                        ? "unknown_image" : (result.status == .malformed ? "malformed" : "missing")
                     frames.append(base)
                     continue
                 }
@@ -74,7 +83,9 @@ enum SentryCompatibility {
                         out["filename"] = level.fileName ?? file
                     }
                     if let line = level.line { out["lineno"] = line }
-                    if let offset = level.symbolOffset, frame.address >= offset { out["sym_addr"] = hex(frame.address - offset) }
+                    if let offset = level.symbolOffset, frame.address >= offset {
+                        out["sym_addr"] = hex(frame.address - offset)
+                    }
                     frames.append(out)
                 }
             }
@@ -134,19 +145,24 @@ enum MozillaCompatibility {
         return .json(["results": try jobs.enumerated().map { try job($1, index: $0, symbolicator, context) }])
     }
 
-    private static func job(_ job: [String: Any], index: Int, _ symbolicator: Symbolicator, _ context: ServiceContext) throws -> [String: Any] {
+    private static func job(_ job: [String: Any], index: Int, _ symbolicator: Symbolicator, _ context: ServiceContext)
+        throws -> [String: Any]
+    {
         guard let memoryMap = job["memoryMap"] as? [Any], let stacks = job["stacks"] as? [Any] else {
             throw HTTPError.badRequest("job \(index) needs `memoryMap` and `stacks` (arrays)")
         }
         var images: [BinaryImage] = []
         var keys: [String] = []
         for (i, entry) in memoryMap.enumerated() {
-            guard let pair = entry as? [Any], pair.count == 2, let file = pair[0] as? String, let id = pair[1] as? String else {
+            guard let pair = entry as? [Any], pair.count == 2, let file = pair[0] as? String,
+                let id = pair[1] as? String
+            else {
                 throw HTTPError.badRequest("memoryMap[\(i)] must be [debug_file, debug_id]")
             }
             // Each module gets its own address range so offsets never collide.
             images.append(
-                BinaryImage(loadAddress: UInt64(i + 1) << 40, size: 1 << 40, name: file, uuid: SentryCompatibility.debugID(id)))
+                BinaryImage(
+                    loadAddress: UInt64(i + 1) << 40, size: 1 << 40, name: file, uuid: SentryCompatibility.debugID(id)))
             keys.append("\(file)/\(id)")
         }
         var backtraces: [Backtrace] = []
@@ -154,12 +170,14 @@ enum MozillaCompatibility {
             guard let stack = entry as? [Any] else { throw HTTPError.badRequest("stacks[\(s)] is not an array") }
             var frames: [Frame] = []
             for (f, frameEntry) in stack.enumerated() {
-                guard let pair = frameEntry as? [Any], pair.count == 2, let moduleIndex = (pair[0] as? NSNumber)?.intValue,
+                guard let pair = frameEntry as? [Any], pair.count == 2,
+                    let moduleIndex = (pair[0] as? NSNumber)?.intValue,
                     let offset = JSONValue.integer(pair[1])
                 else { throw HTTPError.badRequest("stacks[\(s)][\(f)] must be [module_index, module_offset]") }
                 let known = images.indices.contains(moduleIndex) && offset < (1 << 40)
                 let address = known ? images[moduleIndex].loadAddress + offset : offset
-                frames.append(Frame(number: f, imageIndex: known ? moduleIndex : nil, address: address, isReturnAddress: false))
+                frames.append(
+                    Frame(number: f, imageIndex: known ? moduleIndex : nil, address: address, isReturnAddress: false))
             }
             backtraces.append(Backtrace(kind: .thread, number: s, frames: frames))
         }
@@ -176,29 +194,30 @@ enum MozillaCompatibility {
         }
         var outStacks: [[[String: Any]]] = []
         for (b, backtrace) in report.backtraces.enumerated() {
-            outStacks.append(backtrace.frames.enumerated().map { f, frame in
-                var out: [String: Any] = ["frame": f]
-                guard let i = frame.imageIndex else {
-                    out["module_offset"] = SentryCompatibility.hex(frame.address)
+            outStacks.append(
+                backtrace.frames.enumerated().map { f, frame in
+                    var out: [String: Any] = ["frame": f]
+                    guard let i = frame.imageIndex else {
+                        out["module_offset"] = SentryCompatibility.hex(frame.address)
+                        return out
+                    }
+                    out["module"] = images[i].name
+                    out["module_offset"] = SentryCompatibility.hex(frame.address - images[i].loadAddress)
+                    let result = outcome.results[FrameID(backtrace: b, frame: f)] ?? FrameResult(status: .unknownImage)
+                    guard result.status == .symbolicated, let outer = result.frames.last else { return out }
+                    out["function"] = outer.symbol
+                    if let offset = outer.symbolOffset { out["function_offset"] = SentryCompatibility.hex(offset) }
+                    if let file = outer.file { out["file"] = file }
+                    if let line = outer.line { out["line"] = line }
+                    let inlines = result.frames.dropLast().map { level -> [String: Any] in
+                        var inline: [String: Any] = ["function": level.symbol]
+                        if let file = level.file { inline["file"] = file }
+                        if let line = level.line { inline["line"] = line }
+                        return inline
+                    }
+                    if !inlines.isEmpty { out["inlines"] = inlines }
                     return out
-                }
-                out["module"] = images[i].name
-                out["module_offset"] = SentryCompatibility.hex(frame.address - images[i].loadAddress)
-                let result = outcome.results[FrameID(backtrace: b, frame: f)] ?? FrameResult(status: .unknownImage)
-                guard result.status == .symbolicated, let outer = result.frames.last else { return out }
-                out["function"] = outer.symbol
-                if let offset = outer.symbolOffset { out["function_offset"] = SentryCompatibility.hex(offset) }
-                if let file = outer.file { out["file"] = file }
-                if let line = outer.line { out["line"] = line }
-                let inlines = result.frames.dropLast().map { level -> [String: Any] in
-                    var inline: [String: Any] = ["function": level.symbol]
-                    if let file = level.file { inline["file"] = file }
-                    if let line = level.line { inline["line"] = line }
-                    return inline
-                }
-                if !inlines.isEmpty { out["inlines"] = inlines }
-                return out
-            })
+                })
         }
         context.recordFrames(outcome)
         return ["stacks": outStacks, "found_modules": found]

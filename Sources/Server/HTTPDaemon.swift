@@ -256,7 +256,8 @@ final class HTTPDaemon: @unchecked Sendable {
             Int32(MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue), Int(32 << 10),
             Int32(MHD_OPTION.URI_LOG_CALLBACK.rawValue),
             OpaquePointer(unsafeBitCast(uriCallback, to: UnsafeRawPointer.self)), OpaquePointer(context.toOpaque()),
-            Int32(MHD_OPTION.NOTIFY_COMPLETED.rawValue), OpaquePointer(unsafeBitCast(completedCallback, to: UnsafeRawPointer.self)),
+            Int32(MHD_OPTION.NOTIFY_COMPLETED.rawValue),
+            OpaquePointer(unsafeBitCast(completedCallback, to: UnsafeRawPointer.self)),
             OpaquePointer(context.toOpaque()),
         ]
         if configuration.connectionsPerAddress > 0 {

@@ -81,7 +81,8 @@ struct ImportRunner: Sendable {
             if let signal {
                 switch signal {
                 case SIGKILL: return "the import was killed (signal 9)"
-                case SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGTRAP: return "the import crashed on this file (signal \(signal))"
+                case SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGTRAP:
+                    return "the import crashed on this file (signal \(signal))"
                 default: return "the import ended with signal \(signal)"
                 }
             }
@@ -116,8 +117,8 @@ struct ImportRunner: Sendable {
         let environment = ProcessInfo.processInfo.environment.filter { $0.key != "SYMBOLICATE_TOKEN" }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
         let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
         var cpu = rlimit(rlim_cur: rlim_t(cpuSeconds), rlim_max: rlim_t(cpuSeconds + 5))
@@ -136,7 +137,9 @@ struct ImportRunner: Sendable {
 
         let pid = argv.withUnsafeBufferPointer { args in
             envp.withUnsafeBufferPointer { env in
-                guard let argumentList = args.baseAddress, let environmentList = env.baseAddress else { return pid_t(-1) }
+                guard let argumentList = args.baseAddress, let environmentList = env.baseAddress else {
+                    return pid_t(-1)
+                }
                 let pid = fork()
                 if pid == 0 {
                     // Child: only async-signal-safe calls from here to execve. The server's threads

@@ -111,8 +111,11 @@ final class Metrics: @unchecked Sendable {
         var out = ""
         out += "# HELP symbolicate_http_requests_total HTTP requests by route, method and status.\n"
         out += "# TYPE symbolicate_http_requests_total counter\n"
-        for (key, value) in requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
-            out += "symbolicate_http_requests_total{route=\"\(escape(key.route))\",method=\"\(escape(key.method))\",status=\"\(key.status)\"} \(value)\n"
+        for (key, value) in requests.sorted(by: {
+            ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
+        }) {
+            out +=
+                "symbolicate_http_requests_total{route=\"\(escape(key.route))\",method=\"\(escape(key.method))\",status=\"\(key.status)\"} \(value)\n"
         }
         out += "# HELP symbolicate_http_request_duration_seconds Time from request start to response, by route.\n"
         out += "# TYPE symbolicate_http_request_duration_seconds histogram\n"
@@ -120,22 +123,30 @@ final class Metrics: @unchecked Sendable {
             var cumulative: UInt64 = 0
             for (i, bound) in Metrics.buckets.enumerated() {
                 cumulative += h.counts[i]
-                out += "symbolicate_http_request_duration_seconds_bucket{route=\"\(escape(route))\",le=\"\(bound)\"} \(cumulative)\n"
+                out +=
+                    "symbolicate_http_request_duration_seconds_bucket{route=\"\(escape(route))\",le=\"\(bound)\"} \(cumulative)\n"
             }
-            out += "symbolicate_http_request_duration_seconds_bucket{route=\"\(escape(route))\",le=\"+Inf\"} \(h.count)\n"
+            out +=
+                "symbolicate_http_request_duration_seconds_bucket{route=\"\(escape(route))\",le=\"+Inf\"} \(h.count)\n"
             out += "symbolicate_http_request_duration_seconds_sum{route=\"\(escape(route))\"} \(h.sum)\n"
             out += "symbolicate_http_request_duration_seconds_count{route=\"\(escape(route))\"} \(h.count)\n"
         }
         counter(&out, "symbolicate_reports_symbolicated_total", "Reports symbolicated.", reportsSymbolicated)
         counter(&out, "symbolicate_frames_symbolicated_total", "Frames given a symbol.", framesSymbolicated)
-        counter(&out, "symbolicate_frames_missing_total", "Frames of images with a UUID left without a symbol.", framesMissing)
+        counter(
+            &out, "symbolicate_frames_missing_total", "Frames of images with a UUID left without a symbol.",
+            framesMissing)
         out += "# HELP symbolicate_imports_total Symbol uploads by outcome.\n"
         out += "# TYPE symbolicate_imports_total counter\n"
         for outcome in Set(imports.keys).union(["ok", "failed"]).sorted() {
             out += "symbolicate_imports_total{outcome=\"\(escape(outcome))\"} \(imports[outcome] ?? 0)\n"
         }
-        counter(&out, "symbolicate_reports_resymbolicated_total", "Stored reports re-symbolicated after an upload.", resymbolicated)
-        counter(&out, "symbolicate_http_rejected_busy_total", "Requests refused with 503 at the concurrency cap.", rejectedBusy)
+        counter(
+            &out, "symbolicate_reports_resymbolicated_total", "Stored reports re-symbolicated after an upload.",
+            resymbolicated)
+        counter(
+            &out, "symbolicate_http_rejected_busy_total", "Requests refused with 503 at the concurrency cap.",
+            rejectedBusy)
         counter(
             &out, "symbolicate_http_header_timeouts_total", "Connections closed for taking too long to send headers.",
             headerTimeouts)
@@ -143,7 +154,8 @@ final class Metrics: @unchecked Sendable {
         out += "# TYPE symbolicate_http_requests_in_flight gauge\n"
         out += "symbolicate_http_requests_in_flight \(inFlight)\n"
         for gauge in gauges {
-            out += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n\(gauge.name) \(format(gauge.value))\n"
+            out +=
+                "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n\(gauge.name) \(format(gauge.value))\n"
         }
         return out
     }
@@ -158,8 +170,12 @@ final class Metrics: @unchecked Sendable {
                 out += "\(name){operation=\"\(operation.name)\"} \(value(operation))\n"
             }
         }
-        family("symbolicate_bucket_requests_total", "counter", "Object-storage calls by S3 operation.") { String($0.requests) }
-        family("symbolicate_bucket_attempts_total", "counter", "HTTP requests sent to object storage, retries included.") {
+        family("symbolicate_bucket_requests_total", "counter", "Object-storage calls by S3 operation.") {
+            String($0.requests)
+        }
+        family(
+            "symbolicate_bucket_attempts_total", "counter", "HTTP requests sent to object storage, retries included."
+        ) {
             String($0.attempts)
         }
         family("symbolicate_bucket_errors_total", "counter", "Object-storage calls that failed, after retries.") {
@@ -176,7 +192,10 @@ final class Metrics: @unchecked Sendable {
         for (name, help, value) in [
             ("symbolicate_cache_hits_total", "Build files found in the local cache.", cache.hits),
             ("symbolicate_cache_misses_total", "Build files fetched from the bucket into the cache.", cache.misses),
-            ("symbolicate_cache_evictions_total", "Build files evicted from the cache to keep it in bounds.", cache.evictions),
+            (
+                "symbolicate_cache_evictions_total", "Build files evicted from the cache to keep it in bounds.",
+                cache.evictions
+            ),
         ] {
             out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
         }

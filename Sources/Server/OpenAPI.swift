@@ -4,177 +4,177 @@
 
 enum OpenAPI {
     static let document = #"""
-{
-  "openapi": "3.0.3",
-  "info": {
-    "title": "symbolicate",
-    "version": "0.1.0",
-    "description": "Symbolication of Apple crash reports (.crash text and .ips) against a store of dSYMs and binaries. Writes need a bearer token; reads need one too when the server was started with --read-token-file (a write token also reads)."
-  },
-  "components": {
-    "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
-    "schemas": {
-      "Error": {
-        "type": "object", "required": ["error"],
-        "properties": { "error": { "type": "object", "required": ["code", "message"],
-          "properties": { "code": { "type": "string" }, "message": { "type": "string" },
-            "failures": { "type": "array", "items": { "type": "string" } } } } }
-      },
-      "Build": {
-        "type": "object", "required": ["uuid", "arch", "name", "kind"],
-        "properties": {
-          "uuid": { "type": "string" }, "arch": { "type": "string" }, "name": { "type": "string" },
-          "kind": { "type": "string", "enum": ["dwarf", "symtab"] }, "text_vmaddr": { "type": "string" },
-          "text_size": { "type": "integer" }, "imported_at": { "type": "string" }, "last_used_at": { "type": "string" },
-          "bytes": { "type": "integer" }, "status": { "type": "string" }, "source": { "type": "string" }
+        {
+          "openapi": "3.0.3",
+          "info": {
+            "title": "symbolicate",
+            "version": "0.1.0",
+            "description": "Symbolication of Apple crash reports (.crash text and .ips) against a store of dSYMs and binaries. Writes need a bearer token; reads need one too when the server was started with --read-token-file (a write token also reads)."
+          },
+          "components": {
+            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
+            "schemas": {
+              "Error": {
+                "type": "object", "required": ["error"],
+                "properties": { "error": { "type": "object", "required": ["code", "message"],
+                  "properties": { "code": { "type": "string" }, "message": { "type": "string" },
+                    "failures": { "type": "array", "items": { "type": "string" } } } } }
+              },
+              "Build": {
+                "type": "object", "required": ["uuid", "arch", "name", "kind"],
+                "properties": {
+                  "uuid": { "type": "string" }, "arch": { "type": "string" }, "name": { "type": "string" },
+                  "kind": { "type": "string", "enum": ["dwarf", "symtab"] }, "text_vmaddr": { "type": "string" },
+                  "text_size": { "type": "integer" }, "imported_at": { "type": "string" }, "last_used_at": { "type": "string" },
+                  "bytes": { "type": "integer" }, "status": { "type": "string" }, "source": { "type": "string" }
+                }
+              },
+              "FileForm": {
+                "type": "object", "required": ["file"],
+                "description": "A form as `curl -F file=@PATH` sends it: the field `file` (or else the first field with a file name) is the body; other fields are ignored.",
+                "properties": { "file": { "type": "string", "format": "binary" } }
+              },
+              "StoredReport": {
+                "type": "object", "required": ["id", "complete", "missing", "report"],
+                "properties": {
+                  "id": { "type": "string" }, "url": { "type": "string" }, "created_at": { "type": "string" },
+                  "updated_at": { "type": "string" }, "complete": { "type": "boolean" },
+                  "frames_symbolicated": { "type": "integer" }, "frames_total": { "type": "integer" },
+                  "missing": { "type": "array", "items": { "type": "string" } }, "content_type": { "type": "string" },
+                  "report": { "type": "string" }
+                }
+              }
+            },
+            "responses": {
+              "Error": { "description": "An error", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
+            },
+            "parameters": {
+              "format": { "name": "format", "in": "query", "required": false,
+                "schema": { "type": "string", "enum": ["crash", "ips", "json"] },
+                "description": "Output format; default: the input's own format (json also with Accept: application/json)." }
+            }
+          },
+          "paths": {
+            "/": { "get": { "summary": "The web page", "responses": { "200": { "description": "HTML", "content": { "text/html": { "schema": { "type": "string" } } } } } } },
+            "/healthz": { "get": { "summary": "Liveness", "responses": { "200": { "description": "OK",
+              "content": { "application/json": { "schema": { "type": "object", "properties": { "status": { "type": "string" } } } } } } } } },
+            "/readyz": { "get": { "summary": "Readiness: the symbol store and the stored-report database answer",
+              "responses": { "200": { "description": "Ready",
+                "content": { "application/json": { "schema": { "type": "object", "properties": { "status": { "type": "string" } } } } } },
+                "503": { "$ref": "#/components/responses/Error" } } } },
+            "/metrics": { "get": { "summary": "Prometheus metrics", "responses": { "200": { "description": "Prometheus text format",
+              "content": { "text/plain": { "schema": { "type": "string" } } } } } } },
+            "/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI 3",
+              "content": { "application/json": { "schema": { "type": "object" } } } } } } },
+            "/v1/symbolicate": { "post": {
+              "summary": "Symbolicate one crash report",
+              "description": "Body: a .crash text report or an .ips report (as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
+              "parameters": [ { "$ref": "#/components/parameters/format" } ],
+              "requestBody": { "required": true, "content": {
+                "text/plain": { "schema": { "type": "string" } },
+                "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
+                "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
+              "responses": {
+                "200": { "description": "The symbolicated report", "headers": {
+                    "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "Comma-separated UUIDs with no symbols" } },
+                  "content": { "text/plain": { "schema": { "type": "string" } }, "application/json": { "schema": { "type": "object" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
+                "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" },
+                "503": { "$ref": "#/components/responses/Error" } } } },
+            "/v1/symbols": {
+              "get": { "summary": "List builds in the store (paged, newest first)",
+                "parameters": [
+                  { "name": "page", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000000 } },
+                  { "name": "per_page", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000 } } ],
+                "responses": { "200": { "description": "A page of builds", "content": { "application/json": { "schema": {
+                  "type": "object", "required": ["builds", "page", "per_page", "total"],
+                  "properties": { "builds": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
+                    "page": { "type": "integer" }, "per_page": { "type": "integer" }, "total": { "type": "integer" },
+                    "next_page": { "type": "integer" } } } } } },
+                  "400": { "$ref": "#/components/responses/Error" } } },
+              "post": { "summary": "Upload symbols: a .zip or .tar.gz of dSYMs/.apps/.xcarchives, or one Mach-O or ELF file",
+                "security": [ { "bearer": [] } ],
+                "requestBody": { "required": true, "content": {
+                  "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
+                  "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
+                "responses": {
+                  "200": { "description": "Every build was already present", "content": { "application/json": { "schema": { "type": "object" } } } },
+                  "201": { "description": "Builds imported", "content": { "application/json": { "schema": { "type": "object",
+                    "properties": { "imported": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
+                      "already_present": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
+                      "failures": { "type": "array", "items": { "type": "string" } },
+                      "resymbolicated_reports": { "type": "integer" } } } } } },
+                  "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
+                  "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
+                  "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" } } } },
+            "/v1/symbols/{uuid}": {
+              "parameters": [ { "name": "uuid", "in": "path", "required": true,
+                "schema": { "type": "string", "pattern": "^[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}$" } } ],
+              "get": { "summary": "The builds with this UUID", "responses": {
+                "200": { "description": "Builds", "content": { "application/json": { "schema": { "type": "object" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } },
+              "delete": { "summary": "Remove the builds with this UUID", "security": [ { "bearer": [] } ], "responses": {
+                "200": { "description": "Removed", "content": { "application/json": { "schema": { "type": "object" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
+                "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } } },
+            "/v1/reports": {
+              "post": { "summary": "Symbolicate and store a report; it is re-symbolicated when missing symbols arrive (on any replica sharing the store)",
+              "security": [ { "bearer": [] } ],
+              "parameters": [ { "$ref": "#/components/parameters/format" },
+                { "name": "Idempotency-Key", "in": "header", "schema": { "type": "string", "minLength": 1, "maxLength": 255 },
+                  "description": "Same key (from the same token), same report: a retried POST answers 200 with the report the first one stored" } ],
+              "requestBody": { "required": true, "content": { "text/plain": { "schema": { "type": "string" } },
+                "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
+                "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
+              "responses": {
+                "201": { "description": "Stored (durably, before this answer)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
+                "200": { "description": "Already stored under this Idempotency-Key (header Idempotent-Replayed: true)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
+                "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
+                "415": { "$ref": "#/components/responses/Error" },
+                "422": { "description": "Unparsable report, or idempotency_key_reused: the key already stored another report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } },
+              "get": { "summary": "Stored reports, most recently stored or re-symbolicated first",
+              "parameters": [ { "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100 } },
+                { "name": "missing", "in": "query", "schema": { "type": "string" }, "description": "Only reports waiting for this UUID" } ],
+              "responses": { "200": { "description": "The listing", "content": { "application/json": { "schema": { "type": "object",
+                "properties": { "limit": { "type": "integer" }, "missing": { "type": "string" },
+                  "reports": { "type": "array", "items": { "type": "object", "properties": { "id": { "type": "string" },
+                    "url": { "type": "string" }, "updated_at": { "type": "string", "format": "date-time" } } } } } } } } },
+                "400": { "$ref": "#/components/responses/Error" } } } },
+            "/v1/reports/{id}": {
+              "parameters": [ { "name": "id", "in": "path", "required": true,
+                  "schema": { "type": "string", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" } } ],
+              "get": { "summary": "A stored report",
+              "parameters": [ { "name": "view", "in": "query", "schema": { "type": "string", "enum": ["json", "raw"] },
+                  "description": "json (default): the stored record; raw: the symbolicated report alone"  } ],
+              "responses": {
+                "200": { "description": "The report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } },
+                  "text/plain": { "schema": { "type": "string" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } },
+              "delete": { "summary": "Remove a stored report", "security": [ { "bearer": [] } ], "responses": {
+                "200": { "description": "Removed", "content": { "application/json": { "schema": { "type": "object",
+                  "properties": { "deleted": { "type": "string" } } } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
+                "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } } },
+            "/v1/missing": { "get": { "summary": "UUIDs stored reports are waiting for",
+              "parameters": [ { "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 10000 } } ],
+              "responses": { "200": { "description": "Missing UUIDs", "content": { "application/json": { "schema": { "type": "object",
+                "properties": { "missing": { "type": "array", "items": { "type": "object",
+                  "properties": { "uuid": { "type": "string" }, "name": { "type": "string" }, "reports": { "type": "integer" } } } } } } } } },
+                "400": { "$ref": "#/components/responses/Error" } } } },
+            "/symbolicate": { "post": { "summary": "Sentry Symbolicator-compatible request (modules + stacktraces)",
+              "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
+                "properties": { "modules": { "type": "array", "items": { "type": "object" } },
+                  "stacktraces": { "type": "array", "items": { "type": "object" } } } } } } },
+              "responses": { "200": { "description": "Symbolicator response shape", "content": { "application/json": { "schema": { "type": "object" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" } } } },
+            "/symbolicate/v5": { "post": { "summary": "Mozilla Symbolication API v5 request (memoryMap + stacks)",
+              "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
+                "properties": { "memoryMap": { "type": "array", "items": { "type": "array" } },
+                  "stacks": { "type": "array", "items": { "type": "array" } }, "jobs": { "type": "array", "items": { "type": "object" } } } } } } },
+              "responses": { "200": { "description": "v5 response shape", "content": { "application/json": { "schema": { "type": "object" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" } } } }
+          }
         }
-      },
-      "FileForm": {
-        "type": "object", "required": ["file"],
-        "description": "A form as `curl -F file=@PATH` sends it: the field `file` (or else the first field with a file name) is the body; other fields are ignored.",
-        "properties": { "file": { "type": "string", "format": "binary" } }
-      },
-      "StoredReport": {
-        "type": "object", "required": ["id", "complete", "missing", "report"],
-        "properties": {
-          "id": { "type": "string" }, "url": { "type": "string" }, "created_at": { "type": "string" },
-          "updated_at": { "type": "string" }, "complete": { "type": "boolean" },
-          "frames_symbolicated": { "type": "integer" }, "frames_total": { "type": "integer" },
-          "missing": { "type": "array", "items": { "type": "string" } }, "content_type": { "type": "string" },
-          "report": { "type": "string" }
-        }
-      }
-    },
-    "responses": {
-      "Error": { "description": "An error", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
-    },
-    "parameters": {
-      "format": { "name": "format", "in": "query", "required": false,
-        "schema": { "type": "string", "enum": ["crash", "ips", "json"] },
-        "description": "Output format; default: the input's own format (json also with Accept: application/json)." }
-    }
-  },
-  "paths": {
-    "/": { "get": { "summary": "The web page", "responses": { "200": { "description": "HTML", "content": { "text/html": { "schema": { "type": "string" } } } } } } },
-    "/healthz": { "get": { "summary": "Liveness", "responses": { "200": { "description": "OK",
-      "content": { "application/json": { "schema": { "type": "object", "properties": { "status": { "type": "string" } } } } } } } } },
-    "/readyz": { "get": { "summary": "Readiness: the symbol store and the stored-report database answer",
-      "responses": { "200": { "description": "Ready",
-        "content": { "application/json": { "schema": { "type": "object", "properties": { "status": { "type": "string" } } } } } },
-        "503": { "$ref": "#/components/responses/Error" } } } },
-    "/metrics": { "get": { "summary": "Prometheus metrics", "responses": { "200": { "description": "Prometheus text format",
-      "content": { "text/plain": { "schema": { "type": "string" } } } } } } },
-    "/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI 3",
-      "content": { "application/json": { "schema": { "type": "object" } } } } } } },
-    "/v1/symbolicate": { "post": {
-      "summary": "Symbolicate one crash report",
-      "description": "Body: a .crash text report or an .ips report (as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
-      "parameters": [ { "$ref": "#/components/parameters/format" } ],
-      "requestBody": { "required": true, "content": {
-        "text/plain": { "schema": { "type": "string" } },
-        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
-        "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
-      "responses": {
-        "200": { "description": "The symbolicated report", "headers": {
-            "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "Comma-separated UUIDs with no symbols" } },
-          "content": { "text/plain": { "schema": { "type": "string" } }, "application/json": { "schema": { "type": "object" } } } },
-        "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
-        "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" },
-        "503": { "$ref": "#/components/responses/Error" } } } },
-    "/v1/symbols": {
-      "get": { "summary": "List builds in the store (paged, newest first)",
-        "parameters": [
-          { "name": "page", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000000 } },
-          { "name": "per_page", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000 } } ],
-        "responses": { "200": { "description": "A page of builds", "content": { "application/json": { "schema": {
-          "type": "object", "required": ["builds", "page", "per_page", "total"],
-          "properties": { "builds": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
-            "page": { "type": "integer" }, "per_page": { "type": "integer" }, "total": { "type": "integer" },
-            "next_page": { "type": "integer" } } } } } },
-          "400": { "$ref": "#/components/responses/Error" } } },
-      "post": { "summary": "Upload symbols: a .zip or .tar.gz of dSYMs/.apps/.xcarchives, or one Mach-O or ELF file",
-        "security": [ { "bearer": [] } ],
-        "requestBody": { "required": true, "content": {
-          "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
-          "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
-        "responses": {
-          "200": { "description": "Every build was already present", "content": { "application/json": { "schema": { "type": "object" } } } },
-          "201": { "description": "Builds imported", "content": { "application/json": { "schema": { "type": "object",
-            "properties": { "imported": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
-              "already_present": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
-              "failures": { "type": "array", "items": { "type": "string" } },
-              "resymbolicated_reports": { "type": "integer" } } } } } },
-          "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
-          "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
-          "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" } } } },
-    "/v1/symbols/{uuid}": {
-      "parameters": [ { "name": "uuid", "in": "path", "required": true,
-        "schema": { "type": "string", "pattern": "^[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}$" } } ],
-      "get": { "summary": "The builds with this UUID", "responses": {
-        "200": { "description": "Builds", "content": { "application/json": { "schema": { "type": "object" } } } },
-        "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } },
-      "delete": { "summary": "Remove the builds with this UUID", "security": [ { "bearer": [] } ], "responses": {
-        "200": { "description": "Removed", "content": { "application/json": { "schema": { "type": "object" } } } },
-        "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
-        "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } } },
-    "/v1/reports": {
-      "post": { "summary": "Symbolicate and store a report; it is re-symbolicated when missing symbols arrive (on any replica sharing the store)",
-      "security": [ { "bearer": [] } ],
-      "parameters": [ { "$ref": "#/components/parameters/format" },
-        { "name": "Idempotency-Key", "in": "header", "schema": { "type": "string", "minLength": 1, "maxLength": 255 },
-          "description": "Same key (from the same token), same report: a retried POST answers 200 with the report the first one stored" } ],
-      "requestBody": { "required": true, "content": { "text/plain": { "schema": { "type": "string" } },
-        "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
-        "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
-      "responses": {
-        "201": { "description": "Stored (durably, before this answer)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
-        "200": { "description": "Already stored under this Idempotency-Key (header Idempotent-Replayed: true)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
-        "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
-        "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
-        "415": { "$ref": "#/components/responses/Error" },
-        "422": { "description": "Unparsable report, or idempotency_key_reused: the key already stored another report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } },
-      "get": { "summary": "Stored reports, most recently stored or re-symbolicated first",
-      "parameters": [ { "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100 } },
-        { "name": "missing", "in": "query", "schema": { "type": "string" }, "description": "Only reports waiting for this UUID" } ],
-      "responses": { "200": { "description": "The listing", "content": { "application/json": { "schema": { "type": "object",
-        "properties": { "limit": { "type": "integer" }, "missing": { "type": "string" },
-          "reports": { "type": "array", "items": { "type": "object", "properties": { "id": { "type": "string" },
-            "url": { "type": "string" }, "updated_at": { "type": "string", "format": "date-time" } } } } } } } } },
-        "400": { "$ref": "#/components/responses/Error" } } } },
-    "/v1/reports/{id}": {
-      "parameters": [ { "name": "id", "in": "path", "required": true,
-          "schema": { "type": "string", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" } } ],
-      "get": { "summary": "A stored report",
-      "parameters": [ { "name": "view", "in": "query", "schema": { "type": "string", "enum": ["json", "raw"] },
-          "description": "json (default): the stored record; raw: the symbolicated report alone"  } ],
-      "responses": {
-        "200": { "description": "The report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } },
-          "text/plain": { "schema": { "type": "string" } } } },
-        "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } },
-      "delete": { "summary": "Remove a stored report", "security": [ { "bearer": [] } ], "responses": {
-        "200": { "description": "Removed", "content": { "application/json": { "schema": { "type": "object",
-          "properties": { "deleted": { "type": "string" } } } } } },
-        "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
-        "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } } },
-    "/v1/missing": { "get": { "summary": "UUIDs stored reports are waiting for",
-      "parameters": [ { "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 10000 } } ],
-      "responses": { "200": { "description": "Missing UUIDs", "content": { "application/json": { "schema": { "type": "object",
-        "properties": { "missing": { "type": "array", "items": { "type": "object",
-          "properties": { "uuid": { "type": "string" }, "name": { "type": "string" }, "reports": { "type": "integer" } } } } } } } } },
-        "400": { "$ref": "#/components/responses/Error" } } } },
-    "/symbolicate": { "post": { "summary": "Sentry Symbolicator-compatible request (modules + stacktraces)",
-      "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
-        "properties": { "modules": { "type": "array", "items": { "type": "object" } },
-          "stacktraces": { "type": "array", "items": { "type": "object" } } } } } } },
-      "responses": { "200": { "description": "Symbolicator response shape", "content": { "application/json": { "schema": { "type": "object" } } } },
-        "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" } } } },
-    "/symbolicate/v5": { "post": { "summary": "Mozilla Symbolication API v5 request (memoryMap + stacks)",
-      "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
-        "properties": { "memoryMap": { "type": "array", "items": { "type": "array" } },
-          "stacks": { "type": "array", "items": { "type": "array" } }, "jobs": { "type": "array", "items": { "type": "object" } } } } } } },
-      "responses": { "200": { "description": "v5 response shape", "content": { "application/json": { "schema": { "type": "object" } } } },
-        "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" } } } }
-  }
-}
-"""#
+        """#
 }

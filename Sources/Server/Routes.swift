@@ -4,8 +4,8 @@
 // own files.
 
 import Foundation
-import Symbolication
 import SymbolicateModel
+import Symbolication
 
 extension SymbolicationServer {
     func makeRoutes() -> [Route] {
@@ -17,7 +17,7 @@ extension SymbolicationServer {
                 HTTPResponse(
                     contentType: "text/html; charset=utf-8", body: Array(WebPage.html.utf8),
                     headers: [("Content-Security-Policy", WebPage.contentSecurityPolicy)])
-            },
+            }
         ] + adminRoutes() + [
             Route("GET", "/openapi.json", access: .open) { _ in
                 HTTPResponse(contentType: "application/json", body: Array(OpenAPI.document.utf8))
@@ -36,12 +36,17 @@ extension SymbolicationServer {
             Route("POST", "/v1/reports", access: .write, body: .memory(limit: reportLimit), offloaded: true) {
                 request in try StoredReports.post(request, context: context, limit: reportLimit)
             },
-            Route("GET", "/v1/reports", offloaded: true) { request in try StoredReports.list(request, context: context) },
-            Route("GET", "/v1/reports/{id}", offloaded: true) { request in try StoredReports.get(request, context: context) },
+            Route("GET", "/v1/reports", offloaded: true) { request in try StoredReports.list(request, context: context)
+            },
+            Route("GET", "/v1/reports/{id}", offloaded: true) { request in
+                try StoredReports.get(request, context: context)
+            },
             Route("DELETE", "/v1/reports/{id}", access: .write, offloaded: true) { request in
                 try StoredReports.delete(request, context: context)
             },
-            Route("GET", "/v1/missing", offloaded: true) { request in try StoredReports.missing(request, context: context) },
+            Route("GET", "/v1/missing", offloaded: true) { request in
+                try StoredReports.missing(request, context: context)
+            },
             Route("POST", "/symbolicate", body: .memory(limit: reportLimit)) { request in
                 try SentryCompatibility.symbolicate(request, context: context, limit: reportLimit)
             },

@@ -6,8 +6,8 @@
 
 import Foundation
 import Store
-import Symbolication
 import SymbolicateModel
+import Symbolication
 
 final class ServiceContext: @unchecked Sendable {
     let configuration: ServerConfiguration
@@ -27,7 +27,8 @@ final class ServiceContext: @unchecked Sendable {
         self.log = log
         try Folders.create(configuration.localDirectory, what: "store folder")
         self.store = try StoreLocation.open(
-            configuration.storeDirectory, cacheDirectory: configuration.localDirectory, cacheBytes: configuration.cacheBytes)
+            configuration.storeDirectory, cacheDirectory: configuration.localDirectory,
+            cacheBytes: configuration.cacheBytes)
         let reportLocation = try ReportStorageLocation(
             parsing: configuration.reportStore ?? configuration.storeDirectory)
         guard let reports = try reportLocation.open(s3: configuration.objectStorage) else {
@@ -90,15 +91,25 @@ final class ServiceContext: @unchecked Sendable {
         var gauges: [(name: String, help: String, value: Double)] = []
         if let statistics = try? store.statistics {
             gauges += [
-            ("symbolicate_store_builds", "Builds in the symbol store.", Double(statistics.builds)),
-            ("symbolicate_store_bytes", "Bytes of build files in the symbol store.", Double(statistics.bytes)),
-            ("symbolicate_store_debug_info_builds", "Builds with DWARF debug information.", Double(statistics.debugInfoBuilds)),
-            ("symbolicate_store_symbol_table_builds", "Builds with only a symbol table.", Double(statistics.symbolTableBuilds)),
+                ("symbolicate_store_builds", "Builds in the symbol store.", Double(statistics.builds)),
+                ("symbolicate_store_bytes", "Bytes of build files in the symbol store.", Double(statistics.bytes)),
+                (
+                    "symbolicate_store_debug_info_builds", "Builds with DWARF debug information.",
+                    Double(statistics.debugInfoBuilds)
+                ),
+                (
+                    "symbolicate_store_symbol_table_builds", "Builds with only a symbol table.",
+                    Double(statistics.symbolTableBuilds)
+                ),
             ]
         }
         if let bucket = store as? BucketStore {
             let cache = bucket.bucketStatistics.cache
-            gauges.append(("symbolicate_cache_bytes", "Bytes of build files in the local cache of the bucket store.", Double(cache.bytes)))
+            gauges.append(
+                (
+                    "symbolicate_cache_bytes", "Bytes of build files in the local cache of the bucket store.",
+                    Double(cache.bytes)
+                ))
         }
         if let count = try? reports.count() {
             gauges.append(("symbolicate_stored_reports", "Reports stored with POST /v1/reports.", Double(count)))

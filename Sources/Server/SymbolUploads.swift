@@ -34,8 +34,10 @@ enum SymbolUploads {
             let message =
                 summary.parsed && summary.failures.isEmpty
                 ? "no Mach-O or ELF file with symbols was found in the upload" : summary.message
-            context.log.event("import_failed", ["failed": String(summary.failures.count), "token": request.tokenName ?? ""])
-            return .json(["error": ["code": "import_failed", "message": message, "failures": summary.failures]], status: 422)
+            context.log.event(
+                "import_failed", ["failed": String(summary.failures.count), "token": request.tokenName ?? ""])
+            return .json(
+                ["error": ["code": "import_failed", "message": message, "failures": summary.failures]], status: 422)
         }
         context.metrics.recordImport(outcome: "ok")
         if !summary.imported.isEmpty { context.storeChanged() }
@@ -100,7 +102,9 @@ enum SymbolUploads {
     static func list(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
         let page = try positive(request.query["page"], name: "page", default: 1, max: 1_000_000)
         let perPage = try positive(request.query["per_page"], name: "per_page", default: 100, max: 1000)
-        let all = try context.store.list().sorted { ($0.importedAt, $0.uuid, $0.arch) > ($1.importedAt, $1.uuid, $1.arch) }
+        let all = try context.store.list().sorted {
+            ($0.importedAt, $0.uuid, $0.arch) > ($1.importedAt, $1.uuid, $1.arch)
+        }
         let start = min(all.count, (page - 1) * perPage)
         let slice = all[start..<min(all.count, start + perPage)]
         var body: [String: Any] = ["builds": slice.map(json), "page": page, "per_page": perPage, "total": all.count]

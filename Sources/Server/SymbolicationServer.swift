@@ -166,7 +166,8 @@ public final class SymbolicationServer: @unchecked Sendable {
             return .respond(HTTPError.notFound("no endpoint at \(exchange.path); \(hint)").response)
         case .methodNotAllowed(let allowed):
             let error = HTTPError(
-                405, "method_not_allowed", "\(exchange.method) is not allowed here; use \(allowed.joined(separator: ", "))",
+                405, "method_not_allowed",
+                "\(exchange.method) is not allowed here; use \(allowed.joined(separator: ", "))",
                 headers: [("Allow", allowed.joined(separator: ", "))])
             return .respond(error.response)
         case .found(let found, let parameters):
@@ -177,7 +178,8 @@ public final class SymbolicationServer: @unchecked Sendable {
         }
         if isStopping {
             let error = HTTPError(
-                503, "shutting_down", "the server is stopping", headers: [("Retry-After", "1"), ("Connection", "close")])
+                503, "shutting_down", "the server is stopping",
+                headers: [("Retry-After", "1"), ("Connection", "close")])
             return .respond(error.response)
         }
         if !admin {
@@ -260,7 +262,8 @@ public final class SymbolicationServer: @unchecked Sendable {
     fileprivate func completed(_ exchange: Exchange, clientGone: Bool) {
         if exchange.counted { metrics.release() }
         let seconds = exchange.elapsedSeconds
-        metrics.recordRequest(route: exchange.routeName, method: exchange.method, status: exchange.status, seconds: seconds)
+        metrics.recordRequest(
+            route: exchange.routeName, method: exchange.method, status: exchange.status, seconds: seconds)
         log.record(
             method: exchange.method, path: exchange.path, route: exchange.routeName, status: exchange.status,
             bytesIn: exchange.bytesReceived, bytesOut: exchange.bytesSent, seconds: seconds, clientGone: clientGone,

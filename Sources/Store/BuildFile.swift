@@ -224,7 +224,8 @@ enum BuildFile {
             }
         } else {
             let order = ranges.indices.sorted { (ranges[$0].start, $0) < (ranges[$1].start, $1) }
-            for (n, i) in order.enumerated() where n + 1 == order.count || ranges[order[n + 1]].start != ranges[i].start {
+            for (n, i) in order.enumerated() where n + 1 == order.count || ranges[order[n + 1]].start != ranges[i].start
+            {
                 try put(ranges[i])
             }
         }

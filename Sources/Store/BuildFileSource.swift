@@ -14,8 +14,8 @@
 // Lookups may come from many threads at once: each takes a reader (a connection with its
 // prepared statements) from a small pool and puts it back, so threads never share a connection.
 
-import Synchronization
 import SymbolicateModel
+import Synchronization
 
 final class BuildFileSource: SymbolSource, Sendable {
     let build: BuildInfo
@@ -177,7 +177,8 @@ final class BuildFileSource: SymbolSource, Sendable {
         init(path: String, mapped: Bool = true) throws {
             database = try Database(path: path, mode: .immutable)
             try database.exec(
-                "PRAGMA query_only=1; PRAGMA mmap_size=\(mapped ? 268_435_456 : 0); PRAGMA cache_size=-\(mapped ? 4096 : 1024)")
+                "PRAGMA query_only=1; PRAGMA mmap_size=\(mapped ? 268_435_456 : 0); PRAGMA cache_size=-\(mapped ? 4096 : 1024)"
+            )
             try BuildFileSource.checkVersion(database, path: path)
             range = try database.prepare(BuildFile.rangeQuery)
             locationBlock = try database.prepare(BuildFile.locationBlockQuery)

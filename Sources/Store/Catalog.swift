@@ -128,7 +128,8 @@ final class Catalog {
     /// Builds of an image with this name (any case) and another UUID, by UUID, at most `limit`.
     func builds(named name: String, otherThan uuid: BuildID, limit: Int) throws -> [StoredBuild] {
         let stmt = try database.cached(
-            "SELECT \(Catalog.columns) FROM builds WHERE name = ?1 COLLATE NOCASE AND uuid <> ?2 ORDER BY uuid, arch LIMIT ?3")
+            "SELECT \(Catalog.columns) FROM builds WHERE name = ?1 COLLATE NOCASE AND uuid <> ?2 ORDER BY uuid, arch LIMIT ?3"
+        )
         defer { stmt.reset() }
         try stmt.bind(1, name)
         try stmt.bind(2, uuid.uuidString)
@@ -169,10 +170,13 @@ final class Catalog {
         let stmt = try database.cached(
             "SELECT count(*), coalesce(sum(byte_size), 0), coalesce(sum(kind = 'dwarf'), 0) FROM builds")
         defer { stmt.reset() }
-        guard try stmt.step() else { return StoreStatistics(builds: 0, bytes: 0, debugInfoBuilds: 0, symbolTableBuilds: 0) }
+        guard try stmt.step() else {
+            return StoreStatistics(builds: 0, bytes: 0, debugInfoBuilds: 0, symbolTableBuilds: 0)
+        }
         let count = Int(stmt.int64(0))
         let dwarf = Int(stmt.int64(2))
-        return StoreStatistics(builds: count, bytes: stmt.int64(1), debugInfoBuilds: dwarf, symbolTableBuilds: count - dwarf)
+        return StoreStatistics(
+            builds: count, bytes: stmt.int64(1), debugInfoBuilds: dwarf, symbolTableBuilds: count - dwarf)
     }
 
     // MARK: Writing (callers wrap these in database.writeTransaction)

@@ -65,7 +65,8 @@ public final class OutputFile {
                 let missing = Folders.firstFileComponent(of: folder) == nil
                 let why = Folders.reason(missing ? ENOENT : ENOTDIR, at: destination)
                 throw SymbolicateError(
-                    .io, "cannot create the output: \(why); \(missing ? "create it or write elsewhere" : "write elsewhere")",
+                    .io,
+                    "cannot create the output: \(why); \(missing ? "create it or write elsewhere" : "write elsewhere")",
                     path: path)
             }
             throw SymbolicateError(.io, "cannot create the output: \(error.message)", path: path)

@@ -126,7 +126,9 @@ extension SymbolStore {
                     harvest.present.append((info, member))
                     continue
                 }
-                if let i = harvest.pending.firstIndex(where: { $0.build.uuid == info.uuid && $0.build.arch == info.arch }) {
+                if let i = harvest.pending.firstIndex(where: {
+                    $0.build.uuid == info.uuid && $0.build.arch == info.arch
+                }) {
                     if harvest.pending[i].build.kind >= info.kind {
                         harvest.present.append((info, member))
                         continue
@@ -170,7 +172,9 @@ final class MemberSpool {
             let held = file.map { Int($0.size) } ?? bytes.count
             if let limit, held >= limit { return }
             let want = limit.map { min(buffer.count, $0 - held) } ?? buffer.count
-            let n = try buffer.withUnsafeMutableBytes { try reader.readForImport(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want])) }
+            let n = try buffer.withUnsafeMutableBytes {
+                try reader.readForImport(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]))
+            }
             if n == 0 {
                 finished = true
                 return

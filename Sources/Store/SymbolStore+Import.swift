@@ -100,7 +100,8 @@ extension SymbolStore {
             reason = "the disk is full (\(reason)); free some space and import again"
         }
         return SymbolicateError(
-            cause.code, "cannot add build \(build.uuid) (\(build.arch), \(build.name)) to the store \(directory): \(reason)",
+            cause.code,
+            "cannot add build \(build.uuid) (\(build.arch), \(build.name)) to the store \(directory): \(reason)",
             path: source)
     }
 
@@ -203,7 +204,9 @@ extension SymbolStore {
             }
             run.report(item: path)
         } else if explicit {
-            run.fail(path, SymbolicateError(.unsupported, "not a Mach-O or ELF file, nor a .zip or .tar archive", path: path))
+            run.fail(
+                path, SymbolicateError(.unsupported, "not a Mach-O or ELF file, nor a .zip or .tar archive", path: path)
+            )
         }
     }
 
@@ -223,7 +226,8 @@ extension SymbolStore {
     static func readPrefix(_ path: String, count: Int = 4096) throws -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             let code = access(path, R_OK) == 0 ? EIO : errno
-            throw SymbolicateError(.io, "cannot open the file for reading: \(String(cString: strerror(code)))", path: path)
+            throw SymbolicateError(
+                .io, "cannot open the file for reading: \(String(cString: strerror(code)))", path: path)
         }
         defer { try? handle.close() }
         do {

@@ -16,7 +16,8 @@ extension SymbolStore {
         let reason: String
         if let mismatch = error as? BuildFile.VersionMismatch {
             status = .outdated
-            reason = "was indexed with store schema version \(mismatch.found) and this symbolicate reads version \(BuildFile.schemaVersion)"
+            reason =
+                "was indexed with store schema version \(mismatch.found) and this symbolicate reads version \(BuildFile.schemaVersion)"
         } else if !FileManager.default.fileExists(atPath: absolutePath(row.file)) {
             status = .missing
             reason = "is listed in the store but its file \(row.file) is missing"
@@ -81,7 +82,8 @@ extension SymbolStore {
         }
         for name in SymbolStore.removeStaleTransfers(inStore: directory) {
             report.repaired.append(
-                .init(kind: .staleTemporary, file: "tmp/" + name, message: "left by a server that was stopped; removed"))
+                .init(kind: .staleTemporary, file: "tmp/" + name, message: "left by a server that was stopped; removed")
+            )
         }
         let rows = try catalogReader.withLock { try $0.all() }
         var listed = Set<String>()
@@ -128,8 +130,11 @@ extension SymbolStore {
                             byteSize: (attributes?[.size] as? NSNumber)?.int64Value ?? 0, status: .ready,
                             schemaVersion: Int(BuildFile.schemaVersion), file: file))
                     found.append(
-                        .init(kind: .orphanFile, uuid: info.uuid, arch: info.arch, file: file,
-                              message: "complete build file left without its catalog row by an interrupted import; listed again"))
+                        .init(
+                            kind: .orphanFile, uuid: info.uuid, arch: info.arch, file: file,
+                            message:
+                                "complete build file left without its catalog row by an interrupted import; listed again"
+                        ))
                 }
                 return found
             }
@@ -216,7 +221,9 @@ extension SymbolStore {
     /// of live requests, in this process or any other sharing the store, are younger. Returns the
     /// names removed. Used at server start-up, by `verify` and by `gc`.
     @discardableResult
-    public static func removeStaleTransfers(inStore directory: String, olderThan age: TimeInterval = staleTransferAge) -> [String] {
+    public static func removeStaleTransfers(inStore directory: String, olderThan age: TimeInterval = staleTransferAge)
+        -> [String]
+    {
         let folder = directory + "/tmp"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         let cutoff = Date().timeIntervalSince1970 - age
@@ -240,7 +247,9 @@ extension SymbolStore {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .infinity }
         var newest = TimeInterval(st.st_mtim.tv_sec) + TimeInterval(st.st_mtim.tv_nsec) / 1e9
-        if st.st_mode & S_IFMT == S_IFDIR, depth == 0, let names = try? FileManager.default.contentsOfDirectory(atPath: path) {
+        if st.st_mode & S_IFMT == S_IFDIR, depth == 0,
+            let names = try? FileManager.default.contentsOfDirectory(atPath: path)
+        {
             for name in names { newest = max(newest, newestModification(path + "/" + name, depth: 1)) }
         }
         return newest

@@ -81,7 +81,9 @@ public final class SymbolStore: Sendable {
     public func requireWritable(_ operation: String) throws {
         guard isReadOnly else { return }
         throw SymbolicateError(
-            .io, "store \(directory) is read-only: \(operation) needs write access (check the mount and the folder's permissions)")
+            .io,
+            "store \(directory) is read-only: \(operation) needs write access (check the mount and the folder's permissions)"
+        )
     }
 
     /// The store folder: `$SYMBOLICATE_STORE`, else `$XDG_DATA_HOME/symbolicate`, else
@@ -196,7 +198,8 @@ public final class SymbolStore: Sendable {
         do {
             source = try BuildFileSource(path: absolutePath(row.file))
             guard source.build.uuid == row.uuid, source.build.arch == row.arch else {
-                throw SymbolicateError(.io, "the build file holds \(source.build.uuid) \(source.build.arch)", path: row.file)
+                throw SymbolicateError(
+                    .io, "the build file holds \(source.build.uuid) \(source.build.arch)", path: row.file)
             }
         } catch {
             return try rebuild(row, after: error)

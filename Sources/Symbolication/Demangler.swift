@@ -8,7 +8,7 @@ import Runtime
 import Store
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public enum Demangler {

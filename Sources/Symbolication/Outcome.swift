@@ -63,16 +63,19 @@ public struct ImageOutcome: Sendable {
             return "\(name): symbolicated \(framesSymbolicated)/\(framesTotal) frames"
         case .symbolTableOnly:
             guard unreadable.isEmpty else {
-                return "\(name): symbol table only, \(framesSymbolicated)/\(framesTotal) frames: the dSYM could not be read: "
+                return
+                    "\(name): symbol table only, \(framesSymbolicated)/\(framesTotal) frames: the dSYM could not be read: "
                     + unreadable.joined(separator: "; ")
             }
-            return "\(name): symbol table only, \(framesSymbolicated)/\(framesTotal) frames (no file:line without a dSYM)"
+            return
+                "\(name): symbol table only, \(framesSymbolicated)/\(framesTotal) frames (no file:line without a dSYM)"
         case .missing where isNamed:
             return "\(name): \(framesNamedByReport) frames named by the report (no symbols for \(uuid))"
         case .missing:
             return "\(name): missing \(uuid) (\(name)\(arch))"
         case .uuidMismatch(let found, let foundArch, let path):
-            return "\(name): uuid-mismatch: found \(name) with UUID \(found.uuidString) (\(foundArch)) at \(path), report needs \(uuid)"
+            return
+                "\(name): uuid-mismatch: found \(name) with UUID \(found.uuidString) (\(foundArch)) at \(path), report needs \(uuid)"
         case .failed(let message):
             return "\(name): symbols for \(uuid) could not be read: \(message)"
         case .noUUID:

@@ -43,7 +43,8 @@ public struct Symbolicator: Sendable {
                 let id = FrameID(backtrace: b, frame: f)
                 var imageIndex: Int? = nil
                 var result = symbolicate(
-                    frame, in: backtrace, of: report, images: imageMap, imageIndex: &imageIndex, resolutions: &resolutions,
+                    frame, in: backtrace, of: report, images: imageMap, imageIndex: &imageIndex,
+                    resolutions: &resolutions,
                     imageOutcomes: &imageOutcomes)
                 // A frame we cannot name keeps the name the report gives it, with its own status.
                 if result.status != .symbolicated, frame.isNamedByReport {
@@ -96,7 +97,8 @@ public struct Symbolicator: Sendable {
         case .found(let s):
             source = s
             outcome.status = s.build.kind == .debugInfo ? .symbolicated : .symbolTableOnly
-            outcome.servedBy = ImageOutcome.ServedBy(path: s.build.path, fromStore: !(s is SymbolTable), kind: s.build.kind)
+            outcome.servedBy = ImageOutcome.ServedBy(
+                path: s.build.path, fromStore: !(s is SymbolTable), kind: s.build.kind)
             if s.build.kind != .debugInfo {
                 outcome.unreadable = locator.unreadable(uuid: uuid, arch: image.arch ?? report.arch).map(\.description)
             }
@@ -121,7 +123,8 @@ public struct Symbolicator: Sendable {
     public func lookup(_ offsetInImage: UInt64, in source: any SymbolSource, isReturnAddress: Bool) -> FrameResult {
         let (vmAddress, overflow) = source.build.textVMAddress.addingReportingOverflow(offsetInImage)
         guard !overflow else { return FrameResult(status: .malformed) }
-        let lookupAddress = isReturnAddress && options.adjustReturnAddresses && vmAddress > 0 ? vmAddress - 1 : vmAddress
+        let lookupAddress =
+            isReturnAddress && options.adjustReturnAddresses && vmAddress > 0 ? vmAddress - 1 : vmAddress
         guard let chain = source.lookup(lookupAddress), !chain.isEmpty else {
             return FrameResult(status: .missingSymbol)
         }

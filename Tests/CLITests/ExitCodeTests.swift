@@ -12,7 +12,9 @@ import Testing
         #expect(r.stderr.contains("USAGE"))
     }
 
-    @Test(arguments: [[String](), ["inspect"], ["lookup"], ["import"], ["list"], ["remove"], ["gc"], ["verify"], ["serve"], ["batch"]])
+    @Test(arguments: [
+        [String](), ["inspect"], ["lookup"], ["import"], ["list"], ["remove"], ["gc"], ["verify"], ["serve"], ["batch"],
+    ])
     func helpForEveryCommand(_ command: [String]) throws {
         let r = try CLI.run(command + ["--help"])
         #expect(r.status == 0)
@@ -36,7 +38,7 @@ import Testing
         var bytes: [UInt8] = []
         var seed: UInt64 = 42
         for _ in 0..<4096 {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             bytes.append(UInt8(truncatingIfNeeded: seed >> 33))
         }
         let r = try CLI.run(["-"], stdin: bytes)

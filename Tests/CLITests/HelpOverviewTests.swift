@@ -17,6 +17,7 @@ import Testing
     @Test func theDefaultCommandsHelpNamesEveryReportKind() throws {
         let r = try CLI.run(["-o", "out.crash", "--help"])
         #expect(r.status == 0)
-        #expect(r.stdoutText.contains("MetricKit payload") && r.stdoutText.contains("resource report"), "\(r.stdoutText)")
+        #expect(
+            r.stdoutText.contains("MetricKit payload") && r.stdoutText.contains("resource report"), "\(r.stdoutText)")
     }
 }

@@ -11,7 +11,8 @@ import Testing
     static let dwarf = Paths.samples + "/build/ios-arm64-dwarf4/HoldApp.app.dSYM/Contents/Resources/DWARF/HoldApp"
     static let tools = ["/usr/bin/curl", "/usr/bin/sqlite3"]
     static var ready: Bool {
-        FileManager.default.fileExists(atPath: dwarf) && tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+        FileManager.default.fileExists(atPath: dwarf)
+            && tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     static func scratch() throws -> String {

@@ -40,7 +40,9 @@ import Testing
                 let fromStore = try CLI.run(["--store", store, "--format", format, report])
                 #expect(fromFiles.status == 0 && fromStore.status == 0, "\(report): \(fromStore.stderr)")
                 let same = fromFiles.stdout == fromStore.stdout
-                #expect(same, "\(report) as \(format) differs: \(firstDifference(fromFiles.stdoutText, fromStore.stdoutText))")
+                #expect(
+                    same,
+                    "\(report) as \(format) differs: \(firstDifference(fromFiles.stdoutText, fromStore.stdoutText))")
                 let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: report)))
                 #expect(fromFiles.stdout != original, "\(report) as \(format): nothing was symbolicated")
                 compared += 1

@@ -1,9 +1,9 @@
 // The Digest wrapper's SHA-256 and HMAC-SHA-256 against the published vectors (FIPS 180-4 examples, RFC 4231) and against
 // coreutils' sha256sum on inputs of every length around the block boundaries.
 
+import Digest
 import Foundation
 import TestSupport
-import Digest
 import Testing
 
 struct SHA256Tests {
@@ -33,7 +33,8 @@ struct SHA256Tests {
         }
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sha256sum"), "sha256sum is not installed"))
+    @Test(
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sha256sum"), "sha256sum is not installed"))
     func agreesWithSHA256SumAroundBlockBoundaries() throws {
         for length in [0, 1, 54, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000, 70_000] {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ length) }

@@ -3,9 +3,10 @@
 // 0-based file numbers, an epilogue row inside a sequence, a huge line advance), DWARF 4 path
 // joining, and ELF headers whose offsets point past the end of the address space.
 
-import Testing
-@testable import ObjectFiles
 import SymbolicateModel
+import Testing
+
+@testable import ObjectFiles
 
 struct DecoderTests {
     func reader(_ bytes: [UInt8]) -> ByteReader { ByteStorage(bytes: bytes).reader() }
@@ -31,7 +32,8 @@ struct DecoderTests {
 
     /// A DWARF 5 line table: directories ["/src", "inc"], files [a.c (dir 0), b.h (dir 1)].
     func dwarf5LineTable(program: [UInt8]) -> [UInt8] {
-        var header: [UInt8] = [1, 1, 1, 0xfb, 14, 13]  // min_inst, max_ops, default_is_stmt, line_base -5, line_range, opcode_base
+        // min_inst, max_ops, default_is_stmt, line_base -5, line_range, opcode_base
+        var header: [UInt8] = [1, 1, 1, 0xfb, 14, 13]
         header += [0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1]  // standard opcode lengths
         header += [1, 0x01, 0x08]  // directory format: path as string
         header += [2] + Array("/src".utf8) + [0] + Array("inc".utf8) + [0]
@@ -51,7 +53,8 @@ struct DecoderTests {
         program += [0x03] + [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00]  // huge advance_line
         program += [0x02, 0x08, 0x01]  // advance_pc 8, copy
         program += [0x02, 0x04, 0x00, 0x01, 0x01]  // advance_pc 4, end_sequence
-        let table = try LineProgram.parse(reader(dwarf5LineTable(program: program)), at: 0, strings: .init(), compDir: "/build")
+        let table = try LineProgram.parse(
+            reader(dwarf5LineTable(program: program)), at: 0, strings: .init(), compDir: "/build")
         #expect(table.rows.map(\.address) == [0x1000, 0x1004, 0x1004, 0x100c, 0x1010])
         #expect(table.rows.map(\.file) == [1, 0, 0, 0, 0])
         #expect(table.rows.prefix(3).map(\.line) == [1, 1, 11])

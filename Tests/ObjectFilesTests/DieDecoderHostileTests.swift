@@ -7,6 +7,7 @@
 
 import Foundation
 import Testing
+
 @testable import ObjectFiles
 
 struct DieDecoderHostileTests {
@@ -36,10 +37,16 @@ struct DieDecoderHostileTests {
     /// Codes 1 (compile unit with children), 2 (subprogram, no children), 3 (lexical block with
     /// children), 4 (inlined subroutine naming its origin by ref4).
     static let abbrevs: [UInt8] =
-        abbrev(1, DW_TAG_compile_unit, children: true, [(DW_AT_name, DW_FORM_string), (DW_AT_low_pc, DW_FORM_addr), (DW_AT_high_pc, DW_FORM_data4)])
-        + abbrev(2, DW_TAG_subprogram, children: false, [(DW_AT_name, DW_FORM_string), (DW_AT_low_pc, DW_FORM_addr), (DW_AT_high_pc, DW_FORM_data4)])
-        + abbrev(3, 0x0b /* DW_TAG_lexical_block */, children: true, [])
-        + abbrev(4, DW_TAG_subprogram, children: false, [(DW_AT_abstract_origin, DW_FORM_ref4), (DW_AT_low_pc, DW_FORM_addr), (DW_AT_high_pc, DW_FORM_data4)])
+        abbrev(
+            1, DW_TAG_compile_unit, children: true,
+            [(DW_AT_name, DW_FORM_string), (DW_AT_low_pc, DW_FORM_addr), (DW_AT_high_pc, DW_FORM_data4)])
+        + abbrev(
+            2, DW_TAG_subprogram, children: false,
+            [(DW_AT_name, DW_FORM_string), (DW_AT_low_pc, DW_FORM_addr), (DW_AT_high_pc, DW_FORM_data4)])
+        + abbrev(3, DW_TAG_lexical_block, children: true, [])
+        + abbrev(
+            4, DW_TAG_subprogram, children: false,
+            [(DW_AT_abstract_origin, DW_FORM_ref4), (DW_AT_low_pc, DW_FORM_addr), (DW_AT_high_pc, DW_FORM_data4)])
         + [0]
 
     /// A DWARF 4 unit around `dies`; `length` overrides the unit length.
@@ -50,7 +57,9 @@ struct DieDecoderHostileTests {
 
     static let unitDie = [UInt8(1)] + cstr("u.c") + le64(0x1000) + le32(0x100)
 
-    static func read(_ info: [UInt8], abbrev: [UInt8] = abbrevs, backend: DebugInfoReader.Backend = .own(threads: 1)) throws -> DebugInfo {
+    static func read(_ info: [UInt8], abbrev: [UInt8] = abbrevs, backend: DebugInfoReader.Backend = .own(threads: 1))
+        throws -> DebugInfo
+    {
         let sections = [
             ".debug_info": ByteStorage(bytes: info).reader(), ".debug_abbrev": ByteStorage(bytes: abbrev).reader(),
         ]
@@ -99,10 +108,13 @@ struct DieDecoderHostileTests {
     }
 
     @Test func abbreviationWithTooManyAttributes() {
-        let specs = Array(repeating: (DW_AT_name, DW_FORM_data1), count: AbbreviationTable.maxAttributesPerAbbreviation + 1)
+        let specs = Array(
+            repeating: (DW_AT_name, DW_FORM_data1), count: AbbreviationTable.maxAttributesPerAbbreviation + 1)
         let table = Self.abbrev(1, DW_TAG_compile_unit, children: false, specs) + [0]
         let message = Self.failure { try Self.read(Self.unit(Self.unitDie), abbrev: table) }
-        #expect(message?.contains("more than \(AbbreviationTable.maxAttributesPerAbbreviation) attributes") == true, "\(message ?? "no error")")
+        #expect(
+            message?.contains("more than \(AbbreviationTable.maxAttributesPerAbbreviation) attributes") == true,
+            "\(message ?? "no error")")
     }
 
     @Test func unknownAbbreviationCode() {
@@ -121,7 +133,8 @@ struct DieDecoderHostileTests {
     }
 
     @Test func blockLengthNearTwoToThe64() {
-        let table = Self.abbrev(1, DW_TAG_compile_unit, children: false, [(0x02 /* DW_AT_location */, DW_FORM_block)]) + [0]
+        let table =
+            Self.abbrev(1, DW_TAG_compile_unit, children: false, [(DW_AT_location, DW_FORM_block)]) + [0]
         let dies = [UInt8(1)] + Self.uleb(UInt64.max - 3) + [0, 0, 0]
         let message = Self.failure { try Self.read(Self.unit(dies), abbrev: table) }
         #expect(message?.contains("truncated") == true, "\(message ?? "no error")")
@@ -130,7 +143,9 @@ struct DieDecoderHostileTests {
     /// A hundred thousand lexical blocks, each the child of the one before, never closed: read
     /// through to the unit's end in one pass (the walk stops descending at its depth limit).
     @Test func deeplyNestedDIEs() throws {
-        let dies = Self.unitDie + [UInt8](repeating: 3, count: 100_000) + [2] + Self.cstr("deep") + Self.le64(0x1010) + Self.le32(4)
+        let dies =
+            Self.unitDie + [UInt8](repeating: 3, count: 100_000) + [2] + Self.cstr("deep") + Self.le64(0x1010)
+            + Self.le32(4)
         let info = try Self.read(Self.unit(dies))
         #expect(info.units.count == 1)
         #expect(info.nodes.isEmpty)

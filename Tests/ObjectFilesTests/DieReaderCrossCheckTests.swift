@@ -8,11 +8,14 @@
 import Foundation
 import SymbolicateModel
 import Testing
+
 @testable import ObjectFiles
 
 struct DieReaderCrossCheckTests {
     static func sampleDSYMs() -> [String] {
-        SamplesTests.variants().flatMap { (try? SymbolFileFinder.objectFiles(in: $0)) ?? [] }.filter { $0.contains(".dSYM/") }
+        SamplesTests.variants().flatMap { (try? SymbolFileFinder.objectFiles(in: $0)) ?? [] }.filter {
+            $0.contains(".dSYM/")
+        }
     }
 
     static func debugSections(_ slice: ObjectSlice) throws -> (sections: [String: ByteReader], pointerSize: Int) {
@@ -34,13 +37,19 @@ struct DieReaderCrossCheckTests {
                 out.append("\(unit): other reader has unit at \(ub.offset)")
                 continue
             }
-            if ua.ranges.map({ [$0.start, $0.end] }) != ub.ranges.map({ [$0.start, $0.end] }) { out.append("\(unit): unit ranges differ") }
+            if ua.ranges.map({ [$0.start, $0.end] }) != ub.ranges.map({ [$0.start, $0.end] }) {
+                out.append("\(unit): unit ranges differ")
+            }
             if Array(a.scopes[ua.scopes]) != Array(b.scopes[ub.scopes]) { out.append("\(unit): scopes differ") }
             let sa = a.sequences[ua.sequences].map { [$0.low, $0.high, UInt64($0.intervals.count)] }
             let sb = b.sequences[ub.sequences].map { [$0.low, $0.high, UInt64($0.intervals.count)] }
             if sa != sb { out.append("\(unit): line sequences differ") }
-            let la = a.sequences[ua.sequences].flatMap { a.lines[$0.intervals].map { "\($0.start)-\($0.end) \(file(a, $0.file)):\($0.line)" } }
-            let lb = b.sequences[ub.sequences].flatMap { b.lines[$0.intervals].map { "\($0.start)-\($0.end) \(file(b, $0.file)):\($0.line)" } }
+            let la = a.sequences[ua.sequences].flatMap {
+                a.lines[$0.intervals].map { "\($0.start)-\($0.end) \(file(a, $0.file)):\($0.line)" }
+            }
+            let lb = b.sequences[ub.sequences].flatMap {
+                b.lines[$0.intervals].map { "\($0.start)-\($0.end) \(file(b, $0.file)):\($0.line)" }
+            }
             if la != lb { out.append("\(unit): line rows differ") }
             let na = Set(a.scopes[ua.scopes].map(\.node)).sorted().map { i in
                 let n = a.nodes[Int(i)]
@@ -50,7 +59,9 @@ struct DieReaderCrossCheckTests {
                 let n = b.nodes[Int(i)]
                 return "\(i) \(name(b, n)) \(n.entry) \(n.parent) \(file(b, n.callFile)):\(n.callLine)"
             }
-            if na != nb { out.append("\(unit): functions differ, first: \(zip(na, nb).first { $0 != $1 } ?? ("", ""))") }
+            if na != nb {
+                out.append("\(unit): functions differ, first: \(zip(na, nb).first { $0 != $1 } ?? ("", ""))")
+            }
         }
         if a.files != b.files { out.append("file tables differ") }
         if a.names != b.names { out.append("name tables differ") }
@@ -80,7 +91,8 @@ struct DieReaderCrossCheckTests {
         for path in files {
             for slice in try ObjectFile.slices(atPath: path) where slice.info.kind == .debugInfo {
                 let (sections, pointerSize) = try Self.debugSections(slice)
-                let ours = try DebugInfoReader.read(sections: sections, pointerSize: pointerSize, backend: .own(threads: 1))
+                let ours = try DebugInfoReader.read(
+                    sections: sections, pointerSize: pointerSize, backend: .own(threads: 1))
                 let theirs = try DebugInfoReader.read(sections: sections, pointerSize: pointerSize, backend: .libdwarf)
                 #expect(!ours.units.isEmpty, "\(path) \(slice.info.arch): no units")
                 let diff = Self.differences(ours, theirs)
@@ -88,8 +100,13 @@ struct DieReaderCrossCheckTests {
                 let a = try slice.loadSymbolTable(backend: .own(threads: 2))
                 let b = try slice.loadSymbolTable(backend: .libdwarf)
                 let differ = Self.lookupDifferences(a, b)
-                #expect(differ.isEmpty, "\(path) \(slice.info.arch): \(differ.count) addresses answered differently, first: \(differ.prefix(5))")
-                #expect(a.ranges.count == b.ranges.count && a.locations.count == b.locations.count, "\(path) \(slice.info.arch)")
+                #expect(
+                    differ.isEmpty,
+                    "\(path) \(slice.info.arch): \(differ.count) addresses answered differently, first: \(differ.prefix(5))"
+                )
+                #expect(
+                    a.ranges.count == b.ranges.count && a.locations.count == b.locations.count,
+                    "\(path) \(slice.info.arch)")
                 slices += 1
             }
         }
@@ -129,8 +146,10 @@ struct DieReaderCrossCheckTests {
         for path in files {
             for slice in try ObjectFile.slices(atPath: path) where slice.info.kind == .debugInfo {
                 let (sections, pointerSize) = try Self.debugSections(slice)
-                let one = try DebugInfoReader.read(sections: sections, pointerSize: pointerSize, backend: .own(threads: 1))
-                let four = try DebugInfoReader.read(sections: sections, pointerSize: pointerSize, backend: .own(threads: 4))
+                let one = try DebugInfoReader.read(
+                    sections: sections, pointerSize: pointerSize, backend: .own(threads: 1))
+                let four = try DebugInfoReader.read(
+                    sections: sections, pointerSize: pointerSize, backend: .own(threads: 4))
                 let diff = Self.differences(one, four)
                 #expect(diff.isEmpty, "\(path) \(slice.info.arch): \(diff.prefix(3))")
                 let a = try slice.loadSymbolTable(backend: .own(threads: 1))

@@ -5,6 +5,7 @@ import Foundation
 import SymbolicateModel
 import TestSupport
 import Testing
+
 @testable import ObjectFiles
 
 @Suite(.tags(.corpus, .slow))
@@ -27,7 +28,9 @@ struct DwarfCorpusTests {
                 let arch = slices.count > 1 ? slice.info.arch.rawValue : nil
                 let mismatches = try Symbolizer.compare(table, obj: file, arch: arch, addresses: addresses)
                 total += addresses.count
-                #expect(mismatches.isEmpty, "\(file) \(slice.info.arch): \(mismatches.count) mismatches, first: \(mismatches.prefix(5))")
+                #expect(
+                    mismatches.isEmpty,
+                    "\(file) \(slice.info.arch): \(mismatches.count) mismatches, first: \(mismatches.prefix(5))")
             }
         }
         print("compared \(total) addresses over \(files.count) corpus dSYMs")

@@ -7,6 +7,7 @@ import Foundation
 import SymbolicateModel
 import TestSupport
 import Testing
+
 @testable import ObjectFiles
 
 @Suite(.tags(.slow))
@@ -129,7 +130,8 @@ struct ELFTests {
         #expect(slice.info.textSize > 0)
 
         let notes = try run("readelf", ["-n", binary]).output
-        let expected = notes.split(separator: "\n").first { $0.contains("Build ID:") }?.split(separator: " ").last.map(String.init)
+        let expected = notes.split(separator: "\n").first { $0.contains("Build ID:") }?.split(separator: " ").last.map(
+            String.init)
         #expect(expected != nil && slice.info.uuid.compactString == expected, "readelf: \(expected ?? "none")")
 
         let table = try slice.loadSymbolTable()
@@ -146,7 +148,8 @@ struct ELFTests {
         if let low = table.ranges.first(where: { table.lookup($0.start)?.last?.function == "crunch" })?.start {
             addresses += (0..<200).map { low + UInt64($0) }
         }
-        let mismatches = try Symbolizer.compare(table, obj: binary, arch: nil, addresses: Array(Set(addresses)).sorted())
+        let mismatches = try Symbolizer.compare(
+            table, obj: binary, arch: nil, addresses: Array(Set(addresses)).sorted())
         #expect(mismatches.isEmpty, "\(name): \(mismatches.count) mismatches: \(mismatches.prefix(6))")
     }
 }

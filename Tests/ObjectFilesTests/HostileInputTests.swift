@@ -2,9 +2,10 @@
 // table, never a trap or a hang, and the errors must name the file.
 
 import Foundation
-import TestSupport
 import SymbolicateModel
+import TestSupport
 import Testing
+
 @testable import ObjectFiles
 
 @Suite(.tags(.slow))
@@ -14,7 +15,8 @@ struct HostileInputTests {
         var out: [String] = []
         let thin = Fixtures.samples + "/ios-arm64-dwarf5/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"
         let fat = Fixtures.samples + "/universal-dwarf5/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"
-        let corpusFat = Fixtures.corpus
+        let corpusFat =
+            Fixtures.corpus
             + "/inket__MacSymbolicator/Resources/dSYMs/Embedded.app.dSYM/Framework_1.framework.dSYM/Contents/Resources/DWARF/Framework_1"
         for p in [thin, fat, corpusFat] where Fixtures.exists(p) { out.append(p) }
         return out

@@ -5,6 +5,7 @@
 import Foundation
 import SymbolicateModel
 import Testing
+
 @testable import ObjectFiles
 
 struct SamplesTests {
@@ -31,7 +32,9 @@ struct SamplesTests {
                     let addresses = Symbolizer.sampleAddresses(table)
                     let arch = slices.count > 1 ? slice.info.arch.rawValue : nil
                     let mismatches = try Symbolizer.compare(table, obj: file, arch: arch, addresses: addresses)
-                    #expect(mismatches.isEmpty, "\(file) \(slice.info.arch): \(mismatches.count) mismatches: \(mismatches.prefix(5))")
+                    #expect(
+                        mismatches.isEmpty,
+                        "\(file) \(slice.info.arch): \(mismatches.count) mismatches: \(mismatches.prefix(5))")
                     compared += addresses.count
                 }
                 if variant.hasSuffix("dwarf5") { dwarf5 += 1 }
@@ -54,7 +57,10 @@ struct SamplesTests {
                     #expect(slice.info.kind == .symbolTable)
                     let table = try slice.loadSymbolTable()
                     #expect(table.files.isEmpty)
-                    #expect(table.locations.allSatisfy { $0.file == SymbolTable.none && $0.line == SymbolTable.none && $0.parent == SymbolTable.none })
+                    #expect(
+                        table.locations.allSatisfy {
+                            $0.file == SymbolTable.none && $0.line == SymbolTable.none && $0.parent == SymbolTable.none
+                        })
                     // nlist names lose their leading underscore (`_main` -> `main`), as atos shows them.
                     if file.hasSuffix("/HoldApp") {
                         #expect(table.functions.contains { $0.name == "main" })

@@ -5,6 +5,7 @@
 import Foundation
 import SymbolicateModel
 import TestSupport
+
 @testable import ObjectFiles
 
 enum Fixtures {
@@ -72,7 +73,9 @@ enum Symbolizer {
 
     static func ours(_ table: SymbolTable, _ address: UInt64) -> [Level] {
         guard let chain = table.lookup(address) else { return [] }
-        return chain.map { Level(function: $0.function == "??" ? "" : $0.function, file: $0.file ?? "", line: $0.line ?? 0) }
+        return chain.map {
+            Level(function: $0.function == "??" ? "" : $0.function, file: $0.file ?? "", line: $0.line ?? 0)
+        }
     }
 
     /// Addresses to compare at: evenly spread over __TEXT, plus starts and midpoints of the

@@ -7,6 +7,7 @@ import Foundation
 import SymbolicateModel
 import TestSupport
 import Testing
+
 @testable import ObjectFiles
 
 struct SymbolFileFinderTests {
@@ -14,10 +15,11 @@ struct SymbolFileFinderTests {
     func nestedDSYMBundlesInTheCorpus() throws {
         let embedded = Fixtures.corpus + "/inket__MacSymbolicator/Resources/dSYMs/Embedded.app.dSYM"
         let files = try SymbolFileFinder.objectFiles(in: embedded)
-        #expect(files == [
-            embedded + "/DSYM Example.app.dSYM/Contents/Resources/DWARF/DSYM Example",
-            embedded + "/Framework_1.framework.dSYM/Contents/Resources/DWARF/Framework_1",
-        ])
+        #expect(
+            files == [
+                embedded + "/DSYM Example.app.dSYM/Contents/Resources/DWARF/DSYM Example",
+                embedded + "/Framework_1.framework.dSYM/Contents/Resources/DWARF/Framework_1",
+            ])
     }
 
     /// (path relative to the corpus, [(uuid, arch)]) for every dSYM the manifest describes.
@@ -54,7 +56,9 @@ struct SymbolFileFinderTests {
             }
         }
         let all = try SymbolFileFinder.objectFiles(in: Fixtures.corpus)
-        for (path, _) in entries { #expect(all.contains(Fixtures.corpus + "/" + path), "\(path) not found by scanning") }
+        for (path, _) in entries {
+            #expect(all.contains(Fixtures.corpus + "/" + path), "\(path) not found by scanning")
+        }
     }
 
     @Test(.enabled(if: Fixtures.exists(Fixtures.samples + "/ios-arm64-dwarf5"), "no Samples builds"))
@@ -71,10 +75,14 @@ struct SymbolFileFinderTests {
         for d in [dwarf, nested, framework + "/Versions/A", app + "/PlugIns/Ext.appex"] {
             try fm.createDirectory(atPath: d, withIntermediateDirectories: true)
         }
-        try fm.copyItem(atPath: sample + "/HoldApp.app.dSYM/Contents/Resources/DWARF/HoldApp", toPath: dwarf + "/HoldApp")
-        try fm.copyItem(atPath: sample + "/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit", toPath: nested + "/HoldKit")
+        try fm.copyItem(
+            atPath: sample + "/HoldApp.app.dSYM/Contents/Resources/DWARF/HoldApp", toPath: dwarf + "/HoldApp")
+        try fm.copyItem(
+            atPath: sample + "/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit", toPath: nested + "/HoldKit")
         try fm.copyItem(atPath: sample + "/HoldApp.app/HoldApp", toPath: app + "/HoldApp")
-        try fm.copyItem(atPath: sample + "/HoldApp.app/Frameworks/HoldKit.framework/HoldKit", toPath: framework + "/Versions/A/HoldKit")
+        try fm.copyItem(
+            atPath: sample + "/HoldApp.app/Frameworks/HoldKit.framework/HoldKit",
+            toPath: framework + "/Versions/A/HoldKit")
         try fm.copyItem(atPath: sample + "/HoldApp.app/HoldApp", toPath: app + "/PlugIns/Ext.appex/Ext")
         try fm.createSymbolicLink(atPath: framework + "/Versions/Current", withDestinationPath: "A")
         try fm.createSymbolicLink(atPath: framework + "/HoldKit", withDestinationPath: "Versions/Current/HoldKit")
@@ -84,13 +92,14 @@ struct SymbolFileFinderTests {
         try "CAFE".write(toFile: archive + "/notes.txt", atomically: true, encoding: .utf8)
 
         let found = try SymbolFileFinder.objectFiles(in: archive)
-        #expect(found == [
-            app + "/Frameworks/HoldKit.framework/HoldKit",
-            app + "/HoldApp",
-            app + "/PlugIns/Ext.appex/Ext",
-            dwarf + "/HoldApp",
-            nested + "/HoldKit",
-        ])
+        #expect(
+            found == [
+                app + "/Frameworks/HoldKit.framework/HoldKit",
+                app + "/HoldApp",
+                app + "/PlugIns/Ext.appex/Ext",
+                dwarf + "/HoldApp",
+                nested + "/HoldKit",
+            ])
         #expect(try SymbolFileFinder.objectFiles(in: archive + "/dSYMs") == [dwarf + "/HoldApp", nested + "/HoldKit"])
         #expect(try SymbolFileFinder.objectFiles(in: app + "/HoldApp") == [app + "/HoldApp"])
         #expect(try SymbolFileFinder.objectFiles(in: app + "/Info.plist") == [])

@@ -9,7 +9,9 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite(.tags(.slow), .enabled(if: StandInServers.motoAvailable, "moto's server is not installed (pip install 'moto[server]')"))
+@Suite(
+    .tags(.slow),
+    .enabled(if: StandInServers.motoAvailable, "moto's server is not installed (pip install 'moto[server]')"))
 struct S3ClientMotoTests {
     let client: S3Client
     let bucket = "t-" + UUID().uuidString.lowercased()

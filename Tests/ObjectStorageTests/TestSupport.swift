@@ -2,6 +2,7 @@
 // whether moto_server (the stand-in S3 server) and python3 are on PATH.
 
 import Foundation
+
 import enum TestSupport.ProcessRunner
 
 enum TestSupport {

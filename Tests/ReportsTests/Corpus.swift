@@ -23,7 +23,9 @@ enum Corpus {
     static let entries: [Entry] = Repository.corpusEntries.map { Entry(file: $0.file, format: $0.format) }
 
     /// Apple crash reports (text and .ips), by the manifest's format column.
-    static let appleReports: [Entry] = entries.filter { $0.format.hasPrefix("apple-text") || $0.format.hasPrefix("apple-ips") }
+    static let appleReports: [Entry] = entries.filter {
+        $0.format.hasPrefix("apple-text") || $0.format.hasPrefix("apple-ips")
+    }
 
     /// Crash reports in other formats (Apple's `sample` / spindump text included: not crash reports).
     static let otherReports: [Entry] = entries.filter { e in

@@ -19,7 +19,9 @@ import Testing
         if firstLine.contains("\"bug_type\""), rest.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") {
             let body = try #require(try JSONSerialization.jsonObject(with: Data(rest.utf8)) as? [String: Any])
             var frames = 0
-            for thread in body["threads"] as? [[String: Any]] ?? [] { frames += (thread["frames"] as? [Any])?.count ?? 0 }
+            for thread in body["threads"] as? [[String: Any]] ?? [] {
+                frames += (thread["frames"] as? [Any])?.count ?? 0
+            }
             frames += (body["lastExceptionBacktrace"] as? [Any])?.count ?? 0
             for asi in body["asiBacktraces"] as? [String] ?? [] {
                 frames += asi.split(separator: "\n").filter { $0.firstMatch(of: frameLine) != nil }.count
@@ -31,10 +33,18 @@ import Testing
         var uuids = Set<String>()
         var inImages = false
         let uuid = try Regex(#"<([0-9a-fA-F-]{32,36})>"#)
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
-            if line.hasPrefix("Binary Images:") { inImages = true; continue }
+        for line in text.split(
+            omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        {
+            if line.hasPrefix("Binary Images:") {
+                inImages = true
+                continue
+            }
             if inImages {
-                if line.trimmingCharacters(in: .whitespaces).isEmpty { inImages = false; continue }
+                if line.trimmingCharacters(in: .whitespaces).isEmpty {
+                    inImages = false
+                    continue
+                }
                 if let m = line.firstMatch(of: uuid), let s = m.output[1].substring {
                     uuids.insert(s.uppercased().replacing("-", with: ""))
                 }
@@ -53,7 +63,10 @@ import Testing
         #expect(report.frameCount == expected.frames, "frame count of \(entry.file)")
         let uuids = Set(report.images.compactMap { $0.uuid?.bytes.map { String(format: "%02X", $0) }.joined() })
         #expect(uuids == expected.uuids, "image UUIDs of \(entry.file)")
-        #expect(report.format == (entry.format.hasPrefix("apple-ips") ? .ips : entry.format.contains("JSON header") ? .jsonHeaderText : .text))
+        #expect(
+            report.format
+                == (entry.format.hasPrefix("apple-ips")
+                    ? .ips : entry.format.contains("JSON header") ? .jsonHeaderText : .text))
         #expect(ReportWriter.write(report, results: [:]) == bytes, "round trip of \(entry.file)")
         for backtrace in report.backtraces where backtrace.kind == .thread {
             #expect(backtrace.frames.enumerated().allSatisfy { $0.element.isReturnAddress == ($0.offset > 0) })
@@ -62,16 +75,31 @@ import Testing
 
     /// Figures counted by hand from the files (or with python's json module for `.ips`).
     static let handCounted: [(file: String, frames: Int, images: Int, threads: Int, firstUUID: String)] = [
-        ("inket__MacSymbolicator/Resources/Crashes/ios-crash.crash", 130, 16, 9, "178BEEAF-85DC-35A7-B02C-B951EBA169CE"),
+        (
+            "inket__MacSymbolicator/Resources/Crashes/ios-crash.crash", 130, 16, 9,
+            "178BEEAF-85DC-35A7-B02C-B951EBA169CE"
+        ),
         ("inket__MacSymbolicator/Resources/Crashes/ios-crash.ips", 130, 16, 9, "178BEEAF-85DC-35A7-B02C-B951EBA169CE"),
-        ("inket__MacSymbolicator/Resources/Crashes/multi-target-crash.crash", 4, 4, 1, "19D7B567-6D0A-356A-8A2B-B45162BD77AB"),
-        ("llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt", 29, 8, 1,
-         ""),
+        (
+            "inket__MacSymbolicator/Resources/Crashes/multi-target-crash.crash", 4, 4, 1,
+            "19D7B567-6D0A-356A-8A2B-B45162BD77AB"
+        ),
+        (
+            "llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt",
+            29, 8, 1,
+            ""
+        ),
         ("zqqf16__SYM/SYMTests/AppleJson.ips", 75, 13, 8, "9618B2F2-A4C2-3E07-B7EE-D8D9E1BDEAEC"),
         ("zqqf16__SYM/SYMTests/AppleConverted.log", 75, 13, 8, "9618B2F2-A4C2-3E07-B7EE-D8D9E1BDEAEC"),
-        ("getsentry__apple-crash-report-parser/tests/fixtures/spaces.txt", 17, 17, 1, "DEBEFF4E-2653-4F38-E59B-C9DE7B8DAADE"),
+        (
+            "getsentry__apple-crash-report-parser/tests/fixtures/spaces.txt", 17, 17, 1,
+            "DEBEFF4E-2653-4F38-E59B-C9DE7B8DAADE"
+        ),
         ("kstenerud__KSCrash/Example-Reports/NSException.txt", 48, 123, 8, "99E112D2-0CB4-3F73-BDA6-BCFC1F190724"),
-        ("getsentry__apple-crash-report-parser/tests/fixtures/handcrafted.txt", 17, 5, 2, "2D903291-397D-3D14-BFCA-52C7FB8C5E00"),
+        (
+            "getsentry__apple-crash-report-parser/tests/fixtures/handcrafted.txt", 17, 5, 2,
+            "2D903291-397D-3D14-BFCA-52C7FB8C5E00"
+        ),
         ("getsentry__apple-crash-report-parser/tests/fixtures/xcode16.txt", 0, 0, 0, ""),
         ("inket__MacSymbolicator/Resources/Other/ios-crash-with-json-header.crash", 129, 17, 8, ""),
         ("inket__MacSymbolicator/Resources/Crashes/single-target-crash.ips", 3, 3, 1, ""),
@@ -84,14 +112,18 @@ import Testing
             #expect(r.frameCount == item.frames, "\(item.file)")
             #expect(r.images.count == item.images, "\(item.file)")
             #expect(r.threads.count == item.threads, "\(item.file)")
-            if !item.firstUUID.isEmpty { #expect(r.images.first?.uuid == BuildID(string: item.firstUUID), "\(item.file)") }
+            if !item.firstUUID.isEmpty {
+                #expect(r.images.first?.uuid == BuildID(string: item.firstUUID), "\(item.file)")
+            }
         }
     }
 
     @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
     func ipsDetails() throws {
-        let r = try ReportParser.parse(try Corpus.bytes(
-            "llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt"))
+        let r = try ReportParser.parse(
+            try Corpus.bytes(
+                "llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt"
+            ))
         #expect(r.backtraces.map(\.kind) == [.thread, .lastException, .applicationSpecific])
         #expect(r.backtraces.map(\.frames.count) == [15, 7, 7])
         let leb = r.backtraces[1]

@@ -55,7 +55,8 @@ import Testing
     }
 
     @Test func kernelPanicHeaderIsRefused() {
-        let panic = #"{"bug_type":"210","timestamp":"2022-01-01"}"# + "\n{\"macOSPanicString\":\"panic(cpu 0 caller 0x0)\"}"
+        let panic =
+            #"{"bug_type":"210","timestamp":"2022-01-01"}"# + "\n{\"macOSPanicString\":\"panic(cpu 0 caller 0x0)\"}"
         do {
             _ = try ReportParser.parse(Array(panic.utf8))
             Issue.record("a panic parsed")
@@ -81,6 +82,9 @@ import Testing
         #expect(text.contains("format: text\n"))
         #expect(text.contains("  thread 0 (crashed) queue: com.apple.main-thread: 4 frames\n"))
         #expect(text.contains("    1 My App 0x1007da4bc image #1\n"))
-        #expect(text.contains("  #1 My App arm64 82D13D98-219E-3040-B62A-07A297007A7C load 0x1007d4000 size 0x8000 /private/var/containers/Bundle/Application/X/My App.app/My App\n"))
+        #expect(
+            text.contains(
+                "  #1 My App arm64 82D13D98-219E-3040-B62A-07A297007A7C load 0x1007d4000 size 0x8000 /private/var/containers/Bundle/Application/X/My App.app/My App\n"
+            ))
     }
 }

@@ -33,33 +33,48 @@ struct RenderTests {
         }
         #expect(exact >= apple.count - 3)
         // Key lines, verbatim.
-        for line in ["Code Type:           ARM-64 (Native)", "Termination Reason: TCC 0 ", "Triggered by Thread:  1",
-                     "Thread 1 name:   Dispatch queue: com.apple.root.default-qos", "Thread 1 Crashed:",
-                     "Thread 5 name:  com.apple.uikit.eventfetch-thread",
-                     "   far: 0x0000000102e1c050  esr: 0x56000080  Address size fault", "Binary Images:"] {
+        for line in [
+            "Code Type:           ARM-64 (Native)", "Termination Reason: TCC 0 ", "Triggered by Thread:  1",
+            "Thread 1 name:   Dispatch queue: com.apple.root.default-qos", "Thread 1 Crashed:",
+            "Thread 5 name:  com.apple.uikit.eventfetch-thread",
+            "   far: 0x0000000102e1c050  esr: 0x56000080  Address size fault", "Binary Images:",
+        ] {
             #expect(rendered.contains(line), "\(line)")
         }
     }
 
     @Test func symbolicatedFramesInRenderedText() throws {
         let results: [FrameID: FrameResult] = [
-            FrameID(backtrace: 0, frame: 2): FrameResult(status: .symbolicated, frames: [
-                SymbolicatedFrame(symbol: "CrashClass.pleaseCrash()", file: "/src/CrashClass.swift", line: 12, isInline: true),
-                SymbolicatedFrame(symbol: "ViewController.viewDidLoad()", symbolOffset: 208, file: "/src/ViewController.swift", line: 19),
-            ]),
+            FrameID(backtrace: 0, frame: 2): FrameResult(
+                status: .symbolicated,
+                frames: [
+                    SymbolicatedFrame(
+                        symbol: "CrashClass.pleaseCrash()", file: "/src/CrashClass.swift", line: 12, isInline: true),
+                    SymbolicatedFrame(
+                        symbol: "ViewController.viewDidLoad()", symbolOffset: 208, file: "/src/ViewController.swift",
+                        line: 19),
+                ])
         ]
         let rendered = try Self.render("inket__MacSymbolicator/Resources/Crashes/ios-crash.ips", results)
         let at = try #require(rendered.firstIndex { $0.hasPrefix("2   iOSCrashingTest") })
-        #expect(rendered[at] == "2   iOSCrashingTest               \t       0x1007da4bc CrashClass.pleaseCrash() (CrashClass.swift:12)")
-        #expect(rendered[at + 1] == "2   iOSCrashingTest               \t       0x1007da4bc ViewController.viewDidLoad() + 208 (ViewController.swift:19)")
+        #expect(
+            rendered[at]
+                == "2   iOSCrashingTest               \t       0x1007da4bc CrashClass.pleaseCrash() (CrashClass.swift:12)"
+        )
+        #expect(
+            rendered[at + 1]
+                == "2   iOSCrashingTest               \t       0x1007da4bc ViewController.viewDidLoad() + 208 (ViewController.swift:19)"
+        )
         #expect(rendered[at + 2] == "3   iOSCrashingTest               \t       0x1007da1cc 0x1007d4000 + 25036")
     }
 
     @Test func lastExceptionAndApplicationSpecificInformation() throws {
         let rendered = try Self.render(
-            "llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt")
+            "llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt"
+        )
         let leb = try #require(rendered.firstIndex(of: "Last Exception Backtrace:"))
-        #expect(rendered[leb + 1] == "0   CoreFoundation                \t       0x1a0a5840c __exceptionPreprocess + 164")
+        #expect(
+            rendered[leb + 1] == "0   CoreFoundation                \t       0x1a0a5840c __exceptionPreprocess + 164")
         let asi = try #require(rendered.firstIndex(of: "Application Specific Information:"))
         #expect(asi < leb)
         #expect(rendered[asi + 1].hasPrefix("*** Terminating app due to uncaught exception 'NSRangeException'"))
@@ -76,7 +91,8 @@ struct RenderTests {
         let rendered = String(decoding: ReportWriter.renderText(r, results: [:]), as: UTF8.self)
         let apple = try Corpus.text(base + ".crash")
         #expect(rendered == apple)
-        for line in ["Responsible:", "User ID:", "Crashed Thread:", "VM Region Info:"] where apple.contains("\n" + line) {
+        for line in ["Responsible:", "User ID:", "Crashed Thread:", "VM Region Info:"] where apple.contains("\n" + line)
+        {
             #expect(rendered.contains("\n" + line), "\(line)")
         }
         #expect(rendered.contains("\nCrashed Thread:"))

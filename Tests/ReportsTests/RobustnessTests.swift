@@ -3,9 +3,9 @@
 // SymbolicateError; it never traps, and what parses also writes and renders without trapping.
 
 import Foundation
-import TestSupport
 import Reports
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @Suite struct RobustnessTests {
@@ -17,10 +17,12 @@ import Testing
             var results: [FrameID: FrameResult] = [:]
             for (b, bt) in r.backtraces.enumerated() {
                 for f in bt.frames.indices {
-                    results[FrameID(backtrace: b, frame: f)] = FrameResult(status: .symbolicated, frames: [
-                        SymbolicatedFrame(symbol: "in", file: "I.swift", line: 1, isInline: true),
-                        SymbolicatedFrame(symbol: "out", symbolOffset: 4, file: "O.swift", line: 2),
-                    ])
+                    results[FrameID(backtrace: b, frame: f)] = FrameResult(
+                        status: .symbolicated,
+                        frames: [
+                            SymbolicatedFrame(symbol: "in", file: "I.swift", line: 1, isInline: true),
+                            SymbolicatedFrame(symbol: "out", symbolOffset: 4, file: "O.swift", line: 2),
+                        ])
                 }
             }
             _ = ReportWriter.write(r, results: results)
@@ -37,8 +39,10 @@ import Testing
     static var samples: [[UInt8]] {
         var list = [Array(Fixtures.textReport.utf8), Array(Fixtures.ipsReport.utf8)]
         if Corpus.isAvailable {
-            for f in ["inket__MacSymbolicator/Resources/Crashes/ios-crash.ips", "zqqf16__SYM/SYMTests/AppleDemo.ips",
-                      "kstenerud__KSCrash/Example-Reports/NSException.txt"] {
+            for f in [
+                "inket__MacSymbolicator/Resources/Crashes/ios-crash.ips", "zqqf16__SYM/SYMTests/AppleDemo.ips",
+                "kstenerud__KSCrash/Example-Reports/NSException.txt",
+            ] {
                 if let b = try? Corpus.bytes(f) { list.append(b) }
             }
         }
@@ -104,12 +108,14 @@ import Testing
         var text = "Incident Identifier: X\nCode Type: ARM-64\n\nThread 0 Crashed:\n"
         var n = 0
         while text.utf8.count < 10_000_000 {
-            text += "\(n)   My App                        \t       0x\(String(0x100000000 + n * 4, radix: 16)) 0x100000000 + \(n * 4)\n"
+            text +=
+                "\(n)   My App                        \t       0x\(String(0x1_0000_0000 + n * 4, radix: 16)) 0x100000000 + \(n * 4)\n"
             n += 1
         }
         text += "\nBinary Images:\n"
         for i in 0..<2000 {
-            text += "0x\(String(0x200000000 + i * 0x10000, radix: 16)) - 0x\(String(0x200000000 + i * 0x10000 + 0xffff, radix: 16)) lib\(i) arm64  <\(String(repeating: "a", count: 32))> /usr/lib/lib\(i)\n"
+            text +=
+                "0x\(String(0x2_0000_0000 + i * 0x10000, radix: 16)) - 0x\(String(0x2_0000_0000 + i * 0x10000 + 0xffff, radix: 16)) lib\(i) arm64  <\(String(repeating: "a", count: 32))> /usr/lib/lib\(i)\n"
         }
         text += "0x100000000 - 0x1ffffffff My App arm64  <82d13d98219e3040b62a07a297007a7c> /App/My App\n"
         let bytes = Array(text.utf8)
@@ -122,7 +128,8 @@ import Testing
         // One huge line without line ends, and a huge JSON header line.
         let oneLine = Array(repeating: UInt8(ascii: "a"), count: 10_000_000)
         #expect(throws: SymbolicateError.self) { try ReportParser.parse(oneLine) }
-        let hugeHeader = Array(("{\"bug_type\":\"309\",\"x\":\"" + String(repeating: "y", count: 5_000_000) + "\"}\n{}").utf8)
+        let hugeHeader = Array(
+            ("{\"bug_type\":\"309\",\"x\":\"" + String(repeating: "y", count: 5_000_000) + "\"}\n{}").utf8)
         _ = try? ReportParser.parse(hugeHeader)
     }
 }

@@ -13,7 +13,8 @@ import Testing
     @Test func headerFieldsInOrder() throws {
         let r = try ReportParser.parse(bytes)
         #expect(r.format == .text)
-        #expect(r.fields.prefix(4).map(\.key) == ["Incident Identifier", "CrashReporter Key", "Hardware Model", "Process"])
+        #expect(
+            r.fields.prefix(4).map(\.key) == ["Incident Identifier", "CrashReporter Key", "Hardware Model", "Process"])
         #expect(r.field("Process") == "My App [123]")
         #expect(r.field("Exception Type") == "EXC_CRASH (SIGABRT)")
         #expect(r.field("Triggered by Thread") == "0")
@@ -26,7 +27,9 @@ import Testing
         let r = try ReportParser.parse(bytes)
         #expect(r.backtraces.map(\.kind) == [.thread, .thread, .thread, .lastException])
         #expect(r.backtraces.map(\.frames.count) == [4, 2, 1, 4])
-        let t0 = r.backtraces[0], t1 = r.backtraces[1], t2 = r.backtraces[2]
+        let t0 = r.backtraces[0]
+        let t1 = r.backtraces[1]
+        let t2 = r.backtraces[2]
         #expect(t0.crashed && t0.queue == "com.apple.main-thread" && t0.name == nil && t0.number == 0)
         #expect(!t1.crashed && t1.name == "com.example.worker" && t1.number == 1)
         #expect(t2.crashed && t2.queue == "com.apple.root" && t2.number == 2)
@@ -34,23 +37,25 @@ import Testing
         #expect(t1.frames.map(\.isReturnAddress) == [false, true])
 
         let f1 = t0.frames[1]
-        #expect(f1.imageName == "My App" && f1.imageIndex == 1 && f1.address == 0x1007da4bc && f1.symbol == nil)
+        #expect(f1.imageName == "My App" && f1.imageIndex == 1 && f1.address == 0x1_007d_a4bc && f1.symbol == nil)
         #expect(f1.symbolColumn.map { String(decoding: bytes[$0], as: UTF8.self) } == "0x1007d4000 + 25788")
         let f2 = t0.frames[2]
         #expect(f2.symbol == "ViewController.viewDidLoad()" && f2.symbolOffset == 40)
         #expect(f2.sourceFile == "ViewController.swift" && f2.sourceLine == 19)
-        #expect(f2.symbolColumn.map { String(decoding: bytes[$0], as: UTF8.self) }
-            == "ViewController.viewDidLoad() + 40 (ViewController.swift:19)")
+        #expect(
+            f2.symbolColumn.map { String(decoding: bytes[$0], as: UTF8.self) }
+                == "ViewController.viewDidLoad() + 40 (ViewController.swift:19)")
         #expect(t0.frames[3].symbol == "<redacted>" && t0.frames[3].symbolOffset == 20)
         #expect(t1.frames[1].imageName == "???" && t1.frames[1].imageIndex == nil)
         // KSCrash: `0xBASE + off (symbol + off)`
-        #expect(t2.frames[0].symbol == "CFRunLoopRun" && t2.frames[0].symbolOffset == 12 && t2.frames[0].imageIndex == 2)
+        #expect(
+            t2.frames[0].symbol == "CFRunLoopRun" && t2.frames[0].symbolOffset == 12 && t2.frames[0].imageIndex == 2)
     }
 
     @Test func parenthesizedLastExceptionBacktrace() throws {
         let r = try ReportParser.parse(bytes)
         let leb = r.backtraces[3]
-        #expect(leb.frames.map(\.address) == [0x1a8e8c04c, 0x1a0a5840c, 0x1007da4bc, 0x9999])
+        #expect(leb.frames.map(\.address) == [0x1_a8e8_c04c, 0x1_a0a5_840c, 0x1_007d_a4bc, 0x9999])
         #expect(leb.frames.map(\.imageIndex) == [2, nil, 1, nil])
         #expect(leb.frames.map(\.number) == [0, 1, 2, 3])
         #expect(leb.frames.allSatisfy { $0.isReturnAddress && $0.symbolColumn == nil })
@@ -59,13 +64,15 @@ import Testing
     @Test func parenthesizedBacktraceOnHeaderLine() throws {
         let text = Fixtures.textReport.replacing("Last Exception Backtrace:\n(", with: "Last Exception Backtrace: (")
         let r = try ReportParser.parse(Array(text.utf8))
-        #expect(r.backtraces.last?.frames.map(\.address) == [0x1a8e8c04c, 0x1a0a5840c, 0x1007da4bc, 0x9999])
+        #expect(r.backtraces.last?.frames.map(\.address) == [0x1_a8e8_c04c, 0x1_a0a5_840c, 0x1_007d_a4bc, 0x9999])
     }
 
     @Test func frameLinesInLastExceptionBacktrace() throws {
         let text = Fixtures.textReport.replacing(
             "(0x1a8e8c04c 0x1a0a5840c 0x1007da4bc 0x9999)",
-            with: "0   CoreFoundation   0x1a8e8c04c __exceptionPreprocess + 220\n1   My App   0x1007da4bc 0x1007d4000 + 25788")
+            with:
+                "0   CoreFoundation   0x1a8e8c04c __exceptionPreprocess + 220\n1   My App   0x1007da4bc 0x1007d4000 + 25788"
+        )
         let r = try ReportParser.parse(Array(text.utf8))
         let leb = try #require(r.backtraces.last)
         #expect(leb.kind == .lastException && leb.frames.count == 2)
@@ -77,10 +84,10 @@ import Testing
         let r = try ReportParser.parse(bytes)
         #expect(r.images.count == 3)
         let app = r.images[1]
-        #expect(app.name == "My App" && app.arch == .arm64 && app.loadAddress == 0x1007d4000)
+        #expect(app.name == "My App" && app.arch == .arm64 && app.loadAddress == 0x1_007d_4000)
         // Typed as the optional it is compared with: for `UInt64? == UInt64 expression` the 6.3
         // compiler's #expect thunk reads 9 bytes from the 8-byte value (AddressSanitizer reports it).
-        let size: UInt64? = 0x1007dbfff - 0x1007d4000 + 1
+        let size: UInt64? = 0x1_007d_bfff - 0x1_007d_4000 + 1
         #expect(app.size == size)
         #expect(app.uuid == BuildID(string: "82D13D98-219E-3040-B62A-07A297007A7C"))
         #expect(app.path == "/private/var/containers/Bundle/Application/X/My App.app/My App")
@@ -106,8 +113,11 @@ import Testing
             """
         let r = try ReportParser.parse(Array(text.utf8))
         #expect(r.arch == .x86_64)
-        #expect(r.images.map(\.name) == ["YetAnotherMac", "jp.mahdi.AnotherTarget", "libswiftCore.dylib",
-                                         "com.AlphaSoft.iTubeDownloader", "Crash-Tester", "MobileSubstrate.dylib", "UIKit", "i386lib"])
+        #expect(
+            r.images.map(\.name) == [
+                "YetAnotherMac", "jp.mahdi.AnotherTarget", "libswiftCore.dylib",
+                "com.AlphaSoft.iTubeDownloader", "Crash-Tester", "MobileSubstrate.dylib", "UIKit", "i386lib",
+            ])
         #expect(r.images.map(\.arch) == [.x86_64, nil, nil, .x86_64, .armv7, .armv6, .armv7s, .i386])
         #expect(r.images.map(\.isMarked) == [true, false, true, true, true, false, false, false])
         #expect(r.images[0].version == "400.9.4 - 1.0.0" && r.images[1].version == "1.0")
@@ -139,7 +149,8 @@ import Testing
         let converted = Array(text.utf8)
         let r = try ReportParser.parse(converted)
         #expect(r.backtraces.map { $0.frames.map(\.address) } == plain.backtraces.map { $0.frames.map(\.address) })
-        #expect(r.backtraces.map { $0.frames.map(\.imageIndex) } == plain.backtraces.map { $0.frames.map(\.imageIndex) })
+        #expect(
+            r.backtraces.map { $0.frames.map(\.imageIndex) } == plain.backtraces.map { $0.frames.map(\.imageIndex) })
         #expect(r.fields.map(\.key) == plain.fields.map(\.key))
         #expect(r.field("Exception Type") == "EXC_CRASH (SIGABRT)")
         #expect(r.field("Exception Codes") == "0x0000000000000000, 0x0000000000000000")
@@ -159,7 +170,9 @@ import Testing
     }
 
     @Test func leadingNoise() throws {
-        let noisy = "\n\nhey, this one came from a user: crashes at launch\nTime: yesterday\n\n" + Fixtures.textReport + "\nthanks!\n"
+        let noisy =
+            "\n\nhey, this one came from a user: crashes at launch\nTime: yesterday\n\n" + Fixtures.textReport
+            + "\nthanks!\n"
         let converted = Array(noisy.utf8)
         let r = try ReportParser.parse(converted)
         #expect(r.fields.first?.key == "Incident Identifier")
@@ -193,7 +206,8 @@ import Testing
     }
 
     @Test func translatedReportWithFullReportAfterIt() throws {
-        let text = "-------------------------------------\nTranslated Report (Full Report Below)\n-------------------------------------\n\n"
+        let text =
+            "-------------------------------------\nTranslated Report (Full Report Below)\n-------------------------------------\n\n"
             + Fixtures.textReport + "\n-----------\nFull Report\n-----------\n\n" + Fixtures.ipsReport + "\n"
         let bytes = Array(text.utf8)
         let r = try ReportParser.parse(bytes)

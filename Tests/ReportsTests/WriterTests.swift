@@ -11,13 +11,19 @@ import Testing
 
 @Suite struct WriterTests {
     static let inline = SymbolicatedFrame(symbol: "closure #1 in f()", file: "/src/Inl.swift", line: 7, isInline: true)
-    static let outer = SymbolicatedFrame(symbol: "ViewController.viewDidLoad()", symbolOffset: 40, file: "/src/ViewController.swift", line: 19)
+    static let outer = SymbolicatedFrame(
+        symbol: "ViewController.viewDidLoad()", symbolOffset: 40, file: "/src/ViewController.swift", line: 19)
     static let results: [FrameID: FrameResult] = [
         FrameID(backtrace: 0, frame: 1): FrameResult(status: .symbolicated, frames: [inline, outer]),
         FrameID(backtrace: 0, frame: 0): FrameResult(status: .missingSymbol),
-        FrameID(backtrace: 1, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "__ulock_wait", symbolOffset: 8)]),
-        FrameID(backtrace: 2, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "noLine", symbolOffset: 0, file: "a/b.c", line: nil)]),
-        FrameID(backtrace: 3, frame: 2): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "main", symbolOffset: 12, file: "main.swift", line: 3)]),
+        FrameID(backtrace: 1, frame: 0): FrameResult(
+            status: .symbolicated, frames: [SymbolicatedFrame(symbol: "__ulock_wait", symbolOffset: 8)]),
+        FrameID(backtrace: 2, frame: 0): FrameResult(
+            status: .symbolicated,
+            frames: [SymbolicatedFrame(symbol: "noLine", symbolOffset: 0, file: "a/b.c", line: nil)]),
+        FrameID(backtrace: 3, frame: 2): FrameResult(
+            status: .symbolicated,
+            frames: [SymbolicatedFrame(symbol: "main", symbolOffset: 12, file: "main.swift", line: 3)]),
     ]
 
     @Test func emptyResultsAreByteIdentical() throws {
@@ -25,8 +31,10 @@ import Testing
             let bytes = Array(text.utf8)
             let r = try ReportParser.parse(bytes)
             #expect(ReportWriter.write(r, results: [:]) == bytes)
-            let failed = [FrameID(backtrace: 0, frame: 0): FrameResult(status: .missingSymbol),
-                          FrameID(backtrace: 0, frame: 1): FrameResult(status: .symbolicated, frames: [])]
+            let failed = [
+                FrameID(backtrace: 0, frame: 0): FrameResult(status: .missingSymbol),
+                FrameID(backtrace: 0, frame: 1): FrameResult(status: .symbolicated, frames: []),
+            ]
             #expect(ReportWriter.write(r, results: failed) == bytes)
         }
     }
@@ -35,28 +43,37 @@ import Testing
         let r = try ReportParser.parse(Array(Fixtures.textReport.utf8))
         let out = String(decoding: ReportWriter.write(r, results: Self.results), as: UTF8.self)
         let expected = Fixtures.textReport
-            .replacing("""
+            .replacing(
+                """
                 1   My App                        \t       0x1007da4bc 0x1007d4000 + 25788
-                """, with: """
-                1   My App                        \t       0x1007da4bc closure #1 in f() (Inl.swift:7)
-                1   My App                        \t       0x1007da4bc ViewController.viewDidLoad() + 40 (ViewController.swift:19)
-                """)
-            .replacing("0   libsystem_kernel.dylib        \t       0x1e0ab0000 0x1e0aaf000 + 4096",
-                       with: "0   libsystem_kernel.dylib        \t       0x1e0ab0000 __ulock_wait + 8")
-            .replacing("0   CoreFoundation                  0x1a8e8d000 0x1a8e88000 + 20480 (CFRunLoopRun + 12)",
-                       with: "0   CoreFoundation                  0x1a8e8d000 noLine + 0 (b.c)")
-            .replacing("(0x1a8e8c04c 0x1a0a5840c 0x1007da4bc 0x9999)", with: """
-                0   CoreFoundation                \t       0x1a8e8c04c 0x1a8e88000 + 16460
-                1   ???                           \t       0x1a0a5840c 0x1a0a5840c
-                2   My App                        \t       0x1007da4bc main + 12 (main.swift:3)
-                3   ???                           \t            0x9999 0x9999
-                """)
+                """,
+                with: """
+                    1   My App                        \t       0x1007da4bc closure #1 in f() (Inl.swift:7)
+                    1   My App                        \t       0x1007da4bc ViewController.viewDidLoad() + 40 (ViewController.swift:19)
+                    """
+            )
+            .replacing(
+                "0   libsystem_kernel.dylib        \t       0x1e0ab0000 0x1e0aaf000 + 4096",
+                with: "0   libsystem_kernel.dylib        \t       0x1e0ab0000 __ulock_wait + 8"
+            )
+            .replacing(
+                "0   CoreFoundation                  0x1a8e8d000 0x1a8e88000 + 20480 (CFRunLoopRun + 12)",
+                with: "0   CoreFoundation                  0x1a8e8d000 noLine + 0 (b.c)"
+            )
+            .replacing(
+                "(0x1a8e8c04c 0x1a0a5840c 0x1007da4bc 0x9999)",
+                with: """
+                    0   CoreFoundation                \t       0x1a8e8c04c 0x1a8e88000 + 16460
+                    1   ???                           \t       0x1a0a5840c 0x1a0a5840c
+                    2   My App                        \t       0x1007da4bc main + 12 (main.swift:3)
+                    3   ???                           \t            0x9999 0x9999
+                    """)
         #expect(Fixtures.lines(out) == Fixtures.lines(expected))
         // The rewritten report parses again, with the inline level as its own frame line.
         let again = try ReportParser.parse(Array(out.utf8))
         #expect(again.backtraces[0].frames.count == 5)
         #expect(again.backtraces[0].frames[2].symbol == "ViewController.viewDidLoad()")
-        #expect(again.backtraces.last?.frames.map(\.address) == [0x1a8e8c04c, 0x1a0a5840c, 0x1007da4bc, 0x9999])
+        #expect(again.backtraces.last?.frames.map(\.address) == [0x1_a8e8_c04c, 0x1_a0a5_840c, 0x1_007d_a4bc, 0x9999])
     }
 
     /// Each parenthesized Last Exception Backtrace is rewritten in its own place: with two, the
@@ -71,15 +88,18 @@ import Testing
         let second = try #require(lists.last)
         let results = [
             FrameID(backtrace: second, frame: 0): FrameResult(
-                status: .symbolicated, frames: [SymbolicatedFrame(symbol: "main", symbolOffset: 12, file: "main.swift", line: 3)])
+                status: .symbolicated,
+                frames: [SymbolicatedFrame(symbol: "main", symbolOffset: 12, file: "main.swift", line: 3)])
         ]
         let out = String(decoding: ReportWriter.write(r, results: results), as: UTF8.self)
-        #expect(out.contains("Last Exception Backtrace:\n(0x1a8e8c04c 0x9999)\n\nLast Exception Backtrace:\n0   My App"))
+        #expect(
+            out.contains("Last Exception Backtrace:\n(0x1a8e8c04c 0x9999)\n\nLast Exception Backtrace:\n0   My App"))
         #expect(out.contains("0x1007da4bc main + 12 (main.swift:3)\n1   ???"))
         #expect(!out.contains("0x9998)"))
         let again = try ReportParser.parse(Array(out.utf8))
-        #expect(again.backtraces.filter { $0.kind == .lastException }.map { $0.frames.map(\.address) }
-            == [[0x1a8e8c04c, 0x9999], [0x1007da4bc, 0x9998]])
+        #expect(
+            again.backtraces.filter { $0.kind == .lastException }.map { $0.frames.map(\.address) }
+                == [[0x1_a8e8_c04c, 0x9999], [0x1_007d_a4bc, 0x9998]])
     }
 
     @Test func crlfRewriteUsesTheDocumentsLineEnding() throws {
@@ -98,26 +118,40 @@ import Testing
 
     static let ipsResults: [FrameID: FrameResult] = [
         FrameID(backtrace: 0, frame: 0): FrameResult(status: .symbolicated, frames: [inline, outer]),
-        FrameID(backtrace: 0, frame: 1): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "new", symbolOffset: 8)]),
-        FrameID(backtrace: 1, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "spaced \"q\"", symbolOffset: 2)]),
-        FrameID(backtrace: 2, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "leb", symbolOffset: 1, file: "L.m", line: 5)]),
+        FrameID(backtrace: 0, frame: 1): FrameResult(
+            status: .symbolicated, frames: [SymbolicatedFrame(symbol: "new", symbolOffset: 8)]),
+        FrameID(backtrace: 1, frame: 0): FrameResult(
+            status: .symbolicated, frames: [SymbolicatedFrame(symbol: "spaced \"q\"", symbolOffset: 2)]),
+        FrameID(backtrace: 2, frame: 0): FrameResult(
+            status: .symbolicated, frames: [SymbolicatedFrame(symbol: "leb", symbolOffset: 1, file: "L.m", line: 5)]),
     ]
 
     @Test func ipsRewriteExactText() throws {
         let r = try ReportParser.parse(Array(Fixtures.ipsReport.utf8))
         let out = String(decoding: ReportWriter.write(r, results: Self.ipsResults), as: UTF8.self)
         let expected = Fixtures.ipsReport
-            .replacing(#"{"imageOffset":25788,"imageIndex":1},{"imageOffset":100,"symbol":"old","symbolLocation":4,"imageIndex":0}"#,
-                       with: #"{"imageOffset":25788,"symbol":"closure #1 in f()","inline":true,"imageIndex":1,"sourceFile":"Inl.swift","sourceLine":7},"#
-                        + #"{"imageOffset":25788,"imageIndex":1,"symbol":"ViewController.viewDidLoad()","symbolLocation":40,"sourceFile":"ViewController.swift","sourceLine":19},"#
-                        + #"{"imageOffset":100,"symbol":"new","symbolLocation":8,"imageIndex":0}"#)
-            .replacing(#"{ "imageOffset" : 8, "imageIndex" : 0 }"#,
-                       with: #"{ "imageOffset" : 8, "imageIndex" : 0, "symbol" : "spaced \"q\"", "symbolLocation" : 2 }"#)
-            .replacing(#"[{"imageOffset":4,"imageIndex":0}]"#,
-                       with: #"[{"imageOffset":4,"imageIndex":0,"symbol":"leb","symbolLocation":1,"sourceFile":"L.m","sourceLine":5}]"#)
+            .replacing(
+                #"{"imageOffset":25788,"imageIndex":1},{"imageOffset":100,"symbol":"old","symbolLocation":4,"imageIndex":0}"#,
+                with:
+                    #"{"imageOffset":25788,"symbol":"closure #1 in f()","inline":true,"imageIndex":1,"sourceFile":"Inl.swift","sourceLine":7},"#
+                    + #"{"imageOffset":25788,"imageIndex":1,"symbol":"ViewController.viewDidLoad()","symbolLocation":40,"sourceFile":"ViewController.swift","sourceLine":19},"#
+                    + #"{"imageOffset":100,"symbol":"new","symbolLocation":8,"imageIndex":0}"#
+            )
+            .replacing(
+                #"{ "imageOffset" : 8, "imageIndex" : 0 }"#,
+                with: #"{ "imageOffset" : 8, "imageIndex" : 0, "symbol" : "spaced \"q\"", "symbolLocation" : 2 }"#
+            )
+            .replacing(
+                #"[{"imageOffset":4,"imageIndex":0}]"#,
+                with:
+                    #"[{"imageOffset":4,"imageIndex":0,"symbol":"leb","symbolLocation":1,"sourceFile":"L.m","sourceLine":5}]"#
+            )
         #expect(out == expected)
         let again = try ReportParser.parse(Array(out.utf8))
-        #expect(again.backtraces[0].frames.map(\.symbol) == ["closure #1 in f()", "ViewController.viewDidLoad()", "new", nil])
+        #expect(
+            again.backtraces[0].frames.map(\.symbol) == [
+                "closure #1 in f()", "ViewController.viewDidLoad()", "new", nil,
+            ])
         #expect(again.backtraces[0].frames[1].sourceLine == 19)
     }
 
@@ -145,17 +179,24 @@ import Testing
                 i = j + 1
                 continue
             }
-            if c == "{" { stack.append([]); kinds.append("{") }
+            if c == "{" {
+                stack.append([])
+                kinds.append("{")
+            }
             if c == "[" { kinds.append("[") }
             if c == "]", kinds.last == "[" { kinds.removeLast() }
-            if c == "}", kinds.last == "{", let keys = stack.popLast() { kinds.removeLast(); done.append(keys) }
+            if c == "}", kinds.last == "{", let keys = stack.popLast() {
+                kinds.removeLast()
+                done.append(keys)
+            }
             i += 1
         }
         return done
     }
 
-    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"),
-          arguments: Corpus.appleReports.filter { $0.format.hasPrefix("apple-ips") })
+    @Test(
+        .tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"),
+        arguments: Corpus.appleReports.filter { $0.format.hasPrefix("apple-ips") })
     func ipsKeyOrderKeptAfterSymbols(entry: Corpus.Entry) throws {
         let bytes = try Corpus.bytes(entry.file)
         let r = try ReportParser.parse(bytes)
@@ -182,21 +223,31 @@ import Testing
         for (a, b) in zip(before, after) { #expect(Array(b.prefix(a.count)) == a) }
         let again = try ReportParser.parse(out)
         #expect(again.frameCount == r.frameCount + inlineCount)
-        #expect(again.backtraces.flatMap(\.frames).filter { $0.symbol == "ViewController.viewDidLoad()" }.count == results.count)
+        #expect(
+            again.backtraces.flatMap(\.frames).filter { $0.symbol == "ViewController.viewDidLoad()" }.count
+                == results.count)
     }
 
     @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
     func ipsApplicationSpecificBacktraceIsRewrittenInsideItsString() throws {
-        let file = "llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt"
+        let file =
+            "llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt"
         let bytes = try Corpus.bytes(file)
         let r = try ReportParser.parse(bytes)
         let asi = try #require(r.backtraces.firstIndex { $0.kind == .applicationSpecific })
-        let out = ReportWriter.write(r, results: [FrameID(backtrace: asi, frame: 5): FrameResult(status: .symbolicated, frames: [Self.inline, Self.outer])])
+        let out = ReportWriter.write(
+            r,
+            results: [
+                FrameID(backtrace: asi, frame: 5): FrameResult(
+                    status: .symbolicated, frames: [Self.inline, Self.outer])
+            ])
         let again = try ReportParser.parse(out)
         let frames = again.backtraces[asi].frames
         #expect(frames.count == r.backtraces[asi].frames.count + 1)
         #expect(frames[5].symbol == "closure #1 in f()" && frames[5].sourceFile == "Inl.swift" && frames[5].number == 5)
-        #expect(frames[6].symbol == "ViewController.viewDidLoad()" && frames[6].symbolOffset == 40 && frames[6].address == 0x1047e3ed0)
+        #expect(
+            frames[6].symbol == "ViewController.viewDidLoad()" && frames[6].symbolOffset == 40
+                && frames[6].address == 0x1_047e_3ed0)
         // Everything before the asiBacktraces value is untouched.
         let text = String(decoding: bytes, as: UTF8.self)
         let cut = try #require(text.firstRange(of: "\"asiBacktraces\""))
@@ -209,11 +260,16 @@ import Testing
         let r = try ReportParser.parse(Array(text.utf8))
         #expect(r.backtraces[0].frames.map(\.address) == [0x1000, 0x1004])
         let results = [
-            FrameID(backtrace: 0, frame: 0): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "f", symbolOffset: 4)]),
-            FrameID(backtrace: 0, frame: 1): FrameResult(status: .symbolicated, frames: [SymbolicatedFrame(symbol: "g", symbolOffset: 0)]),
+            FrameID(backtrace: 0, frame: 0): FrameResult(
+                status: .symbolicated, frames: [SymbolicatedFrame(symbol: "f", symbolOffset: 4)]),
+            FrameID(backtrace: 0, frame: 1): FrameResult(
+                status: .symbolicated, frames: [SymbolicatedFrame(symbol: "g", symbolOffset: 0)]),
         ]
         let out = String(decoding: ReportWriter.write(r, results: results), as: UTF8.self)
-        #expect(out == "Exception Type:  EXC_CRASH (SIGABRT)\n\nThread 0 Crashed:\n0   a   0x1000 f + 4\n1   a   0x1004 g + 0\n")
+        #expect(
+            out
+                == "Exception Type:  EXC_CRASH (SIGABRT)\n\nThread 0 Crashed:\n0   a   0x1000 f + 4\n1   a   0x1004 g + 0\n"
+        )
     }
 
     /// Line 0 is a line (Apple prints `(<compiler-generated>:0)`); no line at all prints the file alone.

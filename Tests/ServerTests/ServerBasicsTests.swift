@@ -28,8 +28,10 @@ struct ServerBasicsTests {
         let metrics = try server.get("/metrics")
         #expect(metrics.status == 200)
         #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
-        #expect(metrics.text.contains(#"symbolicate_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
-        #expect(metrics.text.contains(#"symbolicate_http_request_duration_seconds_bucket{route="/healthz",le="+Inf"} 1"#))
+        #expect(
+            metrics.text.contains(#"symbolicate_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
+        #expect(
+            metrics.text.contains(#"symbolicate_http_request_duration_seconds_bucket{route="/healthz",le="+Inf"} 1"#))
         #expect(metrics.text.contains("symbolicate_store_builds 0"))
         #expect(metrics.text.contains("symbolicate_frames_symbolicated_total 0"))
     }
@@ -70,7 +72,8 @@ struct ServerBasicsTests {
         #expect(wrong.errorCode == "forbidden")
         let notBearer = try server.post("/v1/symbols", body, headers: [("Authorization", "Basic dXNlcjpwYXNz")])
         #expect(notBearer.status == 401)
-        let delete = try TestHTTP.request(port: server.port, "DELETE", "/v1/symbols/4C4C4421-5555-3144-A186-2F41CD93DD95")
+        let delete = try TestHTTP.request(
+            port: server.port, "DELETE", "/v1/symbols/4C4C4421-5555-3144-A186-2F41CD93DD95")
         #expect(delete.status == 401)
         let report = try server.post("/v1/reports", body)
         #expect(report.status == 401)
@@ -109,7 +112,8 @@ struct ServerBasicsTests {
         #expect(declared.errorCode == "too_large")
         // Chunked: no Content-Length, the limit is enforced while reading.
         let connection = try TestConnection(port: server.port)
-        try connection.send(TestHTTP.head("POST", "/v1/symbolicate", headers: [("Transfer-Encoding", "chunked")], bodyLength: nil))
+        try connection.send(
+            TestHTTP.head("POST", "/v1/symbolicate", headers: [("Transfer-Encoding", "chunked")], bodyLength: nil))
         for _ in 0..<5 { try connection.send("3e8\r\n" + String(repeating: "B", count: 1000) + "\r\n") }
         try connection.send("0\r\n\r\n")
         let chunked = try connection.response()
@@ -152,7 +156,10 @@ struct ServerBasicsTests {
         var cut = false
         for _ in 0..<20 {
             Thread.sleep(forTimeInterval: 0.25)
-            if (try? connection.send("x")) == nil { cut = true; break }
+            if (try? connection.send("x")) == nil {
+                cut = true
+                break
+            }
         }
         #expect(cut || connection.isClosedByPeer())
         #expect(Date().timeIntervalSince(start) < 4)

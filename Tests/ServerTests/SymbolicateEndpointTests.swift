@@ -8,8 +8,8 @@ import Foundation
 import ObjectFiles
 import Server
 import Store
-import Symbolication
 import SymbolicateModel
+import Symbolication
 import TestSupport
 import Testing
 
@@ -19,7 +19,8 @@ struct SymbolicateEndpointTests {
 
     /// Whether the Samples dSYMs and reports these tests use are there.
     static var samplesPresent: Bool {
-        Fixtures.build("\(variant)/HoldApp.app.dSYM") != nil && Fixtures.build("\(variant)/HoldKit.framework.dSYM") != nil
+        Fixtures.build("\(variant)/HoldApp.app.dSYM") != nil
+            && Fixtures.build("\(variant)/HoldKit.framework.dSYM") != nil
             && Fixtures.report("HoldApp-\(variant).crash") != nil
     }
     static let samplesAbsent = "Samples/build and Samples/reports are absent (run Samples/generate.sh)"
@@ -48,7 +49,9 @@ struct SymbolicateEndpointTests {
         #expect(response.status == 200)
         #expect(response.body == expected.output)
         #expect(response.headers["content-type"] == expected.contentType)
-        #expect(response.headers["x-symbolicate-frames"] == "\(expected.outcome.symbolicatedFrames)/\(expected.outcome.totalFrames)")
+        #expect(
+            response.headers["x-symbolicate-frames"]
+                == "\(expected.outcome.symbolicatedFrames)/\(expected.outcome.totalFrames)")
         // System libraries (UIKitCore, ...) have no symbols in this store; the app's own images do.
         let missing = response.headers["x-symbolicate-missing"] ?? ""
         #expect(missing == Self.missingUUIDs(expected.outcome))
@@ -78,7 +81,8 @@ struct SymbolicateEndpointTests {
         let zipped = try server.post("/v1/symbolicate", gzip(report), headers: [("Content-Encoding", "gzip")])
         #expect(zipped.status == 200)
         #expect(zipped.body == plain.body)
-        let broken = try server.post("/v1/symbolicate", Array(gzip(report).prefix(40)), headers: [("Content-Encoding", "gzip")])
+        let broken = try server.post(
+            "/v1/symbolicate", Array(gzip(report).prefix(40)), headers: [("Content-Encoding", "gzip")])
         #expect(broken.status == 400)
         let unknown = try server.post("/v1/symbolicate", report, headers: [("Content-Encoding", "br")])
         #expect(unknown.status == 415)
@@ -133,14 +137,20 @@ struct SymbolicateEndpointTests {
 
         // Sentry: absolute addresses, modules with lowercase dashed debug ids.
         let modules: [[String: Any]] = used.map {
-            ["type": "macho", "debug_id": $0.uuid?.uuidString.lowercased() ?? "", "code_file": $0.path ?? $0.name,
-             "image_addr": "0x" + String($0.loadAddress, radix: 16), "image_size": $0.size ?? 0]
+            [
+                "type": "macho", "debug_id": $0.uuid?.uuidString.lowercased() ?? "", "code_file": $0.path ?? $0.name,
+                "image_addr": "0x" + String($0.loadAddress, radix: 16), "image_size": $0.size ?? 0,
+            ]
         }
         let frames = thread.frames.map { ["instruction_addr": "0x" + String($0.address, radix: 16)] }
-        let sentryBody = try JSONSerialization.data(withJSONObject: ["modules": modules, "stacktraces": [["frames": frames]]])
-        let sentry = try server.post("/symbolicate", [UInt8](sentryBody), headers: [("Content-Type", "application/json")])
+        let sentryBody = try JSONSerialization.data(withJSONObject: [
+            "modules": modules, "stacktraces": [["frames": frames]],
+        ])
+        let sentry = try server.post(
+            "/symbolicate", [UInt8](sentryBody), headers: [("Content-Type", "application/json")])
         #expect(sentry.status == 200)
-        let sentryFrames = ((sentry.json()["stacktraces"] as? [[String: Any]])?.first?["frames"] as? [[String: Any]]) ?? []
+        let sentryFrames =
+            ((sentry.json()["stacktraces"] as? [[String: Any]])?.first?["frames"] as? [[String: Any]]) ?? []
         var wanted: [String] = []
         var wantedOutermost: [String] = []
         for (f, _) in thread.frames.enumerated() {
@@ -161,7 +171,9 @@ struct SymbolicateEndpointTests {
         let adjusted = stack.enumerated().map { f, pair -> [Any] in
             f == 0 ? pair : [pair[0], ((pair[1] as? UInt64) ?? 1) - 1]
         }
-        let mozillaBody = try JSONSerialization.data(withJSONObject: ["jobs": [["memoryMap": memoryMap, "stacks": [adjusted]]]])
+        let mozillaBody = try JSONSerialization.data(withJSONObject: [
+            "jobs": [["memoryMap": memoryMap, "stacks": [adjusted]]]
+        ])
         let mozilla = try server.post("/symbolicate/v5", [UInt8](mozillaBody))
         #expect(mozilla.status == 200)
         let result = (mozilla.json()["results"] as? [[String: Any]])?.first ?? [:]
@@ -178,7 +190,8 @@ struct SymbolicateEndpointTests {
 
     static func missingUUIDs(_ outcome: SymbolicationOutcome) -> String {
         var seen = Set<String>()
-        return outcome.missing.compactMap { $0.uuid?.uuidString }.filter { seen.insert($0).inserted }.joined(separator: ",")
+        return outcome.missing.compactMap { $0.uuid?.uuidString }.filter { seen.insert($0).inserted }.joined(
+            separator: ",")
     }
 
     func gzip(_ bytes: [UInt8]) -> [UInt8] {

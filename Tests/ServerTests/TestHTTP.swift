@@ -72,7 +72,9 @@ final class TestConnection {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw TestConnectionError(description: "send failed: \(String(cString: strerror(errno)))") }
+            guard n > 0 else {
+                throw TestConnectionError(description: "send failed: \(String(cString: strerror(errno)))")
+            }
             offset += n
         }
     }
@@ -114,7 +116,9 @@ enum TestHTTP {
         return try connection.response()
     }
 
-    static func request(port: UInt16, _ method: String, _ path: String, headers: [(String, String)] = [], text: String) throws -> TestResponse {
+    static func request(port: UInt16, _ method: String, _ path: String, headers: [(String, String)] = [], text: String)
+        throws -> TestResponse
+    {
         try request(port: port, method, path, headers: headers, body: Array(text.utf8))
     }
 
@@ -141,10 +145,13 @@ enum TestHTTP {
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         var body = Array(bytes[(end + 4)...])
-        if let length = headers["content-length"].flatMap(Int.init), body.count > length { body = Array(body[0..<length]) }
+        if let length = headers["content-length"].flatMap(Int.init), body.count > length {
+            body = Array(body[0..<length])
+        }
         return TestResponse(status: status, headers: headers, body: body)
     }
 }

@@ -3,10 +3,10 @@
 // they are present. Stopped and its folder removed when the test ends.
 
 import Foundation
-import TestSupport
 import Server
 import Store
 import SymbolicateModel
+import TestSupport
 
 final class TestServer {
     static let token = "test-token-1234"

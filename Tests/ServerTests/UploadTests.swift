@@ -5,12 +5,13 @@
 // report missing a dSYM is re-symbolicated when that dSYM is uploaded.
 
 import Foundation
-@testable import Server
 import Store
-import Symbolication
 import SymbolicateModel
+import Symbolication
 import TestSupport
 import Testing
+
+@testable import Server
 
 @Suite("Uploads and stored reports", .tags(.server))
 struct UploadTests {
@@ -54,7 +55,9 @@ struct UploadTests {
         let response = try server.post("/v1/symbols", macho, headers: server.auth)
         #expect(response.status == 422)
         #expect(response.errorCode == "import_failed")
-        #expect((response.json()["error"] as? [String: Any])?["message"] as? String == "the import crashed on this file (signal 11)")
+        #expect(
+            (response.json()["error"] as? [String: Any])?["message"] as? String
+                == "the import crashed on this file (signal 11)")
         #expect(try server.get("/healthz").status == 200)
         #expect(try server.get("/metrics").text.contains(#"symbolicate_imports_total{outcome="failed"} 1"#))
     }
@@ -63,7 +66,8 @@ struct UploadTests {
     func uploadListShowDelete() throws {
         let server = try TestServer()
         let uuids = Fixtures.uuids(variant: Self.variant)
-        let upload = try server.post("/v1/symbols", try Self.zip(["HoldApp.app.dSYM", "HoldKit.framework.dSYM"]), headers: server.auth)
+        let upload = try server.post(
+            "/v1/symbols", try Self.zip(["HoldApp.app.dSYM", "HoldKit.framework.dSYM"]), headers: server.auth)
         #expect(upload.status == 201, "\(upload.text)")
         let imported = (upload.json()["imported"] as? [[String: Any]] ?? []).compactMap { $0["uuid"] as? String }
         #expect(Set(imported) == Set(uuids.values))
@@ -89,14 +93,17 @@ struct UploadTests {
         let delete = try TestHTTP.request(port: server.port, "DELETE", "/v1/symbols/\(holdApp)", headers: server.auth)
         #expect(delete.status == 200)
         #expect(try server.get("/v1/symbols/\(holdApp)").status == 404)
-        #expect(try TestHTTP.request(port: server.port, "DELETE", "/v1/symbols/\(holdApp)", headers: server.auth).status == 404)
+        #expect(
+            try TestHTTP.request(port: server.port, "DELETE", "/v1/symbols/\(holdApp)", headers: server.auth).status
+                == 404)
         #expect(try server.get("/metrics").text.contains("symbolicate_store_builds 1"))
     }
 
     @Test(.enabled(if: ready, "\(notReady)"))
     func singleMachOUpload() throws {
         let server = try TestServer()
-        let path = try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"))
+        let path = try #require(
+            Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"))
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let response = try server.post("/v1/symbols?filename=HoldKit", bytes, headers: server.auth)
         #expect(response.status == 201)
@@ -104,7 +111,8 @@ struct UploadTests {
         #expect(names == ["HoldKit"])
         // The file name may also come from Content-Disposition; path parts are dropped.
         let named = try server.post(
-            "/v1/symbols", bytes, headers: server.auth + [("Content-Disposition", "attachment; filename=\"../x/HoldKit\"")])
+            "/v1/symbols", bytes,
+            headers: server.auth + [("Content-Disposition", "attachment; filename=\"../x/HoldKit\"")])
         #expect(named.status == 200)
         #expect((named.json()["already_present"] as? [[String: Any]])?.first?["name"] as? String == "HoldKit")
     }
@@ -140,7 +148,10 @@ struct UploadTests {
         #expect(empty.status == 400)
 
         #expect(try server.get("/healthz").status == 200)
-        #expect((try server.get("/v1/symbols").json()["builds"] as? [[String: Any]] ?? []).allSatisfy { $0["status"] as? String == "ready" })
+        #expect(
+            (try server.get("/v1/symbols").json()["builds"] as? [[String: Any]] ?? []).allSatisfy {
+                $0["status"] as? String == "ready"
+            })
     }
 
     @Test(.enabled(if: ready, "\(notReady)"))
@@ -151,7 +162,8 @@ struct UploadTests {
         let headers = server.auth
         let statuses = Statuses()
         DispatchQueue.concurrentPerform(iterations: 3) { _ in
-            let status = (try? TestHTTP.request(port: port, "POST", "/v1/symbols", headers: headers, body: body).status) ?? -1
+            let status =
+                (try? TestHTTP.request(port: port, "POST", "/v1/symbols", headers: headers, body: body).status) ?? -1
             statuses.append(status)
         }
         #expect(statuses.values.allSatisfy { $0 == 200 || $0 == 201 }, "\(statuses.values)")
@@ -178,7 +190,10 @@ struct UploadTests {
         let before = posted.json()["frames_symbolicated"] as? Int ?? -1
 
         let waiting = try server.get("/v1/missing").json()["missing"] as? [[String: Any]] ?? []
-        #expect(waiting.contains { $0["uuid"] as? String == holdKit && $0["reports"] as? Int == 1 && $0["name"] as? String == "HoldKit" })
+        #expect(
+            waiting.contains {
+                $0["uuid"] as? String == holdKit && $0["reports"] as? Int == 1 && $0["name"] as? String == "HoldKit"
+            })
 
         let upload = try server.post("/v1/symbols", try Self.zip(["HoldKit.framework.dSYM"]), headers: server.auth)
         #expect(upload.status == 201)
@@ -207,8 +222,10 @@ struct ImportRunnerProbe {
     var wallSeconds: Int
 
     func run(_ executable: String, _ arguments: [String]) throws -> ImportRunner.Result {
-        try ImportRunner(executable: executable, cpuSeconds: cpuSeconds, memoryBytes: memoryBytes, wallSeconds: wallSeconds)
-            .run(arguments)
+        try ImportRunner(
+            executable: executable, cpuSeconds: cpuSeconds, memoryBytes: memoryBytes, wallSeconds: wallSeconds
+        )
+        .run(arguments)
     }
 }
 

@@ -23,7 +23,9 @@ struct ZipFixture {
         while let relative = walker.nextObject() as? String {
             var isDirectory: ObjCBool = false
             let path = url.appendingPathComponent(relative).path
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                continue
+            }
             add(prefix + "/" + relative, contents: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
         }
     }

@@ -4,9 +4,9 @@
 // leave the store unchanged. Archives are made with the zip and tar tools at test time.
 
 import Foundation
+import SymbolicateModel
 import TestSupport
 import Testing
-import SymbolicateModel
 
 @testable import Store
 
@@ -26,7 +26,8 @@ struct ArchiveImportTests {
         if name.hasSuffix(".zip") {
             result = try StoreFixtures.run(try tool("zip"), ["-qr", out] + bundles, in: variant)
         } else {
-            result = try StoreFixtures.run(try tool("tar"), [name.hasSuffix(".gz") ? "-czf" : "-cf", out] + bundles, in: variant)
+            result = try StoreFixtures.run(
+                try tool("tar"), [name.hasSuffix(".gz") ? "-czf" : "-cf", out] + bundles, in: variant)
         }
         #expect(result.status == 0, "\(result.stderr)")
         return out
@@ -52,7 +53,9 @@ struct ArchiveImportTests {
         let summary = store.importPaths([path]) { p in events.withLock { $0.append(p) } }
         try expectLikeTheFolder(store, summary, archive: path)
         let last = try #require(events.withLock { $0.last })
-        #expect(last.inputsDone == 1 && last.inputsTotal == 1 && last.slicesDone == summary.imported.count + summary.alreadyPresent.count)
+        #expect(
+            last.inputsDone == 1 && last.inputsTotal == 1
+                && last.slicesDone == summary.imported.count + summary.alreadyPresent.count)
         #expect(events.withLock { $0.contains { $0.item.contains(".dSYM/Contents/Resources/DWARF/") } })
     }
 
@@ -83,7 +86,8 @@ struct ArchiveImportTests {
         #expect(!dwarfMembers.isEmpty)
         #expect(dwarfMembers.isSubset(of: spooled), "spooled: \(spooled)")
         // With the default limit the same members stay in memory: no spool file is made.
-        let (_, inMemory, none) = try importWatchingSpools(path, into: folder + "/store2", limits: ArchiveImportLimits())
+        let (_, inMemory, none) = try importWatchingSpools(
+            path, into: folder + "/store2", limits: ArchiveImportLimits())
         #expect(inMemory.failures.isEmpty)
         #expect(none.isEmpty, "\(none)")
     }
@@ -100,9 +104,12 @@ struct ArchiveImportTests {
     }
 
     /// A store holding one build, and a snapshot of it, to check that refusals change nothing.
-    private func populatedStore(_ folder: String, limits: ArchiveImportLimits = .init()) throws -> (SymbolStore, [String]) {
+    private func populatedStore(_ folder: String, limits: ArchiveImportLimits = .init()) throws -> (
+        SymbolStore, [String]
+    ) {
         let store = try SymbolStore(directory: folder + "/store", archiveLimits: limits)
-        try store.importTable(StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(50)), functionCount: 3, seed: 5), source: "t")
+        try store.importTable(
+            StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(50)), functionCount: 3, seed: 5), source: "t")
         return (store, try StoreFixtures.snapshot(store))
     }
 
@@ -129,7 +136,9 @@ struct ArchiveImportTests {
             try expectRefused(store, snapshot, truncated, saying: "damaged")
             // Scrambled in the middle: compressed data no longer decodes.
             var bytes = [UInt8](good)
-            for i in stride(from: bytes.count / 2, to: min(bytes.count, bytes.count / 2 + 4096), by: 7) { bytes[i] ^= 0x5A }
+            for i in stride(from: bytes.count / 2, to: min(bytes.count, bytes.count / 2 + 4096), by: 7) {
+                bytes[i] ^= 0x5A
+            }
             let scrambled = folder + "/scrambled-" + name
             try Data(bytes).write(to: URL(fileURLWithPath: scrambled))
             let summary = store.importPaths([scrambled], progress: nil)
@@ -150,7 +159,11 @@ struct ArchiveImportTests {
 
         // Inside an archive, the damaged member fails alone; the good ones go in.
         let zip = folder + "/mixed.zip"
-        #expect(try StoreFixtures.run(try tool("zip"), ["-qj", zip, broken, variant + "/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"]).status == 0)
+        #expect(
+            try StoreFixtures.run(
+                try tool("zip"),
+                ["-qj", zip, broken, variant + "/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"]
+            ).status == 0)
         let mixed = store.importPaths([zip], progress: nil)
         #expect(mixed.imported.map(\.name) == ["HoldKit"])
         #expect(mixed.failures.count == 1 && mixed.failures.allSatisfy { $0.path.hasPrefix(zip + ":HoldApp") })
@@ -172,7 +185,10 @@ struct ArchiveImportTests {
         try expectRefused(store, snapshot, slipZip, saying: "unsafe path")
 
         let slipTar = folder + "/slip.tar"
-        #expect(try StoreFixtures.run(try tool("tar"), ["-P", "--transform", "s,^,../,", "-cf", slipTar, "HoldKit"], in: folder + "/a").status == 0)
+        #expect(
+            try StoreFixtures.run(
+                try tool("tar"), ["-P", "--transform", "s,^,../,", "-cf", slipTar, "HoldKit"], in: folder + "/a"
+            ).status == 0)
         try expectRefused(store, snapshot, slipTar, saying: "unsafe path")
 
         let absoluteTar = folder + "/absolute.tar"
@@ -198,7 +214,9 @@ struct ArchiveImportTests {
 
         for i in 0..<12 { try Data([UInt8(i)]).write(to: URL(fileURLWithPath: folder + "/bomb/f\(i)")) }
         let many = folder + "/many.tar"
-        #expect(try StoreFixtures.run(try tool("tar"), ["-cf", many] + (0..<12).map { "f\($0)" }, in: folder + "/bomb").status == 0)
+        #expect(
+            try StoreFixtures.run(try tool("tar"), ["-cf", many] + (0..<12).map { "f\($0)" }, in: folder + "/bomb")
+                .status == 0)
         try expectRefused(store, snapshot, many, saying: "more than 10 entries")
     }
 
@@ -221,6 +239,7 @@ struct ArchiveImportTests {
         #expect(summary.failures.isEmpty, "\(summary.failures)")
         #expect(!summary.imported.isEmpty)
         #expect(try store.list().map(\.name) == summary.imported.map { _ in "Café" })
-        #expect(try store.list().allSatisfy { $0.sourcePath == zip + ":Café.framework.dSYM/Contents/Resources/DWARF/Café" })
+        #expect(
+            try store.list().allSatisfy { $0.sourcePath == zip + ":Café.framework.dSYM/Contents/Resources/DWARF/Café" })
     }
 }

@@ -170,7 +170,7 @@ struct BucketStoreTests {
         #expect(try store.builds(named: "handmade", otherThan: a).map(\.uuid) == [b])
         #expect(try store.builds(named: "Other", otherThan: a).map(\.uuid) == [c])
         #expect(try store.builds(named: "Missing", otherThan: a).isEmpty)
-        try store.remove([b])
+        _ = try store.remove([b])
         #expect(try store.builds(named: "HandMade", otherThan: a).isEmpty)
         #expect(try keys(store.location.key("names/handmade/")).count == 1)
     }
@@ -213,7 +213,9 @@ struct BucketStoreTests {
         let size = try #require(try client.headObject(bucket: bucket, key: key(ids[0]))).size
         try client.putObject(bucket: bucket, key: key(ids[0]), bytes: [UInt8](repeating: 0x41, count: Int(size)))
         try client.deleteObject(bucket: bucket, key: key(ids[1]))
-        try client.putObject(bucket: bucket, key: store.location.key("builds/v\(BuildFile.schemaVersion)/stray.sqlite"), bytes: [1, 2, 3])
+        try client.putObject(
+            bucket: bucket, key: store.location.key("builds/v\(BuildFile.schemaVersion)/stray.sqlite"),
+            bytes: [1, 2, 3])
         try client.putObject(bucket: bucket, key: store.location.key("catalog/junk.json"), bytes: Array("{".utf8))
 
         let other = try BucketStore(
@@ -232,7 +234,8 @@ struct BucketStoreTests {
         #expect {
             _ = try other.source(for: ids[0], arch: .arm64)
         } throws: { error in
-            (error as? SymbolicateError)?.message.contains("s3://\(bucket)/team/symbols/builds/v\(BuildFile.schemaVersion)/") == true
+            (error as? SymbolicateError)?.message.contains(
+                "s3://\(bucket)/team/symbols/builds/v\(BuildFile.schemaVersion)/") == true
         }
         #expect(try other.source(for: ids[2], arch: .arm64) != nil)
     }

@@ -3,8 +3,8 @@
 // both sides of 2^63, damaged indices), and a file of another schema version is refused by name.
 
 import Foundation
-import Testing
 import SymbolicateModel
+import Testing
 
 @testable import Store
 
@@ -23,7 +23,9 @@ import SymbolicateModel
 
     /// Both ways of opening answer like the table.
     @discardableResult
-    private func expectSame(_ table: SymbolTable, sourceLocation: SourceLocation = #_sourceLocation) throws -> BuildFileSource {
+    private func expectSame(_ table: SymbolTable, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> BuildFileSource
+    {
         let sources = try written(table)
         for source in sources { StoreFixtures.expectSameLookups(source, table, sourceLocation: sourceLocation) }
         #expect(!sources[1].tablesAreLoaded, sourceLocation: sourceLocation)
@@ -32,7 +34,8 @@ import SymbolicateModel
 
     @Test(arguments: [1, 17, 400])
     func roundTripMatchesTableLookup(functions: Int) throws {
-        let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(1)), functionCount: functions, seed: UInt64(functions))
+        let table = StoreFixtures.table(
+            StoreFixtures.info(StoreFixtures.uuid(1)), functionCount: functions, seed: UInt64(functions))
         let source = try expectSame(table)
         #expect(source.build == table.build)
         let loaded = try source.loadedTables()
@@ -55,13 +58,19 @@ import SymbolicateModel
 
     @Test func addressesAcrossTheSignBit() throws {
         var table = SymbolTable(build: StoreFixtures.info(StoreFixtures.uuid(3), arch: .x86_64))
-        table.functions = [.init(name: "low", entry: 0x10), .init(name: "mid", entry: 0x7FFF_FFFF_FFFF_FFF0),
-                           .init(name: "kernel", entry: 0xFFFF_FFFF_8000_0000)]
-        table.locations = (0..<3).map { .init(function: UInt32($0), file: SymbolTable.none, line: 0, parent: SymbolTable.none) }
+        table.functions = [
+            .init(name: "low", entry: 0x10), .init(name: "mid", entry: 0x7FFF_FFFF_FFFF_FFF0),
+            .init(name: "kernel", entry: 0xFFFF_FFFF_8000_0000),
+        ]
+        table.locations = (0..<3).map {
+            .init(function: UInt32($0), file: SymbolTable.none, line: 0, parent: SymbolTable.none)
+        }
         table.ranges = [
             .init(start: 0x10, location: 0), .init(start: 0x20, location: SymbolTable.none),
-            .init(start: 0x7FFF_FFFF_FFFF_FFF0, location: 1), .init(start: 0x8000_0000_0000_0010, location: SymbolTable.none),
-            .init(start: 0xFFFF_FFFF_8000_0000, location: 2), .init(start: 0xFFFF_FFFF_FFFF_FF00, location: SymbolTable.none),
+            .init(start: 0x7FFF_FFFF_FFFF_FFF0, location: 1),
+            .init(start: 0x8000_0000_0000_0010, location: SymbolTable.none),
+            .init(start: 0xFFFF_FFFF_8000_0000, location: 2),
+            .init(start: 0xFFFF_FFFF_FFFF_FF00, location: SymbolTable.none),
         ]
         let source = try expectSame(table)
         #expect(source.lookup(0x8000_0000_0000_0000)?.first?.function == "mid")
@@ -81,7 +90,8 @@ import SymbolicateModel
         ]
         table.ranges = [
             .init(start: 0x100, location: 1), .init(start: 0x104, location: 2), .init(start: 0x108, location: 3),
-            .init(start: 0x10C, location: 4), .init(start: 0x110, location: 40), .init(start: 0x114, location: SymbolTable.none),
+            .init(start: 0x10C, location: 4), .init(start: 0x110, location: 40),
+            .init(start: 0x114, location: SymbolTable.none),
         ]
         let source = try expectSame(table)
         #expect(source.lookup(0x108)?.count == 256)
@@ -92,9 +102,13 @@ import SymbolicateModel
         let empty = SymbolTable(build: StoreFixtures.info(StoreFixtures.uuid(5)))
         #expect(try written(empty).allSatisfy { $0.lookup(0x1000) == nil })
 
-        var table = SymbolTable(build: StoreFixtures.info(StoreFixtures.uuid(6), name: "Ünïcødé App"), files: ["", "/ü/ß.swift"])
+        var table = SymbolTable(
+            build: StoreFixtures.info(StoreFixtures.uuid(6), name: "Ünïcødé App"), files: ["", "/ü/ß.swift"])
         table.functions = [.init(name: "$s3Appé1fyyF", entry: 0x40), .init(name: "", entry: 0)]
-        table.locations = [.init(function: 0, file: 1, line: 3, parent: SymbolTable.none), .init(function: 1, file: 0, line: 0, parent: 0)]
+        table.locations = [
+            .init(function: 0, file: 1, line: 3, parent: SymbolTable.none),
+            .init(function: 1, file: 0, line: 0, parent: 0),
+        ]
         table.ranges = [.init(start: 0x40, location: 1), .init(start: 0x50, location: SymbolTable.none)]
         let source = try expectSame(table)
         #expect(source.build.name == "Ünïcødé App")
@@ -103,11 +117,13 @@ import SymbolicateModel
     @Test func otherSchemaVersionIsRefused() throws {
         let folder = try StoreFixtures.scratchFolder()
         let path = folder + "/old.sqlite"
-        try BuildFile.write(StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(7)), functionCount: 3, seed: 1), to: path)
+        try BuildFile.write(
+            StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(7)), functionCount: 3, seed: 1), to: path)
         try Database(path: path, mode: .readWrite).exec("PRAGMA user_version=0")
         #expect(throws: BuildFile.VersionMismatch.self) { try BuildFileSource(path: path) }
 
-        try Database(path: path, mode: .readWrite).exec("PRAGMA user_version=\(BuildFile.schemaVersion); PRAGMA application_id=1")
+        try Database(path: path, mode: .readWrite).exec(
+            "PRAGMA user_version=\(BuildFile.schemaVersion); PRAGMA application_id=1")
         #expect(throws: SymbolicateError.self) { try BuildFileSource(path: path) }
 
         let garbage = folder + "/garbage.sqlite"

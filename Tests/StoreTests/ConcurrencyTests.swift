@@ -4,9 +4,9 @@
 // holds the catalog's write lock, and lookups that run while a build is superseded.
 
 import Foundation
+import SymbolicateModel
 import TestSupport
 import Testing
-import SymbolicateModel
 
 @testable import Store
 
@@ -39,8 +39,10 @@ import SymbolicateModel
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.buildsDirectory).count == result.builds)
     }
 
-    @Test(.enabled(if: !SampleFiles.variants.isEmpty && ConcurrencyTests.executable != nil,
-                   "needs Samples/build and the symbolicate executable built next to the tests"))
+    @Test(
+        .enabled(
+            if: !SampleFiles.variants.isEmpty && ConcurrencyTests.executable != nil,
+            "needs Samples/build and the symbolicate executable built next to the tests"))
     func twoImportProcessesOnOneFolder() throws {
         let executable = try #require(ConcurrencyTests.executable)
         let folder = try StoreFixtures.scratchFolder()
@@ -60,8 +62,11 @@ import SymbolicateModel
         #expect(try store.verify().isHealthy)
     }
 
-    @Test(.tags(.corpus), .enabled(if: !SampleFiles.corpusDSYMs.isEmpty && ConcurrencyTests.executable != nil,
-                   "needs the shared corpus and the symbolicate executable built next to the tests"))
+    @Test(
+        .tags(.corpus),
+        .enabled(
+            if: !SampleFiles.corpusDSYMs.isEmpty && ConcurrencyTests.executable != nil,
+            "needs the shared corpus and the symbolicate executable built next to the tests"))
     func importKilledHalfWayLeavesAConsistentStore() throws {
         let executable = try #require(ConcurrencyTests.executable)
         let folder = try StoreFixtures.scratchFolder()
@@ -80,9 +85,10 @@ import SymbolicateModel
             let store = try SymbolStore(directory: folder)
             let report = try store.verify(deep: true)
             #expect(report.isHealthy, "after a kill at \(delay) µs: \(report.problems)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: store.buildsDirectory).allSatisfy {
-                !$0.hasPrefix(TemporaryFile.prefix)
-            })
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: store.buildsDirectory).allSatisfy {
+                    !$0.hasPrefix(TemporaryFile.prefix)
+                })
         }
         let store = try SymbolStore(directory: folder)
         let summary = store.importPaths(inputs, progress: nil)
@@ -136,7 +142,8 @@ import SymbolicateModel
     @Test func lookupsDuringSupersedeSeeOneTableOrTheOther() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
         let uuid = StoreFixtures.uuid(70)
-        let symtab = StoreFixtures.table(StoreFixtures.info(uuid, kind: .symbolTable), functionCount: 200, seed: 1, symbolsOnly: true)
+        let symtab = StoreFixtures.table(
+            StoreFixtures.info(uuid, kind: .symbolTable), functionCount: 200, seed: 1, symbolsOnly: true)
         let dwarf = StoreFixtures.table(StoreFixtures.info(uuid), functionCount: 200, seed: 2)
         try store.importTable(symtab, source: "binary")
         let probes = StoreFixtures.probeAddresses(symtab, extra: 0)

@@ -58,10 +58,13 @@ import Testing
             let reported = outcome.withLock { $0 }
             #expect(reported == .alreadyPresent || reported == .imported, "round \(round)")
             #expect(removed.withLock { $0 } >= 0, "round \(round): gc failed")
-            #expect(try collector.list().map(\.uuid) == [Self.table.build.uuid],
-                    "round \(round): import said \(String(describing: reported)), gc removed \(removed.withLock { $0 })")
-            #expect(FileManager.default.fileExists(atPath: importer.absolutePath(
-                SymbolStore.fileName(uuid: Self.table.build.uuid, arch: .arm64))))
+            #expect(
+                try collector.list().map(\.uuid) == [Self.table.build.uuid],
+                "round \(round): import said \(String(describing: reported)), gc removed \(removed.withLock { $0 })")
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: importer.absolutePath(
+                        SymbolStore.fileName(uuid: Self.table.build.uuid, arch: .arm64))))
         }
     }
 }

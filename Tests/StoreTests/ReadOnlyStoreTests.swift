@@ -37,8 +37,9 @@ import Testing
                 try body()
                 Issue.record("\(operation) succeeded on a read-only store")
             } catch {
-                #expect("\(error)" == "store \(store.directory) is read-only: \(operation) needs write access "
-                    + "(check the mount and the folder's permissions)")
+                #expect(
+                    "\(error)" == "store \(store.directory) is read-only: \(operation) needs write access "
+                        + "(check the mount and the folder's permissions)")
             }
         }
         let other = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(41)), functionCount: 20, seed: 41)
@@ -46,11 +47,13 @@ import Testing
         expectRefused("remove") { _ = try store.remove([table.build.uuid]) }
         expectRefused("gc") { _ = try store.garbageCollect(olderThanDays: 0, dryRun: false) }
         let summary = store.importPaths(["/in/Other"], progress: nil)
-        #expect(summary.failures.map(\.error.message).allSatisfy { $0.contains("is read-only: import needs write access") })
+        #expect(
+            summary.failures.map(\.error.message).allSatisfy { $0.contains("is read-only: import needs write access") })
         #expect(summary.failures.count == 1)
     }
 
-    @Test(.enabled(if: Mounts.available, "needs root and mount(8) for a read-only bind mount"), arguments: [false, true])
+    @Test(
+        .enabled(if: Mounts.available, "needs root and mount(8) for a read-only bind mount"), arguments: [false, true])
     func aReadOnlyMountIsReadAndNeverWritten(writerOpen: Bool) throws {
         let (folder, writer) = try Self.makeStore(keepOpen: writerOpen)
         let view = folder + "/view"

@@ -4,10 +4,10 @@
 // Also: a build file of an older schema is rebuilt from its source file on first use.
 
 import Foundation
-import TestSupport
 import ObjectFiles
-import Testing
 import SymbolicateModel
+import TestSupport
+import Testing
 
 @testable import Store
 
@@ -105,8 +105,10 @@ struct SampleImportTests {
         #expect(row.kind == .debugInfo && row.sourcePath.hasSuffix("/DWARF/HoldApp"))
         let superseded = store.importPaths([variant + "/HoldApp.app"], progress: nil)
         #expect(superseded.imported.isEmpty && superseded.alreadyPresent.count == app.imported.count)
-        _ = try SampleFiles.expectStoreMatches(store, try SampleFiles.tables(under: [variant + "/HoldApp.app.dSYM"])
-            + SampleFiles.tables(under: [variant + "/HoldApp.app/Frameworks"]))
+        _ = try SampleFiles.expectStoreMatches(
+            store,
+            try SampleFiles.tables(under: [variant + "/HoldApp.app.dSYM"])
+                + SampleFiles.tables(under: [variant + "/HoldApp.app/Frameworks"]))
     }
 
     @Test func outdatedBuildFileIsRebuiltFromItsSource() throws {
@@ -128,7 +130,9 @@ struct SampleImportTests {
 
 }
 
-@Suite(.tags(.corpus, .slow), .enabled(if: !SampleFiles.corpusDSYMs.isEmpty, "the shared corpus is absent (../shared/corpus/real)"))
+@Suite(
+    .tags(.corpus, .slow),
+    .enabled(if: !SampleFiles.corpusDSYMs.isEmpty, "the shared corpus is absent (../shared/corpus/real)"))
 struct CorpusImportTests {
     @Test func corpusDSYMsImportAndLookUpLikeTheFiles() throws {
         let dsyms = SampleFiles.corpusDSYMs

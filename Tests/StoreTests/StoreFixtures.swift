@@ -4,9 +4,9 @@
 // sqlite3, flock) to build archives and hold locks from another process.
 
 import Foundation
+import SymbolicateModel
 import TestSupport
 import Testing
-import SymbolicateModel
 
 @testable import Store
 
@@ -16,7 +16,8 @@ enum StoreFixtures {
     static let runFolder: String = {
         let temporary = NSTemporaryDirectory()
         let prefix = "store-tests-"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(prefix) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(prefix)
+        {
             if let pid = Int32(name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH {
                 try? FileManager.default.removeItem(atPath: temporary + name)
             }
@@ -39,10 +40,10 @@ enum StoreFixtures {
     static func info(_ uuid: BuildID, arch: Arch = .arm64, kind: SymbolKind = .debugInfo, name: String = "HandMade")
         -> BuildInfo
     {
-        BuildInfo(uuid: uuid, arch: arch, name: name, textVMAddress: 0x1_0000_0000, textSize: 0x10_0000, kind: kind,
-                  path: "/nowhere/\(name)")
+        BuildInfo(
+            uuid: uuid, arch: arch, name: name, textVMAddress: 0x1_0000_0000, textSize: 0x10_0000, kind: kind,
+            path: "/nowhere/\(name)")
     }
-
 
     /// A table of `functionCount` functions from `base`: each function is split into ranges, some
     /// of which sit in code inlined one to three levels deep; gaps separate some functions; every
@@ -61,7 +62,9 @@ enum StoreFixtures {
             let outer = UInt32(table.locations.count)
             let file = symbolsOnly ? SymbolTable.none : UInt32(rng.below(table.files.count))
             table.locations.append(
-                .init(function: fn, file: file, line: symbolsOnly ? SymbolTable.none : UInt32(10 + f), parent: SymbolTable.none))
+                .init(
+                    function: fn, file: file, line: symbolsOnly ? SymbolTable.none : UInt32(10 + f),
+                    parent: SymbolTable.none))
             table.ranges.append(.init(start: address, location: outer))
             address += UInt64(4 + 4 * rng.below(8))
             if !symbolsOnly {
@@ -72,8 +75,10 @@ enum StoreFixtures {
                         let callee = UInt32(rng.below(table.functions.count))
                         let loc = UInt32(table.locations.count)
                         table.locations.append(
-                            .init(function: callee, file: UInt32(rng.below(12)), line: UInt32(depth == 0 ? 0 : 100 + depth),
-                                  parent: parent))
+                            .init(
+                                function: callee, file: UInt32(rng.below(12)),
+                                line: UInt32(depth == 0 ? 0 : 100 + depth),
+                                parent: parent))
                         parent = loc
                     }
                     table.ranges.append(.init(start: address, location: parent))
@@ -124,7 +129,8 @@ enum StoreFixtures {
         for address in addresses where source.lookup(address) != table.lookup(address) {
             mismatches += 1
             if mismatches <= 5 {
-                let text = "0x\(String(address, radix: 16)): store \(String(describing: source.lookup(address))) "
+                let text =
+                    "0x\(String(address, radix: 16)): store \(String(describing: source.lookup(address))) "
                     + "table \(String(describing: table.lookup(address)))"
                 Issue.record(Comment(rawValue: text), sourceLocation: sourceLocation)
             }
@@ -135,7 +141,9 @@ enum StoreFixtures {
 
     /// Runs a tool; returns its exit status and standard error.
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String], in folder: String? = nil) throws -> (status: Int32, stderr: String) {
+    static func run(_ tool: String, _ arguments: [String], in folder: String? = nil) throws -> (
+        status: Int32, stderr: String
+    ) {
         let result = try ProcessRunner.run(tool, arguments, directory: folder)
         return (result.status, result.stderrText)
     }
@@ -146,7 +154,9 @@ enum StoreFixtures {
     static func snapshot(_ store: SymbolStore) throws -> [String] {
         let builds = try FileManager.default.contentsOfDirectory(atPath: store.buildsDirectory).map { "builds/" + $0 }
         let temps = try FileManager.default.contentsOfDirectory(atPath: store.temporaryDirectory).map { "tmp/" + $0 }
-        let rows = try store.list().map { "\($0.uuid)-\($0.arch)-\($0.kind.rawValue)-\($0.importedAt.timeIntervalSince1970)" }
+        let rows = try store.list().map {
+            "\($0.uuid)-\($0.arch)-\($0.kind.rawValue)-\($0.importedAt.timeIntervalSince1970)"
+        }
         return (builds + temps + rows).sorted()
     }
 }

@@ -4,8 +4,8 @@
 // an import killed half-way leaves behind.
 
 import Foundation
-import Testing
 import SymbolicateModel
+import Testing
 
 @testable import Store
 
@@ -48,7 +48,8 @@ import SymbolicateModel
     @Test func debugInfoSupersedesSymbolTableNeverTheReverse() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
         let uuid = StoreFixtures.uuid(12)
-        let symtab = StoreFixtures.table(StoreFixtures.info(uuid, kind: .symbolTable), functionCount: 30, seed: 1, symbolsOnly: true)
+        let symtab = StoreFixtures.table(
+            StoreFixtures.info(uuid, kind: .symbolTable), functionCount: 30, seed: 1, symbolsOnly: true)
         let dwarf = StoreFixtures.table(StoreFixtures.info(uuid, kind: .debugInfo), functionCount: 30, seed: 2)
 
         #expect(try store.importTable(symtab, source: "app/Binary") == .imported)
@@ -59,13 +60,15 @@ import SymbolicateModel
         #expect(try store.importTable(symtab, source: "app/Binary") == .alreadyPresent)
         let rows = try store.builds(matching: uuid)
         #expect(rows.count == 1 && rows[0].kind == .debugInfo && rows[0].sourcePath == "Binary.dSYM")
-        StoreFixtures.expectSameLookups(try #require(try SymbolStore(directory: store.directory).source(for: uuid, arch: .arm64)), dwarf)
+        StoreFixtures.expectSameLookups(
+            try #require(try SymbolStore(directory: store.directory).source(for: uuid, arch: .arm64)), dwarf)
     }
 
     @Test func archSelection() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
         let uuid = StoreFixtures.uuid(13)
-        let arm64 = StoreFixtures.table(StoreFixtures.info(uuid, arch: .arm64, kind: .symbolTable), functionCount: 5, seed: 1, symbolsOnly: true)
+        let arm64 = StoreFixtures.table(
+            StoreFixtures.info(uuid, arch: .arm64, kind: .symbolTable), functionCount: 5, seed: 1, symbolsOnly: true)
         let x86 = StoreFixtures.table(StoreFixtures.info(uuid, arch: .x86_64), functionCount: 5, seed: 2)
         try store.importTable(arm64, source: "fat")
         try store.importTable(x86, source: "fat")
@@ -79,7 +82,9 @@ import SymbolicateModel
 
     @Test func removeAndGarbageCollect() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
-        let tables = (20..<23).map { StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(UInt8($0))), functionCount: 4, seed: UInt64($0)) }
+        let tables = (20..<23).map {
+            StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(UInt8($0))), functionCount: 4, seed: UInt64($0))
+        }
         for t in tables { try store.importTable(t, source: "x") }
         _ = try store.source(for: tables[0].build.uuid, arch: nil)  // opened, then removed below
 
@@ -101,13 +106,17 @@ import SymbolicateModel
 
     @Test func garbageCollectionSparesRecentlyUsedBuilds() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
-        let used = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(24), name: "Used"), functionCount: 4, seed: 1)
-        let idle = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(25), name: "Idle"), functionCount: 4, seed: 2)
+        let used = StoreFixtures.table(
+            StoreFixtures.info(StoreFixtures.uuid(24), name: "Used"), functionCount: 4, seed: 1)
+        let idle = StoreFixtures.table(
+            StoreFixtures.info(StoreFixtures.uuid(25), name: "Idle"), functionCount: 4, seed: 2)
         try store.importTable(used, source: "u")
         try store.importTable(idle, source: "i")
         // Both imported 30 days ago; a tampered file column must not redirect anything.
         let old = Date().addingTimeInterval(-30 * 86_400).timeIntervalSince1970
-        try store.catalog.withLock { try $0.database.exec("UPDATE builds SET imported_at = \(old), file = '../../elsewhere'") }
+        try store.catalog.withLock {
+            try $0.database.exec("UPDATE builds SET imported_at = \(old), file = '../../elsewhere'")
+        }
         #expect(try store.list().allSatisfy { $0.file.hasPrefix("builds/") && $0.lastUsedAt == nil })
         _ = try store.source(for: used.build.uuid, arch: nil)
         let usedRow = try #require(try store.builds(matching: used.build.uuid).first)
@@ -120,9 +129,11 @@ import SymbolicateModel
 
     @Test func verifyFindsMissingOrphanAndOutdatedFiles() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
-        let a = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(30), name: "Alpha"), functionCount: 4, seed: 1)
+        let a = StoreFixtures.table(
+            StoreFixtures.info(StoreFixtures.uuid(30), name: "Alpha"), functionCount: 4, seed: 1)
         let b = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(31), name: "Beta"), functionCount: 4, seed: 2)
-        let c = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(32), name: "Gamma"), functionCount: 4, seed: 3)
+        let c = StoreFixtures.table(
+            StoreFixtures.info(StoreFixtures.uuid(32), name: "Gamma"), functionCount: 4, seed: 3)
         for t in [a, b, c] { try store.importTable(t, source: "/gone/\(t.build.name)") }
         #expect(try store.verify(deep: true).isHealthy)
 
@@ -216,10 +227,13 @@ import SymbolicateModel
     }
 
     @Test func defaultDirectory() {
-        #expect(SymbolStore.defaultDirectory(environment: ["SYMBOLICATE_STORE": "/s", "XDG_DATA_HOME": "/x", "HOME": "/h"]) == "/s")
+        #expect(
+            SymbolStore.defaultDirectory(environment: ["SYMBOLICATE_STORE": "/s", "XDG_DATA_HOME": "/x", "HOME": "/h"])
+                == "/s")
         #expect(SymbolStore.defaultDirectory(environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"]) == "/x/symbolicate")
-        #expect(SymbolStore.defaultDirectory(environment: ["SYMBOLICATE_STORE": "", "XDG_DATA_HOME": "rel", "HOME": "/h"])
-            == "/h/.local/share/symbolicate")
+        #expect(
+            SymbolStore.defaultDirectory(environment: ["SYMBOLICATE_STORE": "", "XDG_DATA_HOME": "rel", "HOME": "/h"])
+                == "/h/.local/share/symbolicate")
     }
 
     @Test func catalogOfANewerSchemaIsRefused() throws {

@@ -4,8 +4,8 @@
 
 import Foundation
 import Reports
-import Symbolication
 import SymbolicateModel
+import Symbolication
 import TestSupport
 import Testing
 
@@ -65,7 +65,8 @@ enum SymbolicationCheck {
         var checked = 0
         for (b, backtrace) in report.backtraces.enumerated() {
             for (f, frame) in backtrace.frames.enumerated() {
-                guard let image = report.image(for: frame), let uuid = image.uuid, let build = builds[uuid]?.max(by: { $0.kind < $1.kind })
+                guard let image = report.image(for: frame), let uuid = image.uuid,
+                    let build = builds[uuid]?.max(by: { $0.kind < $1.kind })
                 else { continue }
                 let result = processed.outcome.results[FrameID(backtrace: b, frame: f)]
                 guard let vmaddr = try Referee.textVMAddress(build.path, arch: build.arch.rawValue) else {
@@ -75,7 +76,8 @@ enum SymbolicationCheck {
                 var address = frame.address & 0x0000_7FFF_FFFF_FFFF
                 address = address - image.loadAddress + vmaddr
                 if frame.isReturnAddress || backtrace.kind == .lastException { address -= 1 }
-                let expected = try Referee.symbolize(build.path, arch: build.arch.rawValue, addresses: [address])
+                let expected =
+                    try Referee.symbolize(build.path, arch: build.arch.rawValue, addresses: [address])
                     .first ?? []
                 if expected.isEmpty {
                     #expect(result?.status != .symbolicated, "llvm-symbolizer has nothing at \(address)")

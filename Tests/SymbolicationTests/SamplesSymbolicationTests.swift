@@ -6,8 +6,8 @@
 
 import Foundation
 import Reports
-import Symbolication
 import SymbolicateModel
+import Symbolication
 import TestSupport
 import Testing
 
@@ -148,7 +148,7 @@ enum Samples {
                 bytes = Array(bytes.prefix(bytes.count * (round + 1) / 26))
             } else {
                 for _ in 0..<32 {
-                    seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                    seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                     let i = Int(seed >> 33) % bytes.count
                     bytes[i] ^= UInt8(truncatingIfNeeded: seed >> 13) | 1
                 }

@@ -10,6 +10,7 @@
 
 import Foundation
 import FuzzSupport
+
 @testable import Server
 
 /// One server per process, never started: its router and handlers are what the daemon calls.
@@ -61,7 +62,8 @@ private func check(_ response: HTTPResponse, route: String) {
     let object = try? JSONValue.object(response.body)
     Fuzz.invariant(
         object?["error"] is [String: Any],
-        "\(route) answered \(response.status) without a JSON error body: \(String(decoding: response.body.prefix(200), as: UTF8.self))")
+        "\(route) answered \(response.status) without a JSON error body: \(String(decoding: response.body.prefix(200), as: UTF8.self))"
+    )
 }
 
 /// The harness's request framing: `METHOD TARGET`, header lines, a blank line, the body. The

@@ -32,8 +32,11 @@ private func check(_ table: SymbolTable) {
     }
     for (i, location) in table.locations.enumerated() {
         Fuzz.invariant(Int(location.function) < table.functions.count, "location \(i) names a function out of range")
-        Fuzz.invariant(location.file == none || Int(location.file) < table.files.count, "location \(i) names a file out of range")
-        Fuzz.invariant(location.parent == none || Int(location.parent) < table.locations.count, "location \(i) has a parent out of range")
+        Fuzz.invariant(
+            location.file == none || Int(location.file) < table.files.count, "location \(i) names a file out of range")
+        Fuzz.invariant(
+            location.parent == none || Int(location.parent) < table.locations.count,
+            "location \(i) has a parent out of range")
     }
     for range in table.ranges.prefix(4096) {
         _ = table.lookup(range.start)

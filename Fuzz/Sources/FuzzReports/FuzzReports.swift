@@ -31,7 +31,8 @@ public func fuzzReports(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         Fuzz.invariant(false, "the symbolicated \(report.format.rawValue) report does not parse again: \(error)")
         return 0
     }
-    Fuzz.invariant(again.format == report.format, "the symbolicated report changed format: \(report.format) -> \(again.format)")
+    Fuzz.invariant(
+        again.format == report.format, "the symbolicated report changed format: \(report.format) -> \(again.format)")
     Fuzz.invariant(
         again.backtraces.count == report.backtraces.count,
         "the symbolicated report has \(again.backtraces.count) backtraces, the original \(report.backtraces.count)")
@@ -54,7 +55,8 @@ private func madeUpResults(_ report: CrashReport) -> [FrameID: FrameResult] {
                 file: "/src/Dir \(b)/File.swift", line: f)
             var levels = [outer]
             if f % 2 == 1 {
-                levels.insert(SymbolicatedFrame(symbol: "closure #1 in g()", file: "/src/Inl.h", line: 7, isInline: true), at: 0)
+                levels.insert(
+                    SymbolicatedFrame(symbol: "closure #1 in g()", file: "/src/Inl.h", line: 7, isInline: true), at: 0)
             }
             results[FrameID(backtrace: b, frame: f)] = FrameResult(status: .symbolicated, frames: levels)
         }
