@@ -40,7 +40,8 @@ public struct ArchiveWriter: ~Copyable {
     /// (which stays the caller's to close); `destination` names the archive in errors.
     public init(destination: String, fileDescriptor: Int32) throws(SymbolicateError) {
         guard let kind = Kind(fileName: destination) else {
-            throw SymbolicateError(.badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: destination)
+            throw SymbolicateError(
+                .badInput, "the output archive must end in .zip, .tar, .tar.gz or .tgz", path: destination)
         }
         if let missing = ArchiveLibrary.missing {
             throw SymbolicateError(.notFound, missing, path: destination)
@@ -84,7 +85,8 @@ public struct ArchiveWriter: ~Copyable {
         // Names are UTF-8; libarchive converts them through the thread's locale (UTF8Locale).
         let status = UTF8Locale.run { carchive_write_header(handle, entry) }
         guard status == Self.statusOK || status == Self.statusWarn else {
-            throw SymbolicateError(.io, "cannot add \(path) to the output archive: \(Self.message(handle))", path: destination)
+            throw SymbolicateError(
+                .io, "cannot add \(path) to the output archive: \(Self.message(handle))", path: destination)
         }
         var offset = 0
         while offset < bytes.count {
@@ -92,7 +94,8 @@ public struct ArchiveWriter: ~Copyable {
                 carchive_write_data(handle, buffer.baseAddress.map { $0 + offset }, bytes.count - offset)
             }
             guard written > 0 else {
-                throw SymbolicateError(.io, "cannot write \(path) into the output archive: \(Self.message(handle))", path: destination)
+                throw SymbolicateError(
+                    .io, "cannot write \(path) into the output archive: \(Self.message(handle))", path: destination)
             }
             offset += written
         }

@@ -84,7 +84,9 @@ final class SummaryCollector: @unchecked Sendable {
             counts.reportsRead += 1
             finished += 1
             if written { counts.written += 1 }
-            if facts.diagnostics > 0 { counts.metricKitDiagnostics = (counts.metricKitDiagnostics ?? 0) + facts.diagnostics }
+            if facts.diagnostics > 0 {
+                counts.metricKitDiagnostics = (counts.metricKitDiagnostics ?? 0) + facts.diagnostics
+            }
             switch facts.level {
             case .full: counts.fullySymbolicated += 1
             case .partial: counts.partiallySymbolicated += 1

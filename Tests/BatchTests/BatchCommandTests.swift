@@ -28,7 +28,8 @@ enum BatchBinary {
 }
 
 @Suite(
-    .tags(.slow), .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"),
+    .tags(.slow),
+    .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"),
     .enabled(if: BatchBinary.path != nil, "the symbolicate binary is not built beside the tests"))
 struct BatchCommandTests {
     @Test func outputsEqualTheSingleReportCommand() throws {
@@ -48,7 +49,8 @@ struct BatchCommandTests {
         for rel in tree.reports {
             let single = try BatchBinary.run(["--no-store", "-d", BatchFixture.symbolsFolder, tree.folder + "/" + rel])
             #expect(single.status == 0, "\(single.stderr)")
-            #expect(written[rel].map { $0 == single.stdout } == true, "batch and single-report outputs differ for \(rel)")
+            #expect(
+                written[rel].map { $0 == single.stdout } == true, "batch and single-report outputs differ for \(rel)")
         }
         let data = try Data(contentsOf: URL(fileURLWithPath: summaryPath))
         let summary = try JSONDecoder.snakeCase.decode(BatchSummary.self, from: data)
@@ -68,12 +70,20 @@ struct BatchCommandTests {
         ])
         #expect(batch.status == 0, "\(batch.stderr)")
         let lines = try String(contentsOfFile: list, encoding: .utf8).split(separator: "\n")
-        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-        #expect(Set(objects.compactMap { $0["path"] as? String }) == Set(tree.files.keys.map { tree.folder + "/" + $0 }))
+        let objects = try lines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(
+            Set(objects.compactMap { $0["path"] as? String }) == Set(tree.files.keys.map { tree.folder + "/" + $0 }))
         #expect(objects.filter { $0["status"] as? String == "skipped" }.count == tree.nonReports.count)
         #expect(objects.filter { $0["status"] as? String == "unparsable" }.count == tree.unparsable.count)
-        #expect(objects.allSatisfy { Set($0.keys) == ["path", "kind", "status", "frames_symbolicated", "frames_total", "group", "reason"] })
-        #expect(String(decoding: try BatchBinary.run(["batch", "--help"]).stdout, as: UTF8.self).contains("--report-list FILE.jsonl"))
+        #expect(
+            objects.allSatisfy {
+                Set($0.keys) == ["path", "kind", "status", "frames_symbolicated", "frames_total", "group", "reason"]
+            })
+        #expect(
+            String(decoding: try BatchBinary.run(["batch", "--help"]).stdout, as: UTF8.self).contains(
+                "--report-list FILE.jsonl"))
     }
 
     @Test func exitCodes() throws {
@@ -87,7 +97,8 @@ struct BatchCommandTests {
         #expect(try BatchBinary.run(["batch"] + quiet + ["-o", out, "--shard", "3/2", tree.folder]).status == 64)
         #expect(try BatchBinary.run(["batch"] + quiet + ["--output-archive", out + ".rar", tree.folder]).status == 64)
         #expect(
-            try BatchBinary.run(["batch"] + quiet + ["--output-archive", out + ".zip", "--resume", tree.folder]).status == 64)
+            try BatchBinary.run(["batch"] + quiet + ["--output-archive", out + ".zip", "--resume", tree.folder]).status
+                == 64)
         #expect(try BatchBinary.run(["batch"] + quiet + ["-o", out, fixture.root + "/missing"]).status == 1)
         // A file that is not an archive, named like one: the input cannot be read, the run fails.
         try BatchFixture.write(Array("not a zip".utf8), to: fixture.root + "/fake.zip")
@@ -96,6 +107,7 @@ struct BatchCommandTests {
         #expect(fake.stderr.contains("fake.zip"))
         // Outputs cannot be written: a file stands where the output folder should be.
         try BatchFixture.write(Array("x".utf8), to: fixture.root + "/blocked")
-        #expect(try BatchBinary.run(["batch"] + quiet + ["-o", fixture.root + "/blocked/out", tree.folder]).status == 1)
+        #expect(
+            try BatchBinary.run(["batch"] + quiet + ["-o", fixture.root + "/blocked/out", tree.folder]).status == 1)
     }
 }

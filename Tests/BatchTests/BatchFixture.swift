@@ -5,8 +5,8 @@
 // SymbolicationService the single-report CLI uses, with the Samples' dSYMs as symbol paths.
 
 import Foundation
-import TestSupport
 import Symbolication
+import TestSupport
 import Testing
 
 @testable import Batch
@@ -20,7 +20,6 @@ struct BatchFixture {
     static var samplesAvailable: Bool {
         sampleReportNames.count >= 4 && FileManager.default.fileExists(atPath: symbolsFolder)
     }
-
 
     /// The sample report file names (.crash and .ips), sorted.
     static var sampleReportNames: [String] {
@@ -83,7 +82,8 @@ struct BatchFixture {
             try Self.write(bytes, to: folder + "/" + rel)
         }
         return Tree(
-            folder: folder, files: files, reports: reports.sorted(), nonReports: ["notes/blob.bin", "notes/readme.txt"],
+            folder: folder, files: files, reports: reports.sorted(),
+            nonReports: ["notes/blob.bin", "notes/readme.txt"],
             unparsable: ["set0/broken.ips"])
     }
 

@@ -10,7 +10,8 @@ import Testing
 
 @testable import Batch
 
-@Suite(.enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
+@Suite(
+    .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
 struct BatchRunTests {
     /// Checks that `output` holds exactly the tree's reports, each equal to the single-report output.
     func expectMirrored(_ tree: BatchFixture.Tree, output: String, service: SymbolicationService) throws {
@@ -19,7 +20,8 @@ struct BatchRunTests {
         for rel in tree.reports {
             let bytes = try #require(tree.files[rel])
             let expected = try service.process(bytes, format: nil).output
-            #expect(written[rel].map { $0 == expected } == true, "output of \(rel) differs from the single-report output")
+            #expect(
+                written[rel].map { $0 == expected } == true, "output of \(rel) differs from the single-report output")
         }
     }
 
@@ -43,7 +45,8 @@ struct BatchRunTests {
         let zip = try fixture.zip(tree)
         let service = try BatchFixture.service()
         let output = fixture.root + "/out"
-        let summary = try BatchRunner(configuration: BatchFixture.configuration([zip], into: output), service: service).run()
+        let summary = try BatchRunner(configuration: BatchFixture.configuration([zip], into: output), service: service)
+            .run()
         try expectMirrored(tree, output: output, service: service)
         expectCounts(summary, tree)
         let reason = try #require(summary.unparsable.first)
@@ -94,7 +97,8 @@ struct BatchRunTests {
 
         let service = try BatchFixture.service()
         let output = fixture.root + "/out"
-        let summary = try BatchRunner(configuration: BatchFixture.configuration([zip], into: output), service: service).run()
+        let summary = try BatchRunner(configuration: BatchFixture.configuration([zip], into: output), service: service)
+            .run()
         #expect(summary.counts.unreadable == 1, "\(summary.table())")
         #expect(summary.unreadable.first?.example.hasSuffix(victim) == true)
         #expect(summary.inputErrors.isEmpty, "\(summary.inputErrors)")
@@ -110,7 +114,8 @@ struct BatchRunTests {
     func damagedLocalHeadersLoseOnlyTheirOwnMembers() throws {
         let fixture = try BatchFixture()
         defer { fixture.cleanUp() }
-        let crash = try BatchFixture.sample(try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        let crash = try BatchFixture.sample(
+            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
         let folder = fixture.root + "/many"
         let names = (0..<200).map { String(format: "r%03d.crash", $0) }
         for name in names { try BatchFixture.write(crash, to: folder + "/" + name) }
@@ -135,7 +140,9 @@ struct BatchRunTests {
         try Data(bytes).write(to: URL(fileURLWithPath: zip))
 
         let output = fixture.root + "/out"
-        let summary = try BatchRunner(configuration: BatchFixture.configuration([zip], into: output), service: try BatchFixture.service()).run()
+        let summary = try BatchRunner(
+            configuration: BatchFixture.configuration([zip], into: output), service: try BatchFixture.service()
+        ).run()
         #expect(summary.inputErrors.isEmpty, "\(summary.inputErrors)")
         #expect(summary.counts.files == 200)
         #expect(summary.counts.unreadable == 10, "\(summary.table())")
@@ -164,10 +171,13 @@ struct BatchRunTests {
                 for name in ['café.crash', '日本/レポート.crash', '\(long)', 'plain.crash']:
                     z.writestr(name, data)
             """
-        try BatchFixture.shell(["python3", "-c", script, BatchFixture.reportsFolder + "/" + sample, zip], in: fixture.root)
+        try BatchFixture.shell(
+            ["python3", "-c", script, BatchFixture.reportsFolder + "/" + sample, zip], in: fixture.root)
 
         let output = fixture.root + "/out"
-        let summary = try BatchRunner(configuration: BatchFixture.configuration([zip], into: output), service: try BatchFixture.service()).run()
+        let summary = try BatchRunner(
+            configuration: BatchFixture.configuration([zip], into: output), service: try BatchFixture.service()
+        ).run()
         #expect(Set(BatchFixture.files(in: output).keys) == ["café.crash", "日本/レポート.crash", "plain.crash"])
         #expect(summary.counts.written == 3)
         #expect(summary.inputErrors.isEmpty, "\(summary.inputErrors)")
@@ -214,7 +224,8 @@ struct BatchRunTests {
         let tree = try fixture.mixedTree()
         let service = try BatchFixture.service()
         let output = fixture.root + "/out"
-        _ = try BatchRunner(configuration: BatchFixture.configuration([tree.folder], into: output), service: service).run()
+        _ = try BatchRunner(configuration: BatchFixture.configuration([tree.folder], into: output), service: service)
+            .run()
         let removed = tree.reports[0]
         let kept = tree.reports[1]
         try FileManager.default.removeItem(atPath: output + "/" + removed)

@@ -4,13 +4,14 @@
 
 import Foundation
 import Reports
-import Symbolication
 import SymbolicateModel
+import Symbolication
 import Testing
 
 @testable import Batch
 
-@Suite(.enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
+@Suite(
+    .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
 struct BatchSummaryTests {
     @Test func missingImagesAndCrashGroupsAreRanked() throws {
         let fixture = try BatchFixture()
@@ -76,7 +77,8 @@ struct BatchSummaryTests {
         #expect(facts.exceptionType == "EXC_CRASH (SIGABRT)")
         #expect(facts.appVersion == "1.2 (12)")
         // The .ips form of the same crash groups under the same signature.
-        let ips = try service.process(try BatchFixture.sample(name.replacingOccurrences(of: ".crash", with: ".ips")), format: nil)
+        let ips = try service.process(
+            try BatchFixture.sample(name.replacingOccurrences(of: ".crash", with: ".ips")), format: nil)
         #expect(ReportFacts(ips).signature == facts.signature)
         #expect(ReportFacts(ips).appVersion == "1.2 (12)")
     }
@@ -84,13 +86,15 @@ struct BatchSummaryTests {
     @Test func severalInputsArePrefixedOnlyOnCollision() throws {
         let fixture = try BatchFixture()
         defer { fixture.cleanUp() }
-        let crash = try BatchFixture.sample(try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        let crash = try BatchFixture.sample(
+            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
         try BatchFixture.write(crash, to: fixture.root + "/first/x.crash")
         try BatchFixture.write(crash, to: fixture.root + "/second/x.crash")
         try BatchFixture.write(crash, to: fixture.root + "/second/y.crash")
         let output = fixture.root + "/out"
         _ = try BatchRunner(
-            configuration: BatchFixture.configuration([fixture.root + "/first", fixture.root + "/second"], into: output),
+            configuration: BatchFixture.configuration(
+                [fixture.root + "/first", fixture.root + "/second"], into: output),
             service: try BatchFixture.service()
         ).run()
         #expect(Set(BatchFixture.files(in: output).keys) == ["x.crash", "second/x.crash", "y.crash"])
@@ -102,7 +106,9 @@ struct BatchSummaryTests {
         let tree = try fixture.mixedTree()
         let output = tree.folder + "/symbolicated"
         let service = try BatchFixture.service()
-        let first = try BatchRunner(configuration: BatchFixture.configuration([tree.folder], into: output), service: service).run()
+        let first = try BatchRunner(
+            configuration: BatchFixture.configuration([tree.folder], into: output), service: service
+        ).run()
         var again = BatchFixture.configuration([tree.folder], into: output)
         again.resume = true
         let second = try BatchRunner(configuration: again, service: service).run()

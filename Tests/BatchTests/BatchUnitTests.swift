@@ -11,14 +11,15 @@ import Testing
 @testable import Batch
 
 struct BatchUnitTests {
-    @Test(arguments: [
-        ("set0/a/x.crash", "set0/a/x.crash"),
-        ("../../etc/passwd", "etc/passwd"),
-        ("/abs/./x.ips", "abs/x.ips"),
-        ("a\\b\\..\\c.crash", "a/b/c.crash"),
-        ("./", nil),
-        ("..", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("set0/a/x.crash", "set0/a/x.crash"),
+            ("../../etc/passwd", "etc/passwd"),
+            ("/abs/./x.ips", "abs/x.ips"),
+            ("a\\b\\..\\c.crash", "a/b/c.crash"),
+            ("./", nil),
+            ("..", nil),
+        ] as [(String, String?)])
     func sanitize(_ input: String, _ expected: String?) {
         #expect(OutputPaths.sanitize(input) == expected)
     }

@@ -7,7 +7,8 @@ import Testing
 
 @testable import Batch
 
-@Suite(.enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
+@Suite(
+    .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
 struct MetricKitBatchTests {
     static let diagnosticKeys = [
         "crashDiagnostics", "hangDiagnostics", "cpuExceptionDiagnostics", "diskWriteExceptionDiagnostics",
