@@ -45,7 +45,7 @@ enum ImportCommand: Command {
         }
         bar.finish()
         if args.has("--json") {
-            try Console.out(json(summary))
+            try Console.out(try json(summary))
         } else {
             Console.error(text(summary))
         }
@@ -67,34 +67,8 @@ enum ImportCommand: Command {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ s: ImportSummary) -> String {
-        func item(_ w: inout JSONWriter, _ i: ImportSummary.Item) {
-            w.beginObject()
-            w.string("uuid", i.uuid.uuidString)
-            w.string("arch", i.arch.rawValue)
-            w.string("name", i.name)
-            w.string("kind", i.kind.rawValue)
-            w.string("source", i.source)
-            w.string("outcome", i.outcome.rawValue)
-            w.endObject()
-        }
-        var w = JSONWriter()
-        w.beginObject()
-        w.beginArray("imported")
-        for i in s.imported { item(&w, i) }
-        w.endArray()
-        w.beginArray("already_present")
-        for i in s.alreadyPresent { item(&w, i) }
-        w.endArray()
-        w.beginArray("failed")
-        for f in s.failures {
-            w.beginObject()
-            w.string("path", f.path)
-            w.string("error", f.error.message)
-            w.endObject()
-        }
-        w.endArray()
-        w.endObject()
-        return w.text + "\n"
+    /// The versioned report the server's upload reads back (Store's ImportReport).
+    static func json(_ s: ImportSummary) throws -> String {
+        String(decoding: try ImportReport(s).json(), as: UTF8.self)
     }
 }

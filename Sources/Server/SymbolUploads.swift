@@ -64,7 +64,8 @@ enum SymbolUploads {
             ], status: summary.imported.isEmpty ? 200 : 201)
     }
 
-    /// What the child printed with `--json`, with the upload's temporary path replaced by `upload`.
+    /// What the child printed with `--json` (Store's versioned ImportReport), with the upload's
+    /// temporary path replaced by `upload`, as the JSON objects the answer lists.
     struct ChildSummary {
         var imported: [[String: Any]] = []
         var present: [[String: Any]] = []
@@ -75,21 +76,17 @@ enum SymbolUploads {
         init(_ result: ImportRunner.Result, uploadPath: String) {
             message = result.failureSummary
             func clean(_ text: String) -> String { text.replacingOccurrences(of: uploadPath, with: "") }
-            func items(_ value: Any?) -> [[String: Any]] {
-                ((value as? [Any]) ?? []).compactMap { entry in
-                    guard var item = entry as? [String: Any] else { return nil }
-                    if let source = item["source"] as? String { item["source"] = clean(source) }
-                    return item
-                }
+            func object(_ build: ImportReport.Build) -> [String: Any] {
+                [
+                    "uuid": build.uuid, "arch": build.arch, "name": build.name, "kind": build.kind,
+                    "source": clean(build.source), "outcome": build.outcome,
+                ]
             }
-            if let object = try? JSONValue.object(Array(result.stdout.utf8)) {
+            if let report = try? ImportReport.decode(Array(result.stdout.utf8)) {
                 parsed = true
-                imported = items(object["imported"])
-                present = items(object["already_present"])
-                for case let failure as [String: Any] in (object["failed"] as? [Any]) ?? [] {
-                    let path = clean(failure["path"] as? String ?? "")
-                    failures.append("\(path): \(failure["error"] as? String ?? "failed")")
-                }
+                imported = report.imported.map(object)
+                present = report.alreadyPresent.map(object)
+                failures = report.failed.map { "\(clean($0.path)): \($0.error)" }
                 if let first = failures.first { message = first }
             }
             if !result.succeeded && (!parsed || result.signal != nil || result.timedOut) {
