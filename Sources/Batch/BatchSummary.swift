@@ -20,6 +20,9 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         public var unreadable = 0
         /// Files that are not crash reports.
         public var skippedNonReports = 0
+        /// Reports skipped because their name cannot be an output file's (too long); absent
+        /// when there were none.
+        public var skippedNames: Int?
         /// Skipped by `--resume` because their output already exists.
         public var alreadyDone = 0
         /// Outputs written in this run.
@@ -121,7 +124,8 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             ("unreadable", counts.unreadable),
             ("skipped (not reports)", counts.skippedNonReports),
             ("skipped (already done)", counts.alreadyDone),
-            ("outputs written", counts.written),
+        ] + (counts.skippedNames.map { [("skipped (unusable name)", $0)] } ?? []) + [
+            ("outputs written", counts.written)
         ] + (counts.metricKitDiagnostics.map { [("MetricKit diagnostics", $0)] } ?? [])
         for (label, value) in rows {
             out += "  " + label.padding(toLength: 26, withPad: " ", startingAt: 0) + String(value) + "\n"
