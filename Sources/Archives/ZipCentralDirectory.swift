@@ -108,7 +108,9 @@ struct ZipCentralDirectory {
             {
                 if id == zip64ExtendedInformationID {
                     var value = field + 4
-                    if uncompressed32 == 0xFFFF_FFFF, let v = directory.u64(value) { (uncompressed, value) = (v, value + 8) }
+                    if uncompressed32 == 0xFFFF_FFFF, let v = directory.u64(value) {
+                        (uncompressed, value) = (v, value + 8)
+                    }
                     if compressed32 == 0xFFFF_FFFF { value += 8 }
                     if local32 == 0xFFFF_FFFF, let v = directory.u64(value) { local = v }
                 }
@@ -158,7 +160,8 @@ struct ZipCentralDirectory {
         var done = 0
         while done < count {
             let n = bytes.withUnsafeMutableBytes {
-                Foundation.pread(descriptor, $0.baseAddress.map { $0 + done }, count - done, off_t(offset) + off_t(done))
+                Foundation.pread(
+                    descriptor, $0.baseAddress.map { $0 + done }, count - done, off_t(offset) + off_t(done))
             }
             guard n > 0 else { return nil }
             done += n

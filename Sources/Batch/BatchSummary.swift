@@ -115,7 +115,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         if let shard { out += " (shard \(shard))" }
         out += ": \(counts.files) files in \(Self.format(elapsedSeconds)) s"
         out += ", \(Self.format(reportsPerSecond)) reports/s with \(jobs) worker\(jobs == 1 ? "" : "s")\n"
-        let rows: [(String, Int)] = [
+        var rows: [(String, Int)] = [
             ("reports read", counts.reportsRead),
             ("  fully symbolicated", counts.fullySymbolicated),
             ("  partially symbolicated", counts.partiallySymbolicated),
@@ -124,9 +124,10 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             ("unreadable", counts.unreadable),
             ("skipped (not reports)", counts.skippedNonReports),
             ("skipped (already done)", counts.alreadyDone),
-        ] + (counts.skippedNames.map { [("skipped (unusable name)", $0)] } ?? []) + [
-            ("outputs written", counts.written)
-        ] + (counts.metricKitDiagnostics.map { [("MetricKit diagnostics", $0)] } ?? [])
+        ]
+        if let n = counts.skippedNames { rows.append(("skipped (unusable name)", n)) }
+        rows.append(("outputs written", counts.written))
+        if let n = counts.metricKitDiagnostics { rows.append(("MetricKit diagnostics", n)) }
         for (label, value) in rows {
             out += "  " + label.padding(toLength: 26, withPad: " ", startingAt: 0) + String(value) + "\n"
         }

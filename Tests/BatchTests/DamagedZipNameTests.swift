@@ -8,12 +8,14 @@ import Testing
 
 @testable import Batch
 
-@Suite(.enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
+@Suite(
+    .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
 struct DamagedZipNameTests {
     /// A 200-member zip in which ten local headers claim a name longer than it is, by `extra`
     /// bytes, so that a reader trusting them takes the extra field and compressed data for the name.
     func damagedZip(_ fixture: BatchFixture, extra: Int) throws -> (zip: String, names: [String], damaged: [String]) {
-        let crash = try BatchFixture.sample(try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        let crash = try BatchFixture.sample(
+            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
         let folder = fixture.root + "/many"
         let names = (0..<200).map { String(format: "r%03d.crash", $0) }
         for name in names { try BatchFixture.write(crash, to: folder + "/" + name) }
@@ -78,7 +80,8 @@ struct DamagedZipNameTests {
                 for name in ['a.crash', '\(long)', 'b.crash']:
                     z.writestr(name, data)
             """
-        try BatchFixture.shell(["python3", "-c", script, BatchFixture.reportsFolder + "/" + sample, zip], in: fixture.root)
+        try BatchFixture.shell(
+            ["python3", "-c", script, BatchFixture.reportsFolder + "/" + sample, zip], in: fixture.root)
         let summary = try BatchRunner(
             configuration: BatchFixture.configuration([zip], into: fixture.root + "/out"),
             service: try BatchFixture.service()
