@@ -13,6 +13,8 @@
 // else is still libarchive's parsing. A signature that happens to occur inside compressed data
 // starts a reader whose first header fails in turn, and the search moves on past it, so every
 // resumption makes progress; at most `maxResumptions` are made for one archive.
+// When the zip's central directory adds up, no signature is searched for: reading resumes at
+// the local header of the directory's next entry.
 
 internal import CArchive
 import Foundation
@@ -23,6 +25,8 @@ extension ArchiveReader {
         case header(from: Int64)
         /// A member's data failed; `from` is where that data starts.
         case data(from: Int64)
+        /// At a local header the central directory places (nil: the damaged member was the last).
+        case directoryEntry(at: Int64?)
     }
 
     static let maxResumptions = 1_000
@@ -32,8 +36,15 @@ extension ArchiveReader {
 
     /// Arranges for `next` to resume after a failure libarchive cannot go on from; false when
     /// that is not possible (not a zip, a policy that makes damage fatal, too many resumptions).
+    /// With a central directory, reading resumes at the directory's next entry instead.
     func scheduleResume(after failure: Resumption) -> Bool {
-        guard policy.memberErrors == .recoverable, resumptions < Self.maxResumptions,
+        guard policy.memberErrors == .recoverable, resumptions < Self.maxResumptions else { return false }
+        if let directory = centralDirectory {
+            let next = directoryCursor < directory.members.count ? directory.members[directoryCursor].offset : nil
+            pendingResume = .directoryEntry(at: next)
+            return true
+        }
+        guard
             (carchive_format(handle) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP
         else { return false }
         pendingResume = failure
@@ -51,6 +62,8 @@ extension ArchiveReader {
             start = Self.localHeader(in: path, from: from).flatMap { Self.localHeader(in: path, from: $0 + 1) }
         case .data(let from):
             start = Self.localHeader(in: path, from: from)
+        case .directoryEntry(let at):
+            start = at
         }
         guard let start else { return false }
         guard let a = carchive_read_new() else {

@@ -6,6 +6,9 @@
 // Zips are read through their central directory (libarchive's seekable zip reader, which the
 // file's seek callback enables), in the order of their local headers. A zip whose central
 // directory is missing (a truncated download) is read from its local headers, as a stream.
+// Where the central directory adds up, each local header is first checked against its entry
+// (ZipCentralDirectory): a header whose name disagrees is a damaged header of the member the
+// directory names, and the member's size is the directory's.
 // libarchive cannot go on after a damaged local header or a broken compressed stream; under the
 // `.recoverable` policy the reader then resumes at the next local header (ArchiveReader+Resume),
 // so a damaged member fails alone, by name, and every member after it is still read.
@@ -91,6 +94,10 @@ public final class ArchiveReader {
     /// Set after a failure libarchive cannot go on from; `next` resumes from it.
     var pendingResume: Resumption?
     var resumptions = 0
+    /// A zip's central directory, when it adds up; members are checked against it in order.
+    var centralDirectory: ZipCentralDirectory?
+    /// The directory entry of the next local header to be read.
+    var directoryCursor = 0
     /// The last member whose header was read, to place a member whose name is lost.
     public private(set) var previousName: String?
     /// Headers read so far (the current member's number, from 1).
@@ -134,6 +141,15 @@ public final class ArchiveReader {
                 .cannotOpen, "cannot open the archive: \(detail)", detail: detail, path: path, fatal: true)
         }
         handle = a
+        if Self.startsWithLocalHeader(path) { centralDirectory = ZipCentralDirectory.read(path: path) }
+    }
+
+    /// True when the file begins with a zip local file header signature.
+    private static func startsWithLocalHeader(_ path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        let prefix = (try? file.read(upToCount: 4)).map { [UInt8]($0) } ?? []
+        return prefix == localFileHeaderSignature
     }
 
     deinit {
@@ -166,6 +182,22 @@ public final class ArchiveReader {
             pendingResume = nil
             guard try resume(resumption) else { return nil }
         }
+        var expected: ZipCentralDirectory.Member?
+        if let directory = centralDirectory {
+            guard directoryCursor < directory.members.count else { return nil }
+            let member = directory.members[directoryCursor]
+            directoryCursor += 1
+            if let problem = ZipCentralDirectory.localHeaderProblem(of: member, in: path) {
+                // libarchive would read the wrong name (and data for it): the member is not
+                // given to libarchive at all, and reading resumes at the next directory entry.
+                memberIndex += 1
+                let recoverable = scheduleResume(after: .header(from: member.offset))
+                try fail(
+                    .damagedHeader, "damaged header of member \(memberIndex): \(problem)", detail: problem,
+                    member: member.name, recoverable: recoverable)
+            }
+            expected = member
+        }
         var entryPointer: OpaquePointer?
         var status = UTF8Locale.run { carchive_read_next_header(handle, &entryPointer) }
         var retries = 0
@@ -180,12 +212,23 @@ public final class ArchiveReader {
             if status == ARCHIVE_FAILED || scheduleResume(after: .header(from: lastDataStart)) {
                 try fail(
                     .damagedHeader, "damaged header of member \(memberIndex): \(detail)", detail: detail,
-                    recoverable: true)
+                    member: expected?.name, recoverable: true)
             }
             let what = memberIndex == 1 ? "not a readable archive" : "cannot read past member \(memberIndex - 1)"
             try fail(.damagedHeader, "\(what): \(detail)", detail: detail, recoverable: false)
         }
         lastDataStart = base + carchive_filter_bytes(handle, 0)
+        if let member = expected, let directory = centralDirectory {
+            // The header libarchive read must be the one checked; when it is not (the archive
+            // holds headers the directory does not list), the directory is no longer followed.
+            let nextOffset =
+                directoryCursor < directory.members.count ? directory.members[directoryCursor].offset : Int64.max
+            let headerEnd = member.offset + Int64(ZipCentralDirectory.localFileHeaderLength + member.nameBytes.count)
+            if lastDataStart < headerEnd || lastDataStart > nextOffset {
+                centralDirectory = nil
+                expected = nil
+            }
+        }
         entries += 1
         guard entries <= policy.limits.maxEntries else {
             throw ArchiveError(
@@ -206,7 +249,8 @@ public final class ArchiveReader {
         case .sanitize:
             name = ArchiveNames.sanitize(stored) ?? ""
         }
-        let size: Int64? = carchive_entry_size_is_set(e) != 0 ? carchive_entry_size(e) : nil
+        let size: Int64? =
+            expected?.uncompressedSize ?? (carchive_entry_size_is_set(e) != 0 ? carchive_entry_size(e) : nil)
         let type: EntryType
         switch UInt32(carchive_entry_filetype(e)) & Self.fileTypeMask {
         case Self.regularFile: type = .file

@@ -20,6 +20,9 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         public var unreadable = 0
         /// Files that are not crash reports.
         public var skippedNonReports = 0
+        /// Reports skipped because their name cannot be an output file's (too long); absent
+        /// when there were none.
+        public var skippedNames: Int?
         /// Skipped by `--resume` because their output already exists.
         public var alreadyDone = 0
         /// Outputs written in this run.
@@ -112,18 +115,19 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         if let shard { out += " (shard \(shard))" }
         out += ": \(counts.files) files in \(Self.format(elapsedSeconds)) s"
         out += ", \(Self.format(reportsPerSecond)) reports/s with \(jobs) worker\(jobs == 1 ? "" : "s")\n"
-        let rows: [(String, Int)] =
-            [
-                ("reports read", counts.reportsRead),
-                ("  fully symbolicated", counts.fullySymbolicated),
-                ("  partially symbolicated", counts.partiallySymbolicated),
-                ("  not symbolicated", counts.notSymbolicated),
-                ("  unparsable", counts.unparsable),
-                ("unreadable", counts.unreadable),
-                ("skipped (not reports)", counts.skippedNonReports),
-                ("skipped (already done)", counts.alreadyDone),
-                ("outputs written", counts.written),
-            ] + (counts.metricKitDiagnostics.map { [("MetricKit diagnostics", $0)] } ?? [])
+        var rows: [(String, Int)] = [
+            ("reports read", counts.reportsRead),
+            ("  fully symbolicated", counts.fullySymbolicated),
+            ("  partially symbolicated", counts.partiallySymbolicated),
+            ("  not symbolicated", counts.notSymbolicated),
+            ("  unparsable", counts.unparsable),
+            ("unreadable", counts.unreadable),
+            ("skipped (not reports)", counts.skippedNonReports),
+            ("skipped (already done)", counts.alreadyDone),
+        ]
+        if let n = counts.skippedNames { rows.append(("skipped (unusable name)", n)) }
+        rows.append(("outputs written", counts.written))
+        if let n = counts.metricKitDiagnostics { rows.append(("MetricKit diagnostics", n)) }
         for (label, value) in rows {
             out += "  " + label.padding(toLength: 26, withPad: " ", startingAt: 0) + String(value) + "\n"
         }

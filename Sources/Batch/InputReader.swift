@@ -200,7 +200,7 @@ final class InputReader {
 
     /// The output name of a file at `rel`, or nil when the file is not for this run (another
     /// shard, or done by an earlier run with `--resume`) or its name cannot be written (counted
-    /// as unreadable, with the reason, under `source`). Names are handed out for every file,
+    /// as skipped, with the reason, under `source`). Names are handed out for every file,
     /// whatever its shard, so that all shards agree on them.
     private func admit(rel: String, inputBase: String, source: String) -> String? {
         let name = allocator.allocate(OutputPaths.outputName(rel, format: configuration.format), inputBase: inputBase)
@@ -212,7 +212,7 @@ final class InputReader {
             return nil
         }
         if case .directory = configuration.destination, let reason = OutputPaths.unwritableReason(name) {
-            collector.recordUnreadable(reason: reason, path: source)
+            collector.recordSkippedName(reason: reason, path: source)
             return nil
         }
         return name

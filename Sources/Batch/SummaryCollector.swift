@@ -153,6 +153,17 @@ final class SummaryCollector: @unchecked Sendable {
         }
     }
 
+    /// A file skipped for a reason other than its content (a name no output file can have):
+    /// counted and listed once, as skipped, not as unreadable.
+    func recordSkippedName(reason: String, path: String) {
+        lock.withLock {
+            counts.files += 1
+            counts.skippedNames = (counts.skippedNames ?? 0) + 1
+            finished += 1
+            skip(path, reason)
+        }
+    }
+
     func recordNonReport(path: String) {
         lock.withLock {
             counts.files += 1

@@ -148,9 +148,10 @@ struct BatchRunTests {
         #expect(summary.counts.unreadable == 10, "\(summary.table())")
         #expect(summary.counts.written == 190)
         #expect(Set(BatchFixture.files(in: output).keys) == Set(names).subtracting(damaged))
-        #expect(summary.skippedFiles.count == 10)
+        // Named by the central directory, which still has each damaged member's name.
+        #expect(summary.skippedFiles.map(\.path).sorted() == damaged.map { zip + "/" + $0 }.sorted())
         for file in summary.skippedFiles {
-            #expect(file.path.hasPrefix(zip + ": member ") && file.reason.contains("damaged header"), "\(file)")
+            #expect(file.reason.contains("damaged header"), "\(file)")
         }
     }
 

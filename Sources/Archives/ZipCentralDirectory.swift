@@ -1,0 +1,190 @@
+// ZipCentralDirectory: the names, sizes and local-header offsets a zip's central directory
+// gives its members, so that a member whose local header is damaged is still named by what the
+// directory says, and a local header that disagrees with its directory entry is caught before
+// libarchive reads a wrong name (and takes compressed bytes for part of it). This is an index
+// of the directory only: libarchive still parses every header it reads and all the data.
+//
+// Records and fields by APPNOTE.TXT's names: the end of central directory record (4.3.16), the
+// Zip64 end of central directory locator and record (4.3.15, 4.3.14), central directory file
+// headers (4.3.12) with the Zip64 extended information extra field (4.5.3), and local file
+// headers (4.3.7). Every read is bounds-checked; a directory that does not add up is not used
+// (nil), and the reader then trusts libarchive alone, as before.
+
+import Foundation
+
+struct ZipCentralDirectory {
+    struct Member {
+        /// Offset of the member's local file header in the file.
+        var offset: Int64
+        var nameBytes: [UInt8]
+        /// The name as UTF-8 (invalid bytes repaired), for naming a member whose header is damaged.
+        var name: String
+        var uncompressedSize: Int64
+    }
+
+    /// Members in the order of their local headers (as libarchive's seekable reader visits them),
+    /// one per offset.
+    let members: [Member]
+
+    static let endOfCentralDirectorySignature: UInt32 = 0x0605_4B50
+    static let zip64EndOfCentralDirectoryLocatorSignature: UInt32 = 0x0706_4B50
+    static let zip64EndOfCentralDirectorySignature: UInt32 = 0x0606_4B50
+    static let centralFileHeaderSignature: UInt32 = 0x0201_4B50
+    static let localFileHeaderSignature: UInt32 = 0x0403_4B50
+    static let zip64ExtendedInformationID: UInt16 = 0x0001
+    static let endOfCentralDirectoryLength = 22
+    static let zip64LocatorLength = 20
+    static let zip64EndOfCentralDirectoryLength = 56
+    static let centralFileHeaderLength = 46
+    static let localFileHeaderLength = 30
+    static let maxCommentLength = 0xFFFF
+    /// A larger directory is not read into memory (libarchive alone reads such an archive).
+    static let maxDirectoryBytes: Int64 = 256 << 20
+
+    /// The directory of the zip at `path`, or nil when there is none that adds up.
+    static func read(path: String) -> ZipCentralDirectory? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        let fileSize = Int64(info.st_size)
+        let tailLength = Int(min(fileSize, Int64(endOfCentralDirectoryLength + maxCommentLength)))
+        guard tailLength >= endOfCentralDirectoryLength,
+            let tail = pread(descriptor, count: tailLength, at: fileSize - Int64(tailLength))
+        else { return nil }
+        // The last end-of-central-directory signature whose comment reaches the end of the file.
+        var end: Int?
+        var i = tail.count - endOfCentralDirectoryLength
+        while i >= 0 {
+            if tail.u32(i) == endOfCentralDirectorySignature,
+                i + endOfCentralDirectoryLength + Int(tail.u16(i + 20) ?? 0) <= tail.count
+            {
+                end = i
+                break
+            }
+            i -= 1
+        }
+        guard let end, let entries16 = tail.u16(end + 10), let size32 = tail.u32(end + 12),
+            let offset32 = tail.u32(end + 16)
+        else { return nil }
+        var entries = Int64(entries16)
+        var size = Int64(size32)
+        var offset = Int64(offset32)
+        if entries16 == 0xFFFF || size32 == 0xFFFF_FFFF || offset32 == 0xFFFF_FFFF {
+            let locatorAt = fileSize - Int64(tail.count - end) - Int64(zip64LocatorLength)
+            guard locatorAt >= 0, let locator = pread(descriptor, count: zip64LocatorLength, at: locatorAt),
+                locator.u32(0) == zip64EndOfCentralDirectoryLocatorSignature, let recordAt = locator.u64(8),
+                recordAt >= 0, recordAt <= fileSize - Int64(zip64EndOfCentralDirectoryLength),
+                let record = pread(descriptor, count: zip64EndOfCentralDirectoryLength, at: recordAt),
+                record.u32(0) == zip64EndOfCentralDirectorySignature, let e = record.u64(32), let s = record.u64(40),
+                let o = record.u64(48)
+            else { return nil }
+            (entries, size, offset) = (e, s, o)
+        }
+        guard entries >= 0, size >= 0, offset >= 0, size <= maxDirectoryBytes, offset <= fileSize - size,
+            entries <= size / Int64(centralFileHeaderLength) + 1
+        else { return nil }
+        guard let directory = pread(descriptor, count: Int(size), at: offset) else { return nil }
+        var members: [Member] = []
+        members.reserveCapacity(Int(entries))
+        var at = 0
+        for _ in 0..<entries {
+            guard directory.u32(at) == centralFileHeaderSignature, let compressed32 = directory.u32(at + 20),
+                let uncompressed32 = directory.u32(at + 24), let nameLength = directory.u16(at + 28),
+                let extraLength = directory.u16(at + 30), let commentLength = directory.u16(at + 32),
+                let local32 = directory.u32(at + 42)
+            else { return nil }
+            let nameStart = at + centralFileHeaderLength
+            let extraStart = nameStart + Int(nameLength)
+            let next = extraStart + Int(extraLength) + Int(commentLength)
+            guard next <= directory.count else { return nil }
+            var uncompressed = Int64(uncompressed32)
+            var local = Int64(local32)
+            // Zip64 extended information: only the fields whose 32-bit value is 0xFFFFFFFF, in order.
+            var field = extraStart
+            while field + 4 <= extraStart + Int(extraLength), let id = directory.u16(field),
+                let length = directory.u16(field + 2)
+            {
+                if id == zip64ExtendedInformationID {
+                    var value = field + 4
+                    if uncompressed32 == 0xFFFF_FFFF, let v = directory.u64(value) {
+                        (uncompressed, value) = (v, value + 8)
+                    }
+                    if compressed32 == 0xFFFF_FFFF { value += 8 }
+                    if local32 == 0xFFFF_FFFF, let v = directory.u64(value) { local = v }
+                }
+                field += 4 + Int(length)
+            }
+            let nameBytes = Array(directory[nameStart..<extraStart])
+            members.append(
+                Member(
+                    offset: local, nameBytes: nameBytes, name: String(decoding: nameBytes, as: UTF8.self),
+                    uncompressedSize: uncompressed))
+            at = next
+        }
+        members.sort { $0.offset < $1.offset }
+        var unique: [Member] = []
+        for m in members where unique.last?.offset != m.offset { unique.append(m) }
+        // A zip with data before it (a self-extracting one) has offsets libarchive corrects and
+        // this index does not: used only when the first member's local header is where it says.
+        if let first = unique.first {
+            guard first.offset < fileSize, let signature = pread(descriptor, count: 4, at: first.offset),
+                signature.u32(0) == localFileHeaderSignature
+            else { return nil }
+        }
+        return ZipCentralDirectory(members: unique)
+    }
+
+    /// Why `member`'s local header disagrees with its directory entry, or nil when it agrees.
+    static func localHeaderProblem(of member: Member, in path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "cannot read its local header" }
+        defer { close(descriptor) }
+        guard let header = pread(descriptor, count: localFileHeaderLength, at: member.offset),
+            header.u32(0) == localFileHeaderSignature, let nameLength = header.u16(26)
+        else { return "no local file header where the central directory places it" }
+        guard Int(nameLength) == member.nameBytes.count else {
+            return "the local header's name length disagrees with the central directory"
+        }
+        guard let name = pread(descriptor, count: Int(nameLength), at: member.offset + Int64(localFileHeaderLength)),
+            name == member.nameBytes
+        else { return "the local header's name disagrees with the central directory" }
+        return nil
+    }
+
+    /// Exactly `count` bytes at `offset`, or nil.
+    private static func pread(_ descriptor: Int32, count: Int, at offset: Int64) -> [UInt8]? {
+        guard count >= 0, offset >= 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = bytes.withUnsafeMutableBytes {
+                Foundation.pread(
+                    descriptor, $0.baseAddress.map { $0 + done }, count - done, off_t(offset) + off_t(done))
+            }
+            guard n > 0 else { return nil }
+            done += n
+        }
+        return bytes
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Little-endian fields, nil past the end.
+    fileprivate func u16(_ at: Int) -> UInt16? {
+        guard at >= 0, at + 2 <= count else { return nil }
+        return UInt16(self[at]) | UInt16(self[at + 1]) << 8
+    }
+
+    fileprivate func u32(_ at: Int) -> UInt32? {
+        guard at >= 0, at + 4 <= count else { return nil }
+        return (0..<4).reduce(0) { $0 | UInt32(self[at + $1]) << (8 * $1) }
+    }
+
+    fileprivate func u64(_ at: Int) -> Int64? {
+        guard at >= 0, at + 8 <= count else { return nil }
+        let value = (0..<8).reduce(UInt64(0)) { $0 | UInt64(self[at + $1]) << (8 * $1) }
+        return value > UInt64(Int64.max) ? nil : Int64(value)
+    }
+}

@@ -1,0 +1,96 @@
+// Batch runs over zips whose local headers disagree with their central directory: every member
+// that cannot be read is named by its central-directory name with a damaged-header reason (not
+// by the garbage a broken local header yields), and a member skipped for its name is counted
+// once, as skipped.
+
+import Foundation
+import Testing
+
+@testable import Batch
+
+@Suite(
+    .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
+struct DamagedZipNameTests {
+    /// A 200-member zip in which ten local headers claim a name longer than it is, by `extra`
+    /// bytes, so that a reader trusting them takes the extra field and compressed data for the name.
+    func damagedZip(_ fixture: BatchFixture, extra: Int) throws -> (zip: String, names: [String], damaged: [String]) {
+        let crash = try BatchFixture.sample(
+            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        let folder = fixture.root + "/many"
+        let names = (0..<200).map { String(format: "r%03d.crash", $0) }
+        for name in names { try BatchFixture.write(crash, to: folder + "/" + name) }
+        let zip = fixture.root + "/many.zip"
+        try BatchFixture.shell(["zip", "-q", "-r", zip, "."], in: folder)
+
+        // Local file headers (APPNOTE 4.3.7): signature PK\3\4, name length at +26, name at +30.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: zip)))
+        var headers: [Int] = []
+        var at = 0
+        while let found = BatchRunTests.find([0x50, 0x4B, 0x03, 0x04], in: Array(bytes[at...])) {
+            headers.append(at + found)
+            at += found + 4
+        }
+        #expect(headers.count == 200)
+        var damaged: [String] = []
+        for (i, header) in headers.enumerated() where i % 20 == 7 {
+            let length = Int(bytes[header + 26]) | Int(bytes[header + 27]) << 8
+            damaged.append(String(decoding: bytes[(header + 30)..<(header + 30 + length)], as: UTF8.self))
+            bytes[header + 26] = UInt8(truncatingIfNeeded: length + extra)
+            bytes[header + 27] = UInt8(truncatingIfNeeded: (length + extra) >> 8)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: zip))
+        return (zip, names, damaged)
+    }
+
+    @Test(
+        .enabled(if: BatchFixture.toolExists("zip"), "the zip command is not installed"),
+        arguments: [-4, 9, 300, 1000])
+    func damagedLocalHeadersAreNamedByTheCentralDirectory(extra: Int) throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let (zip, names, damaged) = try damagedZip(fixture, extra: extra)
+        let output = fixture.root + "/out"
+        let summary = try BatchRunner(
+            configuration: BatchFixture.configuration([zip], into: output), service: try BatchFixture.service()
+        ).run()
+        #expect(summary.inputErrors.isEmpty, "\(summary.inputErrors)")
+        #expect(summary.counts.files == 200)
+        #expect(summary.counts.unreadable == 10, "\(summary.table())")
+        #expect(summary.counts.written == 190)
+        #expect(Set(BatchFixture.files(in: output).keys) == Set(names).subtracting(damaged))
+        #expect(summary.skippedFiles.map(\.path).sorted() == damaged.map { zip + "/" + $0 }.sorted())
+        for file in summary.skippedFiles {
+            #expect(file.reason.contains("damaged header"), "\(file)")
+        }
+    }
+
+    /// A member whose name is too long for an output file is skipped with that reason, once:
+    /// counted and listed as skipped, not also as unreadable.
+    @Test(.enabled(if: BatchFixture.toolExists("python3"), "python3 (which writes the zip) is not installed"))
+    func overlongNameIsCountedOnce() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let sample = try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") })
+        let long = String(repeating: "y", count: 294) + ".crash"
+        let zip = fixture.root + "/names.zip"
+        let script = """
+            import sys, zipfile
+            data = open(sys.argv[1], 'rb').read()
+            with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
+                for name in ['a.crash', '\(long)', 'b.crash']:
+                    z.writestr(name, data)
+            """
+        try BatchFixture.shell(
+            ["python3", "-c", script, BatchFixture.reportsFolder + "/" + sample, zip], in: fixture.root)
+        let summary = try BatchRunner(
+            configuration: BatchFixture.configuration([zip], into: fixture.root + "/out"),
+            service: try BatchFixture.service()
+        ).run()
+        #expect(summary.counts.files == 3)
+        #expect(summary.counts.written == 2)
+        #expect(summary.skippedFiles.map(\.path) == [zip + "/" + long])
+        #expect(summary.skippedFiles.first?.reason.contains("name too long") == true)
+        #expect(summary.counts.skippedNames == 1, "\(summary.table())")
+        #expect(summary.counts.unreadable == 0 && summary.unreadable.isEmpty, "\(summary.table())")
+    }
+}
