@@ -21,14 +21,7 @@ private let store: SymbolStore = {
     }
 }()
 
-private let service: SymbolicationService = {
-    do {
-        return SymbolicationService(locator: try SymbolLocator(paths: [], store: nil))
-    } catch {
-        FileHandle.standardError.write(Data("cannot set up symbolication: \(error)\n".utf8))
-        exit(1)
-    }
-}()
+private let service = SymbolicationService(locator: SymbolLocatorChain([]))
 
 nonisolated(unsafe) private var runNumber = 0
 

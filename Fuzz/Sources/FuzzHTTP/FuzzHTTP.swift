@@ -43,7 +43,7 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             _ = SymbolUploads.fileName(request)
             _ = try? SymbolUploads.checkKind(Fuzz.file("upload", request.body))
         case .none, .memory:
-            guard !route.requiresToken, request.body.count <= route.body.limit else { return 0 }
+            guard route.access != .write, request.body.count <= route.body.limit else { return 0 }
             let response: HTTPResponse
             do {
                 response = try route.handler(request)
