@@ -15,8 +15,9 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The product only: the test-support target imports Swift Testing, which release builds lack.
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib --product symbolicate
 
 demo: release
 	$(BIN) Samples/reports/HoldApp-ios-arm64-dwarf5.crash Samples/build/ios-arm64-dwarf5

@@ -62,7 +62,8 @@ SCRATCH=(); [[ -n "${BENCH_SCRATCH:-}" ]] && SCRATCH=(--scratch-path "$BENCH_SCR
 say "building (release)"
 # A source file saved while the build runs makes it fail; try again a few times.
 for attempt in 1 2 3; do
-    swift build -c release --static-swift-stdlib "${SCRATCH[@]}" >&2 && break
+    swift build -c release --static-swift-stdlib "${SCRATCH[@]}" --product symbolicate >&2 \
+        && swift build -c release --static-swift-stdlib "${SCRATCH[@]}" --product symbolicate-bench >&2 && break
     ((attempt < 3)) || die "swift build -c release failed"
     sleep 2
 done
