@@ -8,53 +8,25 @@ import Foundation
 import SymbolicateModel
 
 public enum SymbolFileFinder {
-    static let maxDepth = 64
-
     /// Sorted, deduplicated paths of the object files in (or at) `path`.
     public static func objectFiles(in path: String) throws -> [String] {
         var st = stat()
         guard stat(path, &st) == 0 else {
             throw SymbolicateError(.notFound, "no such file or folder", path: path)
         }
-        var byInode: [FileKey: String] = [:]
+        var byInode: [FolderWalk.FileKey: String] = [:]
         if (st.st_mode & S_IFMT) == S_IFDIR {
-            var visited: Set<FileKey> = []
-            scan(path, depth: 0, visited: &visited, found: &byInode)
+            // One file reached under several names (links) is listed under the smallest.
+            FolderWalk.regularFiles(under: path) { file, fst in
+                guard fst.st_size >= 4, isObjectFile(file) else { return }
+                let key = FolderWalk.FileKey(fst)
+                if let known = byInode[key], known <= file { return }
+                byInode[key] = file
+            }
         } else if (st.st_mode & S_IFMT) == S_IFREG, isObjectFile(path) {
-            byInode[FileKey(st)] = path
+            byInode[FolderWalk.FileKey(st)] = path
         }
         return byInode.values.sorted()
-    }
-
-    private struct FileKey: Hashable {
-        var device: UInt64
-        var inode: UInt64
-        init(_ st: stat) {
-            device = UInt64(st.st_dev)
-            inode = UInt64(st.st_ino)
-        }
-    }
-
-    private static func scan(_ dir: String, depth: Int, visited: inout Set<FileKey>, found: inout [FileKey: String]) {
-        var st = stat()
-        guard depth < maxDepth, stat(dir, &st) == 0, visited.insert(FileKey(st)).inserted else { return }
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
-        for name in names.sorted() {
-            let child = dir.hasSuffix("/") ? dir + name : dir + "/" + name
-            var cst = stat()
-            guard stat(child, &cst) == 0 else { continue }  // dangling symlink
-            switch cst.st_mode & S_IFMT {
-            case S_IFDIR:
-                scan(child, depth: depth + 1, visited: &visited, found: &found)
-            case S_IFREG:
-                guard cst.st_size >= 4, isObjectFile(child) else { continue }
-                let key = FileKey(cst)
-                if let known = found[key], known <= child { continue }
-                found[key] = child
-            default:
-                continue
-            }
-        }
     }
 
     private static func isObjectFile(_ path: String) -> Bool {

@@ -237,46 +237,15 @@ extension SymbolStore {
         }
     }
 
-    /// Identity of a file or folder, to visit each once whatever links lead to it.
-    struct FileKey: Hashable {
-        var device: UInt64
-        var inode: UInt64
-    }
-
-    /// Regular files under `folder`, sorted, each real file once. Symbolic links are followed
-    /// (frameworks link `Versions/Current`); a folder already visited is not entered again, which
-    /// cuts link loops.
+    /// Regular files under `folder` (FolderWalk's order and links), each real file once, under
+    /// the first name the walk reaches it by.
     static func regularFiles(under folder: String) -> [String] {
-        var visited = Set<FileKey>()
-        var seen = Set<FileKey>()
+        var seen = Set<FolderWalk.FileKey>()
         var result: [String] = []
-        walk(folder, depth: 0, visited: &visited, seen: &seen, into: &result)
-        return result
-    }
-
-    private static func walk(
-        _ folder: String, depth: Int, visited: inout Set<FileKey>, seen: inout Set<FileKey>, into result: inout [String]
-    ) {
-        var st = stat()
-        guard depth < 64, stat(folder, &st) == 0,
-            visited.insert(FileKey(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted,
-            let names = try? FileManager.default.contentsOfDirectory(atPath: folder)
-        else { return }
-        for name in names.sorted() {
-            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            var child = stat()
-            guard stat(path, &child) == 0 else { continue }  // dangling link
-            switch child.st_mode & S_IFMT {
-            case S_IFDIR:
-                walk(path, depth: depth + 1, visited: &visited, seen: &seen, into: &result)
-            case S_IFREG:
-                if seen.insert(FileKey(device: UInt64(child.st_dev), inode: UInt64(child.st_ino))).inserted {
-                    result.append(path)
-                }
-            default:
-                continue
-            }
+        FolderWalk.regularFiles(under: folder) { path, st in
+            if seen.insert(FolderWalk.FileKey(st)).inserted { result.append(path) }
         }
+        return result
     }
 }
 
