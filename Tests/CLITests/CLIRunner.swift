@@ -21,7 +21,10 @@ enum CLI {
         return Paths.repository + "/.build/debug/symbolicate"
     }
 
-    static func run(_ args: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:]) throws -> CLIResult {
+    /// Runs `symbolicate` (or `executable`, a program that runs it, such as setpriv) with `args`.
+    static func run(
+        _ args: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:], executable: String = CLI.executable
+    ) throws -> CLIResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = args
