@@ -15,9 +15,12 @@ enum CLI {
     /// The executable next to the test bundle (`swift test` builds every product).
     static var executable: String { Repository.executable ?? Paths.repository + "/.build/debug/symbolicate" }
 
-    /// Runs `symbolicate` with `args`, away from any real store (SYMBOLICATE_STORE points nowhere
-    /// unless `environment` says otherwise).
-    static func run(_ args: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:]) throws -> CLIResult {
+    /// Runs `symbolicate` (or `executable`, a program that runs it, such as setpriv) with `args`,
+    /// away from any real store (SYMBOLICATE_STORE points nowhere unless `environment` says otherwise).
+    static func run(
+        _ args: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:],
+        executable: String = CLI.executable
+    ) throws -> CLIResult {
         var env = ["SYMBOLICATE_STORE": "/nonexistent/symbolicate-test-store"]
         env.merge(environment) { $1 }
         let result = try ProcessRunner.run(executable, args, stdin: stdin, environment: env)

@@ -32,7 +32,7 @@ import Testing
     static func scratch() throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("messages-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        FileManager.default.createFile(atPath: folder + "/file", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: folder + "/file", contents: Data("x".utf8))
         return folder
     }
 
