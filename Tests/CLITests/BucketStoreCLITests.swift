@@ -6,6 +6,7 @@
 
 import Foundation
 import ObjectStorage
+import TestSupport
 import Testing
 
 @Suite(.serialized, .enabled(if: BucketStand.available, "moto's server is not installed (pip install 'moto[server]')"))
@@ -137,70 +138,8 @@ struct BucketStoreCLITests {
 
 /// moto's server for this test process (the ObjectStorage tests' launcher, which exits with us).
 enum BucketStand {
-    static let python: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { $0 + "/python3" }.first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-    }()
-
-    static let available: Bool = {
-        guard let python else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", "import moto.server, werkzeug"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
-
-    static let endpoint: S3Endpoint? = {
-        guard available, let python, let port = freePort() else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [
-            Paths.repository + "/Tests/ObjectStorageTests/Fixtures/moto-stand-in.py", String(getpid()), String(port),
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let endpoint = S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")
-        for _ in 0..<300 {
-            if isListening(port) { return endpoint }
-            usleep(100_000)
-        }
-        return nil
-    }()
-
-    static func freePort() -> Int? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return nil }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
-            }
-        }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
-    }
-
-    static func isListening(_ port: Int) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
+    static var available: Bool { MotoServer.available }
+    static var endpoint: S3Endpoint? { MotoServer.host.map { S3Endpoint(scheme: "http", host: $0) } }
+    static func freePort() -> Int? { MotoServer.freePort() }
+    static func isListening(_ port: Int) -> Bool { MotoServer.isListening(port) }
 }

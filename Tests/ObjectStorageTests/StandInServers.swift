@@ -8,29 +8,20 @@
 
 import Foundation
 import ObjectStorage
+import TestSupport
 
 enum StandInServers {
     static let accessKey = "AKIAIOSFODNN7EXAMPLE"
     static let secretKey = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 
-    static let motoAvailable: Bool = {
-        guard let python = TestSupport.which("python3") else { return false }
-        return run(python, ["-c", "import moto.server, werkzeug"]) == 0
-    }()
+    static var motoAvailable: Bool { MotoServer.available }
     static let botocoreAvailable: Bool = {
         guard let python = TestSupport.which("python3") else { return false }
         return run(python, ["-c", "import botocore"]) == 0
     }()
 
-    /// `http://127.0.0.1:PORT` of a moto server (Fixtures/moto-stand-in.py), nil when it does not start.
-    static let moto: S3Endpoint? = {
-        guard let python = TestSupport.which("python3"), let port = freePort() else { return nil }
-        let script = TestSupport.fixtures + "/moto-stand-in.py"
-        guard launch(python, [script, String(getpid()), String(port)]) != nil, waitForListener(port: port) else {
-            return nil
-        }
-        return S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")
-    }()
+    /// `http://127.0.0.1:PORT` of the moto server (TestSupport's MotoServer), nil when it does not start.
+    static var moto: S3Endpoint? { MotoServer.host.map { S3Endpoint(scheme: "http", host: $0) } }
 
     /// `http://127.0.0.1:PORT` of Fixtures/flaky-s3.py.
     static let flaky: S3Endpoint? = {

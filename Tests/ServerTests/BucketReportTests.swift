@@ -9,35 +9,16 @@ import Foundation
 import ObjectStorage
 import Store
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @testable import Server
 
 enum MotoStandIn {
-    static let script = Fixtures.repository + "/Tests/ObjectStorageTests/Fixtures/moto-stand-in.py"
+    static var available: Bool { MotoServer.available }
 
-    static let available: Bool = {
-        guard FileManager.default.fileExists(atPath: script) else { return false }
-        return run("/usr/bin/env", ["python3", "-c", "import moto.server, werkzeug"]) == 0
-    }()
-
-    /// `http://127.0.0.1:PORT` of a moto server living as long as this test process.
-    static let endpoint: S3Endpoint? = {
-        guard available, let port = freePort() else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, String(getpid()), String(port)]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        for _ in 0..<300 {
-            if (try? TestConnection(port: UInt16(port), timeout: 1)) != nil {
-                return S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")
-            }
-            usleep(100_000)
-        }
-        return nil
-    }()
+    /// `http://127.0.0.1:PORT` of the moto server living as long as this test process.
+    static var endpoint: S3Endpoint? { MotoServer.host.map { S3Endpoint(scheme: "http", host: $0) } }
 
     static func configuration(_ endpoint: S3Endpoint) -> S3Configuration {
         S3Configuration(
@@ -53,33 +34,6 @@ enum MotoStandIn {
         let bucket = "reports-" + UUID().uuidString.lowercased().prefix(18)
         try S3Client(configuration: configuration).createBucket(String(bucket))
         return (configuration, "s3://\(bucket)/team/a")
-    }
-
-    private static func freePort() -> Int? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
-    }
-
-    private static func run(_ executable: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }
 
