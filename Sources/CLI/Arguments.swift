@@ -61,6 +61,14 @@ struct Arguments {
         guard let n = Int(v) else { throw UsageError("\(name) expects a whole number, got '\(v)'") }
         return n
     }
+
+    /// The whole number `name` holds, or nil when it is absent; a usage error saying
+    /// `requirement` when it lies outside `range`.
+    func integer(_ name: String, in range: ClosedRange<Int>, _ requirement: String) throws -> Int? {
+        guard let n = try integer(name) else { return nil }
+        guard range.contains(n) else { throw UsageError(requirement) }
+        return n
+    }
 }
 
 /// Parses `0x1a2b`, `1a2b` (hex when it has hex letters or a 0x prefix) or decimal digits.

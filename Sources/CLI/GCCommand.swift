@@ -36,10 +36,11 @@ enum GCCommand: Command {
         guard let days = try args.integer("--older-than"), days >= 0 else {
             throw UsageError("--older-than DAYS is required (a whole number of days, 0 or more)")
         }
-        let retention = try args.integer("--report-retention") ?? StoredReportRetention.defaultDays
-        guard (0...36_500).contains(retention) else {
-            throw UsageError("--report-retention must be a whole number of days from 0 (keep forever) to 36500")
-        }
+        let retention =
+            try args.integer(
+                "--report-retention", in: 0...36_500,
+                "--report-retention must be a whole number of days from 0 (keep forever) to 36500")
+            ?? StoredReportRetention.defaultDays
         let dryRun = args.has("--dry-run")
         guard let store = try StoreOption.open(args, disabled: false, mustExist: true) else {
             return ExitCode.failure

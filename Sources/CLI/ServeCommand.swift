@@ -103,40 +103,34 @@ enum ServeCommand: Command {
             }
             configuration.importMemoryBytes = bytes
         }
-        if let seconds = try args.integer("--import-cpu") {
-            guard (1...86_400).contains(seconds) else {
-                throw UsageError("--import-cpu must be from 1 to 86400 seconds")
-            }
+        if let seconds = try args.integer(
+            "--import-cpu", in: 1...86_400, "--import-cpu must be from 1 to 86400 seconds")
+        {
             configuration.importCPUSeconds = seconds
         }
-        if let seconds = try args.integer("--import-timeout") {
-            guard (1...86_400).contains(seconds) else {
-                throw UsageError("--import-timeout must be from 1 to 86400 seconds")
-            }
+        if let seconds = try args.integer(
+            "--import-timeout", in: 1...86_400, "--import-timeout must be from 1 to 86400 seconds")
+        {
             configuration.importWallSeconds = seconds
         }
-        if let threads = try args.integer("--threads") {
-            guard (1...256).contains(threads) else { throw UsageError("--threads must be from 1 to 256") }
+        if let threads = try args.integer("--threads", in: 1...256, "--threads must be from 1 to 256") {
             configuration.threads = threads
         }
         if let cap = try args.integer("--max-concurrent") {
             guard cap >= 1 else { throw UsageError("--max-concurrent must be at least 1") }
             configuration.maxConcurrentRequests = cap
         }
-        if let limit = try args.integer("--max-per-address") {
-            guard (0...1_000_000).contains(limit) else {
-                throw UsageError("--max-per-address must be 0 (no limit) or more")
-            }
+        if let limit = try args.integer(
+            "--max-per-address", in: 0...1_000_000, "--max-per-address must be 0 (no limit) or more")
+        {
             configuration.connectionsPerAddress = limit
         }
-        if let timeout = try args.integer("--header-timeout") {
-            guard (0...3600).contains(timeout) else {
-                throw UsageError("--header-timeout must be from 0 (no limit) to 3600 seconds")
-            }
+        if let timeout = try args.integer(
+            "--header-timeout", in: 0...3600, "--header-timeout must be from 0 (no limit) to 3600 seconds")
+        {
             configuration.headerTimeout = timeout
         }
-        if let timeout = try args.integer("--timeout") {
-            guard (1...3600).contains(timeout) else { throw UsageError("--timeout must be from 1 to 3600 seconds") }
+        if let timeout = try args.integer("--timeout", in: 1...3600, "--timeout must be from 1 to 3600 seconds") {
             configuration.connectionTimeout = timeout
         }
         if let location = args.value("--report-store") {
@@ -145,10 +139,10 @@ enum ServeCommand: Command {
             }
             configuration.reportStore = location
         }
-        if let days = try args.integer("--report-retention") {
-            guard (0...36_500).contains(days) else {
-                throw UsageError("--report-retention must be a whole number of days from 0 (keep forever) to 36500")
-            }
+        if let days = try args.integer(
+            "--report-retention", in: 0...36_500,
+            "--report-retention must be a whole number of days from 0 (keep forever) to 36500")
+        {
             configuration.reportRetentionDays = days
         }
         // What a server killed mid-request left behind (its import children died with it).
