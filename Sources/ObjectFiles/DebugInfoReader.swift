@@ -320,21 +320,22 @@ struct UnitReader {
             var levels: [(parent: Int32, depth: Int)] = [(-1, 0)]
             var skipped = 0
             let origin = { (offset: UInt64) in try decoder.attributes(at: offset) }
+            var attributes = DieAttributes()
             while let level = levels.last, r.remaining > 0 {
                 let walking = skipped == 0
-                let die = try decoder.next(&r, context) {
+                let next = try decoder.next(&r, context, into: &attributes) {
                     walking && ($0 == DW_TAG_subprogram || $0 == DW_TAG_inlined_subroutine)
                 }
-                guard let die else {
+                guard let (die, decoded) = next else {
                     if skipped > 0 { skipped -= 1 } else { levels.removeLast() }
                     continue
                 }
                 guard die.hasChildren else {
-                    if walking, let a = die.attributes { _ = try enter(die.tag, a, parent: level.parent, origin) }
+                    if decoded { _ = try enter(die.tag, attributes, parent: level.parent, origin) }
                     continue
                 }
                 var child = (descend: walking, parent: level.parent)
-                if walking, let a = die.attributes { child = try enter(die.tag, a, parent: level.parent, origin) }
+                if decoded { child = try enter(die.tag, attributes, parent: level.parent, origin) }
                 if child.descend, level.depth < UnitReader.maxDepth {
                     levels.append((child.parent, level.depth + 1))
                 } else {

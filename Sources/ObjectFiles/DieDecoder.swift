@@ -66,6 +66,14 @@ struct DecodedDie {
     var attributes: DieAttributes?
 }
 
+/// What every DIE states without its attributes. The walk reads most DIEs only this far, so
+/// it stays a few bytes: no attribute storage is set up, copied or released for them.
+struct DieHeader {
+    var offset: Int
+    var tag: UInt16
+    var hasChildren: Bool
+}
+
 /// The raw value of one attribute before strings, indexed addresses and references are resolved.
 private struct RawValue {
     var form: UInt16
@@ -116,28 +124,79 @@ final class DieDecoder {
             throw DecodeError("unit DIE at \(header.firstDie) uses abbreviation code \(code), which its table lacks")
         }
         var raw = RawAttributes()
-        let die = try read(&r, dieOffset, abbrev, context: context, decode: true, raw: &raw)
+        try read(&r, dieOffset, abbrev, context: context, raw: &raw)
         context.addrBase = raw.addrBase.map(\.value)
         context.strOffsetsBase = raw.strOffsetsBase.map(\.value)
-        var decoded = die
-        decoded.attributes = try resolve(raw, context)
-        return (context, decoded, r)
+        let die = DecodedDie(
+            offset: dieOffset, tag: abbrev.tag, hasChildren: abbrev.hasChildren, attributes: try resolve(raw, context))
+        return (context, die, r)
     }
 
     /// The next DIE of the unit at `r`; nil for a null entry (the end of a list of siblings).
     /// Attributes are decoded only when `decode(tag)` says so; otherwise they are skipped by size.
     func next(_ r: inout ByteReader, _ context: DwarfUnitContext, decode: (UInt16) -> Bool) throws -> DecodedDie? {
+        var attributes = DieAttributes()
+        guard let (header, decoded) = try next(&r, context, into: &attributes, decode: decode) else { return nil }
+        return DecodedDie(
+            offset: header.offset, tag: header.tag, hasChildren: header.hasChildren,
+            attributes: decoded ? attributes : nil)
+    }
+
+    /// The next DIE of the unit at `r`, as `next(_:_:decode:)`, but with its attributes (when
+    /// `decode(tag)` asks for them; the Bool says so) written into `attributes`: the walk's form,
+    /// which sets up attribute storage only for the DIEs it looks at.
+    @inline(__always)
+    func next(
+        _ r: inout ByteReader, _ context: DwarfUnitContext, into attributes: inout DieAttributes,
+        decode: (UInt16) -> Bool
+    ) throws -> (DieHeader, Bool)? {
         let dieOffset = r.offset
         let code = try r.uleb()
         guard code != 0 else { return nil }
         guard let abbrev = context.table.abbreviation(code) else {
             throw DecodeError("DIE at \(r.offset) uses abbreviation code \(code), which its table lacks")
         }
+        let header = DieHeader(offset: dieOffset, tag: abbrev.tag, hasChildren: abbrev.hasChildren)
+        guard decode(abbrev.tag) else {
+            try skipAttributes(&r, dieOffset, abbrev, context)
+            return (header, false)
+        }
         var raw = RawAttributes()
-        let wanted = decode(abbrev.tag)
-        var die = try read(&r, dieOffset, abbrev, context: context, decode: wanted, raw: &raw)
-        if wanted { die.attributes = try resolve(raw, context) }
-        return die
+        try read(&r, dieOffset, abbrev, context: context, raw: &raw)
+        attributes = try resolve(raw, context)
+        return (header, true)
+    }
+
+    /// Moves `r` past the attributes of a DIE nobody looks at.
+    private func skipAttributes(
+        _ r: inout ByteReader, _ start: Int, _ abbrev: Abbreviation, _ context: DwarfUnitContext
+    ) throws {
+        let h = context.header
+        try context.table.specs.withUnsafeBufferPointer { specs in
+            for i in abbrev.specs {
+                let form = specs[i].form
+                if form == DW_FORM_indirect {
+                    try DieDecoder.skip(try DieDecoder.indirectForm(&r, start), &r, h)
+                } else {
+                    try DieDecoder.skip(form, &r, h)
+                }
+            }
+        }
+    }
+
+    /// The form a DW_FORM_indirect attribute names (at `r`), following further indirections.
+    private static func indirectForm(_ r: inout ByteReader, _ start: Int) throws -> UInt16 {
+        var form = DW_FORM_indirect
+        var levels = 0
+        while form == DW_FORM_indirect {
+            levels += 1
+            guard levels <= DieDecoder.maxIndirection else {
+                throw DecodeError("DIE at \(start) nests DW_FORM_indirect")
+            }
+            let f = try r.uleb()
+            form = f <= 0xffff ? UInt16(f) : 0
+        }
+        return form
     }
 
     /// The attributes of the DIE at global offset `offset` (a DW_AT_abstract_origin or
@@ -159,22 +218,13 @@ final class DieDecoder {
     }
 
     private func read(
-        _ r: inout ByteReader, _ start: Int, _ abbrev: Abbreviation, context: DwarfUnitContext, decode: Bool,
+        _ r: inout ByteReader, _ start: Int, _ abbrev: Abbreviation, context: DwarfUnitContext,
         raw: inout RawAttributes
-    ) throws -> DecodedDie {
+    ) throws {
         let h = context.header
         for spec in context.table.specs[abbrev.specs] {
-            var form = spec.form
-            var levels = 0
-            while form == DW_FORM_indirect {
-                levels += 1
-                guard levels <= DieDecoder.maxIndirection else {
-                    throw DecodeError("DIE at \(start) nests DW_FORM_indirect")
-                }
-                let f = try r.uleb()
-                form = f <= 0xffff ? UInt16(f) : 0
-            }
-            guard decode, DieDecoder.isWanted(spec.name) else {
+            let form = spec.form == DW_FORM_indirect ? try DieDecoder.indirectForm(&r, start) : spec.form
+            guard DieDecoder.isWanted(spec.name) else {
                 try DieDecoder.skip(form, &r, h)
                 continue
             }
@@ -197,7 +247,6 @@ final class DieDecoder {
             default: break
             }
         }
-        return DecodedDie(offset: start, tag: abbrev.tag, hasChildren: abbrev.hasChildren, attributes: nil)
     }
 
     private static func isWanted(_ name: UInt16) -> Bool {

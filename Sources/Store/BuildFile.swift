@@ -156,18 +156,19 @@ enum BuildFile {
     /// N * locationsPerBlock on (the last block may be shorter).
     private static func writeLocations(_ locations: [SymbolTable.Location], _ db: Database) throws {
         let insert = try db.prepare("INSERT INTO locations(block, records) VALUES (?1, ?2)")
-        var records: [UInt8] = []
-        records.reserveCapacity(locationsPerBlock * locationRecordSize)
+        // A block's records as little-endian UInt32 fields, four to a location.
+        var fields: [UInt32] = []
+        fields.reserveCapacity(locationsPerBlock * locationRecordSize / 4)
         for first in stride(from: 0, to: locations.count, by: locationsPerBlock) {
-            records.removeAll(keepingCapacity: true)
+            fields.removeAll(keepingCapacity: true)
             for l in locations[first..<min(first + locationsPerBlock, locations.count)] {
-                withUnsafeBytes(of: l.function.littleEndian) { records += $0 }
-                withUnsafeBytes(of: l.file.littleEndian) { records += $0 }
-                withUnsafeBytes(of: l.line.littleEndian) { records += $0 }
-                withUnsafeBytes(of: l.parent.littleEndian) { records += $0 }
+                fields.append(l.function.littleEndian)
+                fields.append(l.file.littleEndian)
+                fields.append(l.line.littleEndian)
+                fields.append(l.parent.littleEndian)
             }
             try insert.bind(1, Int64(first / locationsPerBlock))
-            try insert.bind(2, bytes: records)
+            try fields.withUnsafeBytes { try insert.bind(2, bytes: $0) }
             try insert.run()
         }
     }
@@ -200,21 +201,22 @@ enum BuildFile {
     /// one wins, as SymbolTable's binary search picks it; unsorted input is sorted (stably) first.
     private static func writeRanges(_ ranges: [SymbolTable.Range], _ db: Database) throws {
         let insert = try db.prepare("INSERT INTO ranges(start, block) VALUES (?1, ?2)")
-        var block: [UInt8] = []
-        block.reserveCapacity(rangesPerBlock * rangeRecordSize)
+        // A block's records as little-endian UInt32 fields, two to a range.
+        var block: [UInt32] = []
+        block.reserveCapacity(rangesPerBlock * rangeRecordSize / 4)
         var first: UInt64 = 0
         func put(_ r: SymbolTable.Range) throws {
             // A start 4 GB or more past the block's first does not fit its 32-bit offset.
             if !block.isEmpty, r.start - first > UInt64(UInt32.max) { try flush() }
             if block.isEmpty { first = r.start }
-            withUnsafeBytes(of: UInt32(r.start - first).littleEndian) { block += $0 }
-            withUnsafeBytes(of: r.location.littleEndian) { block += $0 }
-            if block.count == rangesPerBlock * rangeRecordSize { try flush() }
+            block.append(UInt32(r.start - first).littleEndian)
+            block.append(r.location.littleEndian)
+            if block.count * 4 == rangesPerBlock * rangeRecordSize { try flush() }
         }
         func flush() throws {
             guard !block.isEmpty else { return }
             try insert.bind(1, key(first))
-            try insert.bind(2, bytes: block)
+            try block.withUnsafeBytes { try insert.bind(2, bytes: $0) }
             try insert.run()
             block.removeAll(keepingCapacity: true)
         }

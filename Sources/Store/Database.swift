@@ -221,12 +221,17 @@ package final class Statement {
     }
 
     package func bind(_ index: Int32, bytes: [UInt8]) throws {
-        let rc = bytes.withUnsafeBytes { raw -> Int32 in
-            // A zero-length blob needs a non-null pointer, or SQLite binds NULL.
-            guard let base = raw.baseAddress, raw.count > 0 else { return sqlite3_bind_zeroblob(handle, index, 0) }
-            return sqlite3_bind_blob(handle, index, base, Int32(raw.count), Statement.transient)
+        try bytes.withUnsafeBytes { try bind(index, bytes: $0) }
+    }
+
+    /// Binds a copy of `bytes` (SQLite copies them before this returns).
+    package func bind(_ index: Int32, bytes: UnsafeRawBufferPointer) throws {
+        // A zero-length blob needs a non-null pointer, or SQLite binds NULL.
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            try check(sqlite3_bind_zeroblob(handle, index, 0))
+            return
         }
-        try check(rc)
+        try check(sqlite3_bind_blob(handle, index, base, Int32(bytes.count), Statement.transient))
     }
 
     package func bindNull(_ index: Int32) throws {
