@@ -17,9 +17,10 @@ enum GCCommand: Command {
 
         """
 
+    /// Said when --older-than is missing or negative.
+    static let olderThanRequired = "--older-than DAYS is required (a whole number of days, 0 or more)"
     static let olderThan = ValueOption<Int>.integer(
-        "--older-than", value: "DAYS", in: 0...Int.max,
-        requirement: "--older-than DAYS is required (a whole number of days, 0 or more)",
+        "--older-than", value: "DAYS", in: 0...Int.max, requirement: olderThanRequired,
         help: "Age threshold in days (required).")
     static let dryRun = FlagOption("--dry-run", help: "Only list what would be removed.")
 
@@ -33,9 +34,7 @@ enum GCCommand: Command {
 
     static func run(_ args: Arguments) throws -> Int32 {
         guard args.positionals.isEmpty else { throw UsageError("gc takes no positional arguments") }
-        guard let days = try args.value(olderThan) else {
-            throw UsageError("--older-than DAYS is required (a whole number of days, 0 or more)")
-        }
+        guard let days = try args.value(olderThan) else { throw UsageError(olderThanRequired) }
         let retention = try args.value(CommonOptions.reportRetention) ?? StoredReportRetention.defaultDays
         let dryRun = args.has(Self.dryRun)
         guard let store = try StoreOption.open(args, disabled: false, mustExist: true) else {

@@ -21,8 +21,8 @@ enum HealthcheckCommand: Command {
         redirects are not followed.
 
         ARGUMENTS:
-          URL                  What to ask (default: http://127.0.0.1:8080/healthz; the server's
-                               readiness check is /readyz)
+          URL                What to ask (default: http://127.0.0.1:8080/healthz; the server's
+                             readiness check is /readyz)
 
         """
 

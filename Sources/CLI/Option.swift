@@ -5,7 +5,7 @@
 // when a command reads the value, in the order the command reads its options.
 
 /// What parsing and help need of an option, whatever the type of its value.
-struct OptionSpec: Sendable, Hashable {
+struct OptionSpec: Sendable {
     /// Every spelling, the canonical one first (`-o`, `--output`); errors name the canonical one.
     var names: [String]
     /// The value's name in help (`DIR`, `N`); nil for an option that takes no value.
