@@ -1,17 +1,19 @@
 // A small, strict argument parser: options in any order, `--opt value` and `--opt=value`,
-// repeated options, `--` to end options, `-` as a positional (stdin/stdout). Every command
-// declares what it accepts, so an unknown option is a usage error rather than a silent no-op.
+// repeated options, `--` to end options, `-` as a positional (stdin/stdout). It knows only the
+// options the command declares (Option.swift), so an unknown option is a usage error rather
+// than a silent no-op, and values are read back through the same declarations, typed.
 
 struct Arguments {
-    private(set) var values: [String: [String]] = [:]
-    private(set) var flags: Set<String> = []
+    /// The texts given for each valued option, by canonical spelling, in order.
+    private var values: [String: [String]] = [:]
+    private var flags: Set<String> = []
     private(set) var positionals: [String] = []
 
-    /// `valued`: options that take a value (e.g. ["-o", "--output"]); `flagNames`: options without.
-    /// `aliases` maps alternative spellings to the canonical one (e.g. "--output": "-o").
-    init(
-        _ arguments: [String], valued: Set<String>, flags flagNames: Set<String>, aliases: [String: String] = [:]
-    ) throws {
+    init(_ arguments: [String], options: [any CommandOption]) throws {
+        var declared: [String: OptionSpec] = [:]
+        for option in options {
+            for name in option.spec.names { declared[name] = option.spec }
+        }
         var i = 0
         var onlyPositionals = false
         while i < arguments.count {
@@ -31,53 +33,39 @@ struct Arguments {
                 name = String(arg[..<eq])
                 inlineValue = String(arg[arg.index(after: eq)...])
             }
-            name = aliases[name] ?? name
-            if valued.contains(name) {
+            guard let spec = declared[name] else { throw UsageError("unknown option \(arg)") }
+            if spec.takesValue {
                 if let inlineValue {
-                    values[name, default: []].append(inlineValue)
+                    values[spec.canonical, default: []].append(inlineValue)
                 } else {
                     guard i < arguments.count else { throw UsageError("option \(arg) needs a value") }
-                    values[name, default: []].append(arguments[i])
+                    values[spec.canonical, default: []].append(arguments[i])
                     i += 1
                 }
-            } else if flagNames.contains(name) {
-                guard inlineValue == nil else { throw UsageError("option \(name) takes no value") }
-                flags.insert(name)
             } else {
-                throw UsageError("unknown option \(arg)")
+                guard inlineValue == nil else { throw UsageError("option \(spec.canonical) takes no value") }
+                flags.insert(spec.canonical)
             }
         }
     }
 
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
-
-    /// The last value given for an option (later ones win, as in most Unix tools).
-    func value(_ name: String) -> String? { values[name]?.last }
-
-    func all(_ name: String) -> [String] { values[name] ?? [] }
-
-    func integer(_ name: String) throws -> Int? {
-        guard let v = value(name) else { return nil }
-        guard let n = Int(v) else { throw UsageError("\(name) expects a whole number, got '\(v)'") }
-        return n
+    /// Whether the option was given at all, with or without a value.
+    func given(_ option: some CommandOption) -> Bool {
+        flags.contains(option.spec.canonical) || values[option.spec.canonical] != nil
     }
 
-    /// The whole number `name` holds, or nil when it is absent; a usage error saying
-    /// `requirement` when it lies outside `range`.
-    func integer(_ name: String, in range: ClosedRange<Int>, _ requirement: String) throws -> Int? {
-        guard let n = try integer(name) else { return nil }
-        guard range.contains(n) else { throw UsageError(requirement) }
-        return n
-    }
-}
+    func has(_ flag: FlagOption) -> Bool { flags.contains(flag.spec.canonical) }
 
-/// Parses `0x1a2b`, `1a2b` (hex when it has hex letters or a 0x prefix) or decimal digits.
-func parseAddress(_ text: String) -> UInt64? {
-    var t = Substring(text)
-    if t.hasPrefix("0x") || t.hasPrefix("0X") {
-        t = t.dropFirst(2)
-        return UInt64(t, radix: 16)
+    /// The last value given (later ones win, as in most Unix tools), as written.
+    private func text<Value>(_ option: ValueOption<Value>) -> String? { values[option.spec.canonical]?.last }
+
+    /// The last value given, converted; nil when the option is absent.
+    func value<Value>(_ option: ValueOption<Value>) throws -> Value? {
+        try text(option).map(option.convert)
     }
-    if let decimal = UInt64(t) { return decimal }
-    return UInt64(t, radix: 16)
+
+    /// Every value given, in order, converted.
+    func values<Value>(_ option: RepeatedOption<Value>) throws -> [Value] {
+        try (values[option.spec.canonical] ?? []).map(option.convert)
+    }
 }

@@ -15,7 +15,7 @@ import Symbolication
 enum BatchCommand: Command {
     static let name = "batch"
     static let summary = "Symbolicate folders and archives of reports in parallel"
-    static let help = """
+    static let about = """
         USAGE: symbolicate batch (-o OUTDIR | --output-archive FILE) [options] INPUT...
                symbolicate batch --merge-summaries OUT.json SUMMARY.json...
 
@@ -36,44 +36,61 @@ enum BatchCommand: Command {
         folder (--cache) before the run, outputs uploaded after it; credentials and endpoint
         come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION and AWS_ENDPOINT_URL.
 
-        OPTIONS:
-          -o, --output OUTDIR      Write the outputs into this folder (created if missing).
-          --output-archive FILE    Write the outputs into one .zip, .tar, .tar.gz or .tgz.
-          --format crash|ips|json  Output format (default: each report's own). The extension of
-                                   .crash/.ips/.json/.txt names becomes the format's.
-          -d, --dsym PATH          A symbol file or folder (.dSYM, .app, .xcarchive, Mach-O)
-                                   searched before the store. Repeatable.
-          --store DIR              The symbol store (default: $SYMBOLICATE_STORE, else
-                                   $XDG_DATA_HOME/symbolicate or ~/.local/share/symbolicate,
-                                   if present).
-        \(StoreOption.cacheHelp)
-          --no-store               Use only the -d paths.
-          --no-inline              One line per frame: no inlined functions.
-          --no-adjust              Look up return addresses as they are (not at address - 1).
-          -j, --jobs N             Worker threads (default: one per CPU this process may use:
-                                   its affinity, e.g. taskset, and its cgroup CPU quota).
-          --shard I/N              Take only shard I of N (0 <= I < N), chosen by a stable hash
-                                   of each report's path: N machines running the same command
-                                   with I = 0..N-1 cover every report exactly once
-                                   (a Kubernetes Indexed Job: --shard $JOB_COMPLETION_INDEX/N).
-                                   Shards may share one output folder.
-          --resume                 Skip reports whose output already exists (outputs are written
-                                   atomically, so an existing one is complete; under an s3://
-                                   OUTDIR, an object at the output's name). Needs -o.
-          --summary FILE.json      Also write the summary as JSON.
-          --report-list FILE.jsonl One JSON line per input file: path, kind (crash, ips, ...,
-                                   skipped), status (full, partial, none, unparsable,
-                                   skipped), frames_symbolicated, frames_total, group (the
-                                   crash group's id) and reason (why skipped or unparsable).
-          --progress MODE          auto (bar on a terminal, lines otherwise), bar, lines, none.
-          --merge-summaries OUT.json
-                                   Run nothing: join the --summary files of the shards of one
-                                   run (local paths or s3:// objects) into OUT.json (or an
-                                   s3:// object): counts added, missing symbol files re-ranked,
-                                   crash groups merged by id with their per-version counts
-                                   summed, skipped files listed together. Prints the table.
-          -h, --help               Show this help.
+        """
 
+    static let output = ValueOption<String>(
+        "-o", "--output", value: "OUTDIR", help: "Write the outputs into this folder (created if missing).")
+    static let outputArchive = ValueOption<String>(
+        "--output-archive", value: "FILE", help: "Write the outputs into one .zip, .tar, .tar.gz or .tgz.")
+    static let jobs = ValueOption<Int>.integer(
+        "-j", "--jobs", value: "N", in: 1...1024, requirement: { "-j expects 1 to 1024 workers, got \($0)" },
+        help: "Worker threads (default: one per CPU this process may use: its affinity, e.g. taskset, and its"
+            + " cgroup CPU quota).")
+    static let shard = ValueOption<Shard>(
+        ["--shard"], value: "I/N",
+        help: "Take only shard I of N (0 <= I < N), chosen by a stable hash of each report's path: N machines"
+            + " running the same command with I = 0..N-1 cover every report exactly once (a Kubernetes Indexed"
+            + " Job: --shard $JOB_COMPLETION_INDEX/N). Shards may share one output folder."
+    ) { text in
+        do {
+            return try Shard(parsing: text)
+        } catch let error as SymbolicateError {
+            throw UsageError(error.message)
+        }
+    }
+    static let resume = FlagOption(
+        "--resume",
+        help: "Skip reports whose output already exists (outputs are written atomically, so an existing one is"
+            + " complete; under an s3:// OUTDIR, an object at the output's name). Needs -o.")
+    static let summaryFile = ValueOption<String>(
+        "--summary", value: "FILE.json", help: "Also write the summary as JSON.")
+    static let reportList = ValueOption<String>(
+        "--report-list", value: "FILE.jsonl",
+        help: "One JSON line per input file: path, kind (crash, ips, ..., skipped), status (full, partial, none,"
+            + " unparsable, skipped), frames_symbolicated, frames_total, group (the crash group's id) and reason"
+            + " (why skipped or unparsable).")
+    static let progress = ValueOption<BatchConfiguration.ProgressStyle>.choice(
+        "--progress", value: "MODE", ["auto": .automatic, "bar": .bar, "lines": .lines, "none": .none],
+        expected: { "--progress expects auto, bar, lines or none, got '\($0)'" },
+        help: "auto (bar on a terminal, lines otherwise), bar, lines, none.")
+    static let merge = ValueOption<String>(
+        "--merge-summaries", value: "OUT.json",
+        help: "Run nothing: join the --summary files of the shards of one run (local paths or s3:// objects)"
+            + " into OUT.json (or an s3:// object): counts added, missing symbol files re-ranked, crash groups"
+            + " merged by id with their per-version counts summed, skipped files listed together. Prints the"
+            + " table.")
+
+    static let options: [any CommandOption] =
+        [
+            output, outputArchive,
+            CommonOptions.format.adding("The extension of .crash/.ips/.json/.txt names becomes the format's."),
+            CommonOptions.symbolPath, StoreOption.store.adding("The default folder is used if it exists."),
+        ] + StoreOption.cacheOptions + [
+            CommonOptions.noStore, CommonOptions.noInline, CommonOptions.noAdjust, jobs, shard, resume, summaryFile,
+            reportList, progress, merge,
+        ]
+
+    static let epilogue = """
         EXIT STATUS: 0 the run completed (even if some reports were unparsable or not reports),
         1 a failure (outputs could not be written, an input could not be read to the end, an
         s3:// input or output could not be transferred), 64 usage error, 65 a SUMMARY that is
@@ -89,28 +106,20 @@ enum BatchCommand: Command {
 
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(
-            arguments,
-            valued: [
-                "-o", "--output-archive", "--format", "-d", "--store", "--cache", "--cache-size", "-j", "--shard",
-                "--summary", "--report-list",
-                "--progress", "--merge-summaries",
-            ],
-            flags: ["--resume", "--no-store", "--no-inline", "--no-adjust"],
-            aliases: ["--output": "-o", "--dsym": "-d", "--jobs": "-j"])
-        if let out = args.value("--merge-summaries") { return try mergeSummaries(into: out, args) }
+    static func run(_ args: Arguments) throws -> Int32 {
+        if let out = try args.value(merge) { return try mergeSummaries(into: out, args) }
         let transfer = try bucketTransfer(args)
         let configuration = try configuration(args, transfer: transfer)
-        if args.has("--no-store"), args.value("--store") != nil {
+        if args.has(CommonOptions.noStore), args.given(StoreOption.store) {
             throw UsageError("give --store or --no-store, not both")
         }
-        let store = try StoreOption.open(args, disabled: args.has("--no-store"), mustExist: false)
-        let locator = SymbolLocatorChain(paths: try SymbolPathLocator(paths: args.all("-d")), store: store)
-        let options = SymbolicationOptions(
-            inlines: !args.has("--no-inline"), adjustReturnAddresses: !args.has("--no-adjust"))
+        let store = try StoreOption.open(args, disabled: args.has(CommonOptions.noStore), mustExist: false)
+        let paths = try SymbolPathLocator(paths: try args.values(CommonOptions.symbolPath))
+        let locator = SymbolLocatorChain(paths: paths, store: store)
+        let settings = SymbolicationOptions(
+            inlines: !args.has(CommonOptions.noInline), adjustReturnAddresses: !args.has(CommonOptions.noAdjust))
         let runner = BatchRunner(
-            configuration: configuration, service: SymbolicationService(locator: locator, options: options))
+            configuration: configuration, service: SymbolicationService(locator: locator, options: settings))
         var summary: BatchSummary
         do {
             summary = try runner.run()
@@ -122,7 +131,7 @@ enum BatchCommand: Command {
         }
         if let transfer { summary = transfer.renamingFiles(in: summary) }
         Console.error(summary.table())
-        if let named = args.value("--summary") {
+        if let named = try args.value(summaryFile) {
             var path = named
             if BucketTransfer.isBucketURL(named), let transfer { path = try transfer.outputFile(named) }
             do {
@@ -147,23 +156,25 @@ enum BatchCommand: Command {
     /// A transfer when some input or output is an s3:// URL (checked before anything is fetched).
     static func bucketTransfer(_ args: Arguments) throws -> BucketTransfer? {
         let named =
-            args.positionals + ["-o", "--output-archive", "--summary", "--report-list"].compactMap { args.value($0) }
+            args.positionals + (try [output, outputArchive, summaryFile, reportList].compactMap { try args.value($0) })
         guard named.contains(where: BucketTransfer.isBucketURL) else { return nil }
-        return try BucketTransfer(scratchParent: StoreOption.cacheDirectory(args.value("--cache")))
+        return try BucketTransfer(scratchParent: StoreOption.cacheDirectory(try args.value(StoreOption.cache)))
     }
 
     /// `--merge-summaries OUT SUMMARY...`: reads every SUMMARY, writes their join to OUT.
     static func mergeSummaries(into out: String, _ args: Arguments) throws -> Int32 {
-        let others = ["-o", "--output-archive", "--format", "-d", "-j", "--shard", "--summary", "--report-list"]
-        if let other = others.first(where: { args.value($0) != nil }) {
-            throw UsageError("--merge-summaries runs nothing: drop \(other)")
+        let others: [any CommandOption] = [
+            output, outputArchive, CommonOptions.format, CommonOptions.symbolPath, jobs, shard, summaryFile, reportList,
+        ]
+        if let other = others.first(where: { args.given($0) }) {
+            throw UsageError("--merge-summaries runs nothing: drop \(other.spec.canonical)")
         }
         guard !args.positionals.isEmpty else {
             throw UsageError("--merge-summaries OUT.json needs the SUMMARY files to join")
         }
         let transfer: BucketTransfer? =
             (args.positionals + [out]).contains(where: BucketTransfer.isBucketURL)
-            ? try BucketTransfer(scratchParent: StoreOption.cacheDirectory(args.value("--cache"))) : nil
+            ? try BucketTransfer(scratchParent: StoreOption.cacheDirectory(try args.value(StoreOption.cache))) : nil
         var parts: [BatchSummary] = []
         for source in args.positionals {
             let bytes: [UInt8]
@@ -199,47 +210,26 @@ enum BatchCommand: Command {
         func local(_ path: String, folder: Bool) throws -> String {
             guard BucketTransfer.isBucketURL(path), let transfer else { return path }
             return folder
-                ? try transfer.outputFolder(path, resume: args.has("--resume")) : try transfer.outputFile(path)
+                ? try transfer.outputFolder(path, resume: args.has(resume)) : try transfer.outputFile(path)
         }
         let destination: BatchConfiguration.Destination
-        switch (args.value("-o"), args.value("--output-archive")) {
+        switch (try args.value(output), try args.value(outputArchive)) {
         case (let folder?, nil): destination = .directory(try local(folder, folder: true))
         case (nil, let archive?): destination = .archive(try local(archive, folder: false))
         case (nil, nil): throw UsageError("name where the outputs go: -o OUTDIR or --output-archive FILE")
         case (.some, .some): throw UsageError("give -o or --output-archive, not both")
         }
-        var format: OutputFormat? = nil
-        if let name = args.value("--format") {
-            guard let f = OutputFormat(rawValue: name) else {
-                throw UsageError("--format expects crash, ips or json, got '\(name)'")
-            }
-            format = f
-        }
+        let format = try args.value(CommonOptions.format)
         var configuration = BatchConfiguration(inputs: args.positionals, destination: destination, format: format)
-        if let jobs = try args.integer("-j") {
-            guard jobs >= 1, jobs <= 1024 else { throw UsageError("-j expects 1 to 1024 workers, got \(jobs)") }
-            configuration.jobs = jobs
-        }
-        if let shard = args.value("--shard") {
-            do {
-                configuration.shard = try Shard(parsing: shard)
-            } catch {
-                throw UsageError(error.message)
-            }
-        }
-        configuration.resume = args.has("--resume")
-        configuration.reportList = try args.value("--report-list").map { try local($0, folder: false) }
+        if let jobs = try args.value(jobs) { configuration.jobs = jobs }
+        if let shard = try args.value(shard) { configuration.shard = shard }
+        configuration.resume = args.has(resume)
+        configuration.reportList = try args.value(reportList).map { try local($0, folder: false) }
         if configuration.resume, case .archive = destination {
             throw UsageError("--resume needs an output folder (-o), not --output-archive")
         }
         if args.positionals.filter({ $0 == "-" }).count > 1 { throw UsageError("`-` may be given once") }
-        switch args.value("--progress") ?? "auto" {
-        case "auto": configuration.progress = .automatic
-        case "bar": configuration.progress = .bar
-        case "lines": configuration.progress = .lines
-        case "none": configuration.progress = .none
-        case let other: throw UsageError("--progress expects auto, bar, lines or none, got '\(other)'")
-        }
+        configuration.progress = try args.value(progress) ?? .automatic
         // Fetched last, once every option is known to be good.
         if let transfer {
             for (n, input) in configuration.inputs.enumerated() where BucketTransfer.isBucketURL(input) {

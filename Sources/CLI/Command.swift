@@ -1,6 +1,7 @@
 // The shape every subcommand follows (swift-argument-parser's, without the dependency): a name,
-// a one-line summary for the command list, the full help text, and `run`, which parses its own
-// arguments with `Arguments`, validates, calls library code and returns an exit code.
+// a one-line summary for the command list, its options declared once (Option.swift), the
+// hand-written parts of its help, and `run`, which gets its arguments parsed with those options,
+// validates, calls library code and returns an exit code.
 
 import SymbolicateModel
 
@@ -24,11 +25,31 @@ protocol Command: Sendable {
     static var name: String { get }
     /// One line for `symbolicate --help`.
     static var summary: String { get }
-    /// The whole `--help` text: usage line, description, options.
-    static var help: String { get }
-    /// Runs with the arguments after the command name; returns the exit code. Throws
-    /// `UsageError` for bad usage and `SymbolicateError` for failures.
-    static func run(_ arguments: [String]) throws -> Int32
+    /// The help before OPTIONS: the usage line and what the command does.
+    static var about: String { get }
+    /// The options the command takes, in the order its help lists them (`-h, --help` is added).
+    static var options: [any CommandOption] { get }
+    /// The help after OPTIONS: exit status, examples.
+    static var epilogue: String { get }
+    /// Runs with the arguments after the command name, parsed with `acceptedOptions`; returns
+    /// the exit code. Throws `UsageError` for bad usage and `SymbolicateError` for failures.
+    static func run(_ arguments: Arguments) throws -> Int32
+}
+
+extension Command {
+    /// Every option the command's parser accepts: its own and `-h, --help`.
+    static var acceptedOptions: [any CommandOption] { options + [CommonOptions.help] }
+
+    /// The whole `--help` text: `about`, the OPTIONS block written from the declarations, `epilogue`.
+    static var help: String {
+        let options = "OPTIONS:\n" + OptionHelp.block(acceptedOptions) + "\n"
+        return [about, options, epilogue].filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+
+    /// Parses `arguments` with the command's options, then runs it.
+    static func run(_ arguments: [String]) throws -> Int32 {
+        try run(try Arguments(arguments, options: acceptedOptions))
+    }
 }
 
 extension SymbolicateError.Code {

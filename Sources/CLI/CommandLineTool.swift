@@ -151,7 +151,7 @@ public enum CommandLineTool {
             let name = c == SymbolicateCommand.self ? "(default)" : c.name
             s += "  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n"
         }
-        s += "\nOPTIONS (of the default command):\n" + SymbolicateCommand.options + "\n"
+        s += "\nOPTIONS (of the default command):\n" + OptionHelp.block(SymbolicateCommand.acceptedOptions) + "\n"
         s += "\nRun `symbolicate COMMAND --help` for a command's options.\n"
         return s
     }

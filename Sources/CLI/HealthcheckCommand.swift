@@ -12,7 +12,7 @@ import SymbolicateModel
 enum HealthcheckCommand: Command {
     static let name = "healthcheck"
     static let summary = "Exit 0 when a running server answers its health check (for containers)"
-    static let help = """
+    static let about = """
         USAGE: symbolicate healthcheck [--timeout SECONDS] [URL]
 
         Sends GET URL to a running `symbolicate serve` and exits 0 when it answers with a 2xx status,
@@ -21,29 +21,32 @@ enum HealthcheckCommand: Command {
         redirects are not followed.
 
         ARGUMENTS:
-          URL                  What to ask (default: http://127.0.0.1:8080/healthz; the server's
-                               readiness check is /readyz)
+          URL                What to ask (default: http://127.0.0.1:8080/healthz; the server's
+                             readiness check is /readyz)
 
-        OPTIONS:
-          --timeout SECONDS    Give up after this many seconds, connecting included (default: 5)
-          -h, --help           Show this help
+        """
 
+    static let timeout = ValueOption<Int>.integer(
+        "--timeout", value: "SECONDS", in: 1...300, requirement: "--timeout must be from 1 to 300 seconds",
+        help: "Give up after this many seconds, connecting included (default: 5).")
+
+    static let options: [any CommandOption] = [timeout]
+
+    static let epilogue = """
         EXIT STATUS: 0 healthy, 1 unhealthy or unreachable, 64 usage error.
 
         """
 
     static let defaultURL = "http://127.0.0.1:8080/healthz"
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["--timeout"], flags: [])
+    static func run(_ args: Arguments) throws -> Int32 {
         guard args.positionals.count <= 1 else {
             throw UsageError("healthcheck takes one URL (got \(args.positionals.count) arguments)")
         }
-        let timeout = try args.integer("--timeout") ?? 5
-        guard (1...300).contains(timeout) else { throw UsageError("--timeout must be from 1 to 300 seconds") }
+        let seconds = try args.value(timeout) ?? 5
         let target = try HealthcheckTarget(parsing: args.positionals.first ?? defaultURL)
         do {
-            let status = try target.get(timeoutSeconds: timeout)
+            let status = try target.get(timeoutSeconds: seconds)
             let line = "\(target.url): \(status.code)\(status.reason.isEmpty ? "" : " " + status.reason)"
             guard (200..<300).contains(status.code) else {
                 Console.error("unhealthy: \(line)")

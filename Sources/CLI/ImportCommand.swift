@@ -10,7 +10,7 @@ import SymbolicateModel
 enum ImportCommand: Command {
     static let name = "import"
     static let summary = "Index dSYMs, apps, archives and binaries into the symbol store"
-    static let help = """
+    static let about = """
         USAGE: symbolicate import [--store DIR] [--json] PATH...
 
         Reads every Mach-O / ELF slice found in PATH (dSYM bundles, .app bundles, .xcarchives,
@@ -18,20 +18,20 @@ enum ImportCommand: Command {
         per build UUID and arch into the store. Builds already present are skipped; debug
         information replaces a symbol-table-only entry of the same build, never the reverse.
 
-        OPTIONS:
-          --store DIR   The store (default: $SYMBOLICATE_STORE, else $XDG_DATA_HOME/symbolicate or
-                        ~/.local/share/symbolicate). Created when missing.
-        \(StoreOption.cacheHelp)
-          --json        Print the summary as JSON.
-          -h, --help    Show this help.
+        """
 
+    static let json = CommonOptions.json.adding("The summary is printed as JSON.")
+
+    static let options: [any CommandOption] =
+        [StoreOption.store.adding("A folder store is created when missing.")] + StoreOption.cacheOptions + [json]
+
+    static let epilogue = """
         EXIT STATUS: 0 every input imported (or already present), 65 some input could not be
         imported (the summary says which and why), 64 usage error, 1 other failure.
 
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, valued: StoreOption.valued, flags: ["--json"])
+    static func run(_ args: Arguments) throws -> Int32 {
         guard !args.positionals.isEmpty else { throw UsageError("import needs at least one PATH") }
         let store = try StoreOption.openForWriting(args)
         try store.requireWritable("import")
@@ -44,7 +44,7 @@ enum ImportCommand: Command {
             bar.update(line + " \(progress.item)")
         }
         bar.finish()
-        if args.has("--json") {
+        if args.has(json) {
             try Console.out(try json(summary))
         } else {
             Console.error(text(summary))

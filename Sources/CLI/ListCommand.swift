@@ -8,29 +8,27 @@ import SymbolicateModel
 enum ListCommand: Command {
     static let name = "list"
     static let summary = "List the builds in the symbol store"
-    static let help = """
+    static let about = """
         USAGE: symbolicate list [--store DIR] [--json]
 
         One line per build: UUID, arch, kind (dwarf or symtab), name, size, import date, status.
 
-        OPTIONS:
-          --store DIR   The store (default: $SYMBOLICATE_STORE, else the XDG data folder).
-        \(StoreOption.cacheHelp)
-          --json        Machine-readable output.
-          -h, --help    Show this help.
+        """
 
+    static let options: [any CommandOption] = StoreOption.options + [CommonOptions.json]
+
+    static let epilogue = """
         EXIT STATUS: 0 ok, 64 usage error, 1 no store or other failure.
 
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, valued: StoreOption.valued, flags: ["--json"])
+    static func run(_ args: Arguments) throws -> Int32 {
         guard args.positionals.isEmpty else { throw UsageError("list takes no arguments") }
         guard let store = try StoreOption.open(args, disabled: false, mustExist: true) else {
             return ExitCode.failure
         }
         let builds = try store.list()
-        try Console.out(args.has("--json") ? json(builds) : table(builds))
+        try Console.out(args.has(CommonOptions.json) ? json(builds) : table(builds))
         return ExitCode.ok
     }
 

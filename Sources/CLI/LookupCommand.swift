@@ -17,7 +17,7 @@ import Symbolication
 enum LookupCommand: Command {
     static let name = "lookup"
     static let summary = "Look addresses up in one symbol file, as atos does"
-    static let help = """
+    static let about = """
         USAGE: symbolicate lookup -o DSYM_OR_BINARY [-arch ARCH] [-l LOADADDR | -s SLIDE]
                                   [-i [-d DELIMITER]] [-fullPath] [-f FILE] [ADDR...]
 
@@ -25,18 +25,36 @@ enum LookupCommand: Command {
         whitespace-separated on stdin when neither is given), in atos's format. An ADDR is hex
         with 0x (0x1000), bare hex (1a2b) or decimal digits.
 
-        OPTIONS:
-          -o PATH         The symbol file: a .dSYM bundle, its DWARF file, a binary or an ELF file.
-          -arch ARCH      The slice to use (arm64, arm64e, x86_64, ...); it must be one the file has.
-          -l LOADADDR     The image's load address: ADDRs are then runtime addresses.
-          -s SLIDE        The image's slide: loaded at its __TEXT vmaddr + SLIDE (instead of -l).
-          -f FILE         Read the ADDRs from FILE (whitespace-separated; `-` is stdin).
-          -i              Show inlined functions, innermost first, one line each.
-          -d DELIMITER    Print an address's inlined functions (-i) on one line, joined by
-                          DELIMITER (default: one line each).
-          -fullPath       Print source files with their full path, as the debug information has it.
-          -h, --help      Show this help.
+        """
 
+    static let symbolFile = ValueOption<String>(
+        "-o", value: "PATH", help: "The symbol file: a .dSYM bundle, its DWARF file, a binary or an ELF file.")
+    static let arch = ValueOption<Arch>(
+        ["-arch", "--arch"], value: "ARCH",
+        help: "The slice to use (arm64, arm64e, x86_64, ...); it must be one the file has.",
+        convert: { Arch(rawValue: $0) })
+    static let loadAddress = ValueOption<UInt64>.address(
+        "-l", value: "LOADADDR", what: "an address",
+        help: "The image's load address: ADDRs are then runtime addresses.")
+    static let slide = ValueOption<UInt64>.address(
+        "-s", value: "SLIDE", what: "a slide",
+        help: "The image's slide: loaded at its __TEXT vmaddr + SLIDE (instead of -l).")
+    static let addressFile = ValueOption<String>(
+        "-f", value: "FILE", help: "Read the ADDRs from FILE (whitespace-separated; `-` is stdin).")
+    static let inlines = FlagOption("-i", help: "Show inlined functions, innermost first, one line each.")
+    static let delimiter = ValueOption<String>(
+        "-d", value: "DELIMITER",
+        help: "Print an address's inlined functions (-i) on one line, joined by DELIMITER (default: one line"
+            + " each).")
+    static let fullPath = FlagOption(
+        "-fullPath", "--fullPath", "-fullpath",
+        help: "Print source files with their full path, as the debug information has it.")
+
+    static let options: [any CommandOption] = [
+        symbolFile, arch, loadAddress, slide, addressFile, inlines, delimiter, fullPath,
+    ]
+
+    static let epilogue = """
         EXIT STATUS: 0 ok, 65 unreadable symbol file, a missing -arch slice or an ADDR that is not
         a number, 64 usage error, 1 other failure.
 
@@ -46,39 +64,37 @@ enum LookupCommand: Command {
 
         """
 
-    struct Options {
+    struct Settings {
         var inlines = false
         var delimiter: String? = nil
         var fullPath = false
     }
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(
-            arguments, valued: ["-o", "-arch", "-l", "-s", "-f", "-d"], flags: ["-i", "-fullPath"],
-            aliases: ["--arch": "-arch", "--fullPath": "-fullPath", "-fullpath": "-fullPath"])
-        guard let path = args.value("-o") else { throw UsageError("-o DSYM_OR_BINARY is required") }
-        if args.value("-l") != nil && args.value("-s") != nil {
+    static func run(_ args: Arguments) throws -> Int32 {
+        guard let path = try args.value(symbolFile) else { throw UsageError("-o DSYM_OR_BINARY is required") }
+        if args.given(loadAddress) && args.given(slide) {
             throw UsageError("give either -l LOADADDR or -s SLIDE, not both")
         }
-        let loadAddress = try args.value("-l").map { try optionAddress($0, option: "-l", what: "an address") }
-        let slide = try args.value("-s").map { try optionAddress($0, option: "-s", what: "a slide") }
-        let options = Options(inlines: args.has("-i"), delimiter: args.value("-d"), fullPath: args.has("-fullPath"))
+        let loadedAt = try args.value(loadAddress)
+        let slidBy = try args.value(slide)
+        let settings = Settings(
+            inlines: args.has(inlines), delimiter: try args.value(delimiter), fullPath: args.has(fullPath))
         let words = try addressWords(args)
         let addresses = try parseWords(words)
 
-        let slice = try pickSlice(path: path, arch: args.value("-arch").map(Arch.init(rawValue:)))
+        let slice = try pickSlice(path: path, arch: try args.value(arch))
         let table = try slice.loadSymbolTable()
         let vmaddr = table.build.textVMAddress
         var base = vmaddr
-        if let loadAddress { base = loadAddress }
-        if let slide {
-            let (slid, overflow) = vmaddr.addingReportingOverflow(slide)
-            guard !overflow else { throw UsageError("-s \(slide): __TEXT vmaddr + slide overflows 64 bits") }
+        if let loadedAt { base = loadedAt }
+        if let slidBy {
+            let (slid, overflow) = vmaddr.addingReportingOverflow(slidBy)
+            guard !overflow else { throw UsageError("-s \(slidBy): __TEXT vmaddr + slide overflows 64 bits") }
             base = slid
         }
         let symbolicator = Symbolicator(
             locator: SymbolLocatorChain([]),
-            options: SymbolicationOptions(inlines: options.inlines, adjustReturnAddresses: false))
+            options: SymbolicationOptions(inlines: settings.inlines, adjustReturnAddresses: false))
 
         var out = ""
         for (word, address) in zip(words.map(\.text), addresses) {
@@ -91,8 +107,8 @@ enum LookupCommand: Command {
                 out += "\(word)\n"
                 continue
             }
-            let lines = result.frames.map { atosLine($0, image: table.build.name, fullPath: options.fullPath) }
-            if let delimiter = options.delimiter {
+            let lines = result.frames.map { atosLine($0, image: table.build.name, fullPath: settings.fullPath) }
+            if let delimiter = settings.delimiter {
                 out += lines.joined(separator: delimiter) + "\n"
             } else {
                 out += lines.map { $0 + "\n" }.joined()
@@ -112,7 +128,7 @@ enum LookupCommand: Command {
     static func addressWords(_ args: Arguments) throws -> [Word] {
         var words = args.positionals.enumerated().map { Word(text: $1, origin: "argument \($0 + 1)") }
         var sources: [(name: String, bytes: [UInt8])] = []
-        if let file = args.value("-f") {
+        if let file = try args.value(addressFile) {
             sources.append((file == "-" ? "stdin" : file, try IO.read(file)))
         } else if words.isEmpty {
             sources.append(("stdin", [UInt8](FileHandle.standardInput.readDataToEndOfFile())))
@@ -138,13 +154,6 @@ enum LookupCommand: Command {
             }
             return address
         }
-    }
-
-    static func optionAddress(_ text: String, option: String, what: String) throws -> UInt64 {
-        guard let value = parseAddress(text) else {
-            throw UsageError("\(option) expects \(what) (hex like 0x4000 or decimal), got '\(text)'")
-        }
-        return value
     }
 
     static func atosLine(_ frame: SymbolicatedFrame, image: String, fullPath: Bool = false) -> String {

@@ -6,23 +6,22 @@ import SymbolicateModel
 enum RemoveCommand: Command {
     static let name = "remove"
     static let summary = "Remove builds from the symbol store by UUID"
-    static let help = """
+    static let about = """
         USAGE: symbolicate remove [--store DIR] UUID...
 
         Removes every build (all archs) with the given UUIDs. UUIDs may be written with or without
         dashes, in any case.
 
-        OPTIONS:
-          --store DIR   The store (default: $SYMBOLICATE_STORE, else the XDG data folder).
-        \(StoreOption.cacheHelp)
-          -h, --help    Show this help.
+        """
 
+    static let options: [any CommandOption] = StoreOption.options
+
+    static let epilogue = """
         EXIT STATUS: 0 every UUID was removed, 1 some UUID was not in the store, 64 usage error.
 
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, valued: StoreOption.valued, flags: [])
+    static func run(_ args: Arguments) throws -> Int32 {
         guard !args.positionals.isEmpty else { throw UsageError("remove needs at least one UUID") }
         let uuids = try args.positionals.map { text -> BuildID in
             guard let id = BuildID(string: text) else { throw UsageError("'\(text)' is not a UUID") }

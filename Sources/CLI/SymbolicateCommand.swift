@@ -11,7 +11,7 @@ import Symbolication
 enum SymbolicateCommand: Command {
     static let name = "symbolicate"
     static let summary = "Symbolicate a .crash, .ips, MetricKit or resource report (symbol files, store)"
-    static let help = """
+    static let about = """
         USAGE: symbolicate [-o OUT] [-d DSYM]... [options] REPORT [SYMBOL_PATH...]
 
         Rewrites the frames of REPORT (`-` for stdin) into function + file:line, using the symbol
@@ -21,56 +21,42 @@ enum SymbolicateCommand: Command {
         offsetIntoSymbol, fileName, lineNumber and inlineFrames) or a resource report (cpu usage,
         disk writes, wakeups: `???` replaced in place).
 
-        OPTIONS:
-        \(options)
+        """
 
-        \(exitStatus)
+    static let output = ValueOption<String>(
+        "-o", "--output", value: "OUT", help: "Write the report to OUT (default: stdout; `-` is stdout).")
+    static let verbose = FlagOption(
+        "-v", "--verbose",
+        help: "Also say which symbol file served each image, and list every file under the symbol paths that"
+            + " could not be read (an unreadable dSYM is always named).")
+
+    /// Also listed by `symbolicate --help` under the commands.
+    static let options: [any CommandOption] =
+        [output, CommonOptions.symbolPath, StoreOption.store.adding("The default folder is used if it exists.")]
+        + StoreOption.cacheOptions
+        + [CommonOptions.noStore, CommonOptions.format, CommonOptions.noInline, CommonOptions.noAdjust, verbose]
+
+    static let epilogue = """
+        EXIT STATUS: 0 the report was processed (even if some images were missing), 65 the input
+        is not an Apple crash report, 64 usage error, 1 other failure.
 
         EXAMPLE: symbolicate -o out.crash in.crash App.app.dSYM
 
         """
 
-    /// The options, also listed by `symbolicate --help` under the commands.
-    static let options = """
-          -o, --output OUT      Write the report to OUT (default: stdout; `-` is stdout).
-          -d, --dsym PATH       A symbol path (repeatable), as symbolicatecrash's -d.
-          --store DIR           The symbol store (default: $SYMBOLICATE_STORE, else
-                                $XDG_DATA_HOME/symbolicate or ~/.local/share/symbolicate, if present).
-        \(StoreOption.cacheHelp)
-          --no-store            Use only the symbol paths given.
-          --format FORMAT       crash (Apple text; translates .ips and MetricKit), ips (.ips
-                                inputs only) or json (every frame with its status). Default: the
-                                input's format.
-          --no-inline           One line per frame: no inlined functions.
-          --no-adjust           Look up return addresses as they are (not at address - 1).
-          -v, --verbose         Also say which symbol file served each image, and list every
-                                file under the symbol paths that could not be read (an
-                                unreadable dSYM is always named).
-          -h, --help            Show this help.
-        """
-
-    static let exitStatus = """
-        EXIT STATUS: 0 the report was processed (even if some images were missing), 65 the input
-        is not an Apple crash report, 64 usage error, 1 other failure.
-        """
-
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(
-            arguments, valued: StoreOption.valued.union(["-o", "-d", "--format"]),
-            flags: ["--no-store", "--no-inline", "--no-adjust", "-v"],
-            aliases: ["--output": "-o", "--dsym": "-d", "--verbose": "-v"])
+    static func run(_ args: Arguments) throws -> Int32 {
         guard let reportPath = args.positionals.first else { throw UsageError("missing REPORT") }
-        let format = try parseFormat(args.value("--format"))
-        let paths = args.all("-d") + args.positionals.dropFirst()
-        let store = try StoreOption.open(args, disabled: args.has("--no-store"), mustExist: false)
+        let format = try args.value(CommonOptions.format)
+        let paths = try args.values(CommonOptions.symbolPath) + args.positionals.dropFirst()
+        let store = try StoreOption.open(args, disabled: args.has(CommonOptions.noStore), mustExist: false)
 
         let bytes = try IO.read(reportPath)
         let pathLocator = try SymbolPathLocator(paths: paths)
         let locator = SymbolLocatorChain(paths: pathLocator, store: store)
-        let options = SymbolicationOptions(
-            inlines: !args.has("--no-inline"), adjustReturnAddresses: !args.has("--no-adjust"))
-        let processed = try SymbolicationService(locator: locator, options: options).process(bytes, format: format)
-        try IO.write(processed.output, to: args.value("-o"))
+        let settings = SymbolicationOptions(
+            inlines: !args.has(CommonOptions.noInline), adjustReturnAddresses: !args.has(CommonOptions.noAdjust))
+        let processed = try SymbolicationService(locator: locator, options: settings).process(bytes, format: format)
+        try IO.write(processed.output, to: try args.value(output))
 
         Console.error(summary(processed))
         // A dSYM that cannot be read is always named: without it, frames quietly fall back
@@ -78,20 +64,12 @@ enum SymbolicateCommand: Command {
         for problem in pathLocator.scanProblems {
             if isInsideDSYM(problem.path) {
                 Console.error("  dSYM not used, it cannot be read: \(problem.description)")
-            } else if args.has("-v") {
+            } else if args.has(verbose) {
                 Console.error("  skipped \(problem.description)")
             }
         }
-        if args.has("-v") { Console.error(sources(processed.outcome)) }
+        if args.has(verbose) { Console.error(sources(processed.outcome)) }
         return ExitCode.ok
-    }
-
-    static func parseFormat(_ text: String?) throws -> OutputFormat? {
-        guard let text else { return nil }
-        guard let format = OutputFormat(rawValue: text) else {
-            throw UsageError("--format must be crash, ips or json, not '\(text)'")
-        }
-        return format
     }
 
     static func isInsideDSYM(_ path: String?) -> Bool {

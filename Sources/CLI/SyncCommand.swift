@@ -12,7 +12,7 @@ import SymbolicateModel
 enum SyncCommand: Command {
     static let name = "sync"
     static let summary = "Copy a folder store's builds and stored reports into a bucket store (resumable)"
-    static let help = """
+    static let about = """
         USAGE: symbolicate sync --from DIR --store s3://BUCKET[/PREFIX] [--cache DIR] [--cache-size SIZE]
 
         Copies every build of the folder store DIR into the bucket store, then the reports
@@ -21,29 +21,31 @@ enum SyncCommand: Command {
         as good or better, are skipped, and so are reports already there: run it again to
         resume a sync that was interrupted. Each build is printed on stderr as it is handled.
 
-        OPTIONS:
-          --from DIR        The folder store to copy from (read only).
-        \(StoreOption.cacheHelp)
-          -h, --help        Show this help.
+        """
 
+    static let from = ValueOption<String>("--from", value: "DIR", help: "The folder store to copy from (read only).")
+
+    static let options: [any CommandOption] =
+        [from, StoreOption.store.adding("Here, the bucket store to copy into (required).")] + StoreOption.cacheOptions
+
+    static let epilogue = """
         EXIT STATUS: 0 every build and stored report copied or already there, 1 some build or
         the stored reports could not be copied (each is named with the reason), 64 usage error,
         65 the bucket location is malformed.
 
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, valued: StoreOption.valued.union(["--from"]), flags: [])
+    static func run(_ args: Arguments) throws -> Int32 {
         guard args.positionals.isEmpty else { throw UsageError("sync takes no positional arguments") }
-        guard let from = args.value("--from") else { throw UsageError("sync needs --from DIR (a folder store)") }
-        guard let target = args.value("--store"), StoreLocation.isBucket(target) else {
+        guard let folder = try args.value(from) else { throw UsageError("sync needs --from DIR (a folder store)") }
+        guard let target = try args.value(StoreOption.store), StoreLocation.isBucket(target) else {
             throw UsageError("sync needs --store s3://BUCKET[/PREFIX] (the bucket store to copy into)")
         }
-        guard FileManager.default.fileExists(atPath: from + "/catalog.sqlite") else {
+        guard FileManager.default.fileExists(atPath: folder + "/catalog.sqlite") else {
             throw SymbolicateError(
-                .notFound, "no symbol store here (no catalog.sqlite): name a folder store with --from", path: from)
+                .notFound, "no symbol store here (no catalog.sqlite): name a folder store with --from", path: folder)
         }
-        let source = try SymbolStore(directory: from)
+        let source = try SymbolStore(directory: folder)
         guard let bucket = try StoreOption.open(args, disabled: false, mustExist: true) as? BucketStore else {
             throw UsageError("sync needs --store s3://BUCKET[/PREFIX] (the bucket store to copy into)")
         }
@@ -59,7 +61,7 @@ enum SyncCommand: Command {
             "copied \(totals.copied) builds to \(bucket.locationDescription), \(totals.skipped) already there, \(totals.failed) failed"
         )
         // Reports after builds: a report copied first would name UUIDs the bucket has no build for yet.
-        let reportsCopied = copyStoredReports(from: from, to: target)
+        let reportsCopied = copyStoredReports(from: folder, to: target)
         return totals.failed == 0 && reportsCopied ? ExitCode.ok : ExitCode.failure
     }
 

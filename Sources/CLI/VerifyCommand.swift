@@ -6,30 +6,31 @@ import Store
 enum VerifyCommand: Command {
     static let name = "verify"
     static let summary = "Check the symbol store's catalog and build files"
-    static let help = """
+    static let about = """
         USAGE: symbolicate verify [--store DIR] [--deep]
 
         Checks every build of the store: its file exists, opens, has the current schema version and
         matches its catalog row. Removes temporary files left by interrupted imports. Builds that
         need re-importing are named.
 
-        OPTIONS:
-          --store DIR   The store (default: $SYMBOLICATE_STORE, else the XDG data folder).
-        \(StoreOption.cacheHelp)
-          --deep        Also run SQLite's integrity check on every build file (slower).
-          -h, --help    Show this help.
+        """
 
+    static let deep = FlagOption(
+        "--deep", help: "Also run SQLite's integrity check on every build file (slower).")
+
+    static let options: [any CommandOption] = StoreOption.options + [deep]
+
+    static let epilogue = """
         EXIT STATUS: 0 healthy, 1 problems found (listed on stderr), 64 usage error.
 
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try Arguments(arguments, valued: StoreOption.valued, flags: ["--deep"])
+    static func run(_ args: Arguments) throws -> Int32 {
         guard args.positionals.isEmpty else { throw UsageError("verify takes no positional arguments") }
         guard let store = try StoreOption.open(args, disabled: false, mustExist: true) else {
             return ExitCode.failure
         }
-        let report = try store.verify(deep: args.has("--deep"))
+        let report = try store.verify(deep: args.has(deep))
         for fixed in report.repaired { Console.error("repaired \(fixed.description)") }
         for problem in report.problems { Console.error("problem  \(problem.description)") }
         Console.error(
