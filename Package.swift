@@ -83,7 +83,8 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel", "TestSupport"]),
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel", "TestSupport"]),
         .testTarget(
-            name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "ObjectStorage", "TestSupport"]),
+            name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "ObjectStorage", "TestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "SymbolicationTests",
             dependencies: ["Symbolication", "Reports", "SymbolicateModel", "TestSupport"]),

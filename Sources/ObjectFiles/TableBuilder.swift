@@ -27,7 +27,7 @@ struct TableBuilder {
         var entry: UInt64
     }
 
-    private struct SymbolInterval: BoundedInterval {
+    struct SymbolInterval: BoundedInterval, Sendable {
         var start: UInt64
         var end: UInt64
         var name: UInt32
@@ -184,7 +184,16 @@ struct TableBuilder {
     }
 
     private var symbols: [SymbolInterval] = []
+    /// The function of each symbol from `symbolBase` on, once interned (SymbolTable.none before).
     private var symbolFunctions: [UInt32] = []
+    private var symbolBase = 0
+    /// A builder walking one unit's regions on the thread that read it (`walkUnit`): its file
+    /// numbers are the unit's own, marked with `unitFileMark`, its ranges are kept per region
+    /// as walked, and the merge (`merge`) renumbers everything into the table's builder.
+    private var walksOneUnit = false
+    /// The table builder's names, which its symbols' names index (when walking one unit).
+    private var symbolNames: [String] = []
+    static let unitFileMark: UInt32 = 1 << 31
     /// The first symbol that may still cover the next address walked.
     private var symbolCursor = 0
     private var ranges: [SymbolTable.Range] = []
@@ -194,10 +203,20 @@ struct TableBuilder {
 
     /// The function of symbol `i`, interned once.
     private mutating func symbolFunction(_ i: Int) -> UInt32 {
-        if symbolFunctions[i] != SymbolTable.none { return symbolFunctions[i] }
-        let fn = function(symbols[i].name, symbols[i].start)
-        symbolFunctions[i] = fn
+        let slot = i - symbolBase
+        if symbolFunctions[slot] != SymbolTable.none { return symbolFunctions[slot] }
+        // Symbols' names are the table builder's; a unit's walk interns them among its own.
+        let name = walksOneUnit ? intern(symbolNames[Int(symbols[i].name)]) : symbols[i].name
+        let fn = function(name, symbols[i].start)
+        symbolFunctions[slot] = fn
         return fn
+    }
+
+    /// The builder's number of file `f` of `unit`'s DebugInfo (marked when walking one unit alone).
+    @inline(__always)
+    private func unitFile(_ unit: NodeCache?, _ f: UInt32) -> UInt32 {
+        guard walksOneUnit else { return unit?.file(f) ?? f }
+        return f == SymbolTable.none ? f : f | TableBuilder.unitFileMark
     }
 
     /// The location chain of `node` at `file:line` (a builder file index); the outermost
@@ -213,7 +232,7 @@ struct TableBuilder {
             if unit.callSiteSymbol[i] == symbolKey, unit.callSite[i] != SymbolTable.none {
                 parent = unit.callSite[i]
             } else {
-                parent = chain(unit, n.parent, unit.file(n.callFile), n.callLine, symbol)
+                parent = chain(unit, n.parent, unitFile(unit, n.callFile), n.callLine, symbol)
                 unit.callSite[i] = parent
                 unit.callSiteSymbol[i] = symbolKey
             }
@@ -233,7 +252,7 @@ struct TableBuilder {
     }
 
     private mutating func append(_ start: UInt64, _ loc: UInt32) {
-        if ranges.last?.location != loc, !(ranges.isEmpty && loc == SymbolTable.none) {
+        if ranges.last?.location != loc, walksOneUnit || !(ranges.isEmpty && loc == SymbolTable.none) {
             ranges.append(SymbolTable.Range(start: start, location: loc))
         }
     }
@@ -262,7 +281,7 @@ struct TableBuilder {
             let node: Int32 = pi < pieces.count && pieces[pi].start <= p ? pieces[pi].node : -1
             let line = li < lines.count && lines[li].start <= p ? lines[li] : nil
             let symbol = si < syms.count && syms[si].start <= p ? base + si : -1
-            let lineFile = line.map { unit?.file($0.file) ?? $0.file } ?? SymbolTable.none
+            let lineFile = line.map { unitFile(unit, $0.file) } ?? SymbolTable.none
             var loc = SymbolTable.none
             if node >= 0, let unit {
                 loc = chain(unit, node, lineFile, line?.line ?? SymbolTable.none, symbol)
@@ -299,6 +318,102 @@ struct TableBuilder {
             lastPoint = max(lastPoint ?? q, q)
             pending = points.next()
         }
+    }
+
+    /// The index of the first symbol whose interval ends after `address` (symbols are sorted and
+    /// disjoint, so their ends ascend too).
+    private static func firstSymbol(_ symbols: [SymbolInterval], endingAfter address: UInt64) -> Int {
+        var lo = 0
+        var hi = symbols.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if symbols[mid].end <= address { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The index of the first symbol starting at or after `address`.
+    private static func firstSymbol(_ symbols: [SymbolInterval], startingAtOrAfter address: UInt64) -> Int {
+        var lo = 0
+        var hi = symbols.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if symbols[mid].start < address { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// Walks one unit's regions (`owned`, ascending; `pieces` and `lines` inside them) on its own,
+    /// on the thread that read the unit, as the table's builder would walk them: its functions
+    /// and locations are numbered by this walk alone, its files are the unit's own, and each
+    /// region's ranges are kept as walked. `merge` then renumbers them into the table's builder,
+    /// region by region in address order, interning the same locations in the same order as
+    /// walking there would, so the table is the same; only the renumbering stays serial.
+    static func walkUnit(
+        _ cache: NodeCache, pieces: [ScopeInterval], lines: [DebugInfo.LineInterval],
+        owned: [(start: UInt64, end: UInt64)], symbols: [SymbolInterval], symbolNames: [String]
+    ) -> PreparedUnit {
+        var b = TableBuilder()
+        b.walksOneUnit = true
+        b.symbols = symbols
+        b.symbolNames = symbolNames
+        if let first = owned.first, let last = owned.last {
+            b.symbolBase = firstSymbol(symbols, endingAfter: first.start)
+            let end = firstSymbol(symbols, startingAtOrAfter: last.end)
+            b.symbolFunctions = Array(repeating: SymbolTable.none, count: max(0, end - b.symbolBase))
+        }
+        var regions: [PreparedUnit.Region] = []
+        regions.reserveCapacity(owned.count)
+        var pi = 0
+        var li = 0
+        for r in owned {
+            // The pieces and lines that start in the region (each lies inside one region).
+            while pi < pieces.count, pieces[pi].start < r.start { pi += 1 }
+            var pe = pi
+            while pe < pieces.count, pieces[pe].start < r.end { pe += 1 }
+            while li < lines.count, lines[li].start < r.start { li += 1 }
+            var le = li
+            while le < lines.count, lines[le].start < r.end { le += 1 }
+            b.ranges = []
+            b.lastPoint = nil
+            b.locationTable.forget(expected: (pe - pi) + (le - li))
+            let first = b.locationTable.locations.count
+            b.symbolCursor = firstSymbol(symbols, endingAfter: r.start)
+            b.walk(r.start, r.end, Array(pieces[pi..<pe]), Array(lines[li..<le]), cache)
+            regions.append(
+                PreparedUnit.Region(
+                    locations: first..<b.locationTable.locations.count, ranges: b.ranges, lastPoint: b.lastPoint))
+            pi = pe
+            li = le
+        }
+        return PreparedUnit(cache: cache, functions: b.functions, locations: b.locationTable.locations, regions: regions)
+    }
+
+    /// Adds `unit`'s next region, as `walkUnit` walked it: its new locations renumbered and
+    /// interned in the order they were made (functions, files and parents renumbered on the
+    /// way), then its ranges.
+    private mutating func merge(_ unit: PreparedUnit) {
+        guard let region = unit.nextRegion() else { return }
+        locationTable.forget(expected: region.locations.count)
+        for i in region.locations {
+            let l = unit.locations[i]
+            var fn = unit.functionMap[Int(l.function)]
+            if fn == SymbolTable.none {
+                let f = unit.functions[Int(l.function)]
+                fn = function(intern(f.name), f.entry)
+                unit.functionMap[Int(l.function)] = fn
+            }
+            var file = l.file
+            if file != SymbolTable.none, file & TableBuilder.unitFileMark != 0 {
+                file = unit.cache.file(file & ~TableBuilder.unitFileMark)
+            }
+            let parent = l.parent == SymbolTable.none ? SymbolTable.none : unit.locationMap[Int(l.parent)]
+            unit.locationMap[i] = location(fn, file, l.line, parent)
+        }
+        for r in region.ranges {
+            append(r.start, r.location == SymbolTable.none ? SymbolTable.none : unit.locationMap[Int(r.location)])
+        }
+        if let p = region.lastPoint { lastPoint = max(lastPoint ?? p, p) }
     }
 
     /// Closes the table after the last region.
@@ -351,9 +466,7 @@ struct TableBuilder {
             }
             if position < r.start { walk(position, r.start, [], [], nil) }
             if let unit = loaded[r.unit] {
-                let (pieces, lines) = unit.take(r.start, r.end)
-                locationTable.forget(expected: pieces.count + lines.count)
-                walk(r.start, r.end, pieces, lines, unit.cache)
+                merge(unit)
             } else {
                 walk(r.start, r.end, [], [], nil)
             }
@@ -431,7 +544,8 @@ struct TableBuilder {
         for u in info.units {
             guard let mine = owned[u.offset] else { continue }
             let (pieces, lines) = prepare(info, u, owned: mine)
-            prepared[u.offset] = PreparedUnit(cache: cache, pieces: pieces, lines: lines)
+            prepared[u.offset] = walkUnit(
+                cache, pieces: pieces, lines: lines, owned: mine, symbols: b.symbols, symbolNames: b.names)
         }
         // One batch holding every unit.
         var all: [UInt64] = []
@@ -455,6 +569,8 @@ struct TableBuilder {
             arangeEntries: stream.arangeEntries, arangeUnits: stream.arangeUnits, units: try stream.unitRanges())
         let owned = owned(regions)
         let batches = batches(regions, batchBytes: DebugInfoReader.batchBytes) { stream.size(ofUnitAt: $0) }
+        let symbols = b.symbols
+        let symbolNames = b.names
         try b.walkRegions(regions, batches: batches) { batch in
             let parts = try stream.read(units: batch) { (info: DebugInfo) -> PreparedUnit? in
                 guard let u = info.units.first, let mine = owned[u.offset] else { return nil }
@@ -463,7 +579,9 @@ struct TableBuilder {
                 slim.scopes = []
                 slim.lines = []
                 slim.sequences = []
-                return PreparedUnit(cache: NodeCache(slim), pieces: pieces, lines: lines)
+                return walkUnit(
+                    NodeCache(slim), pieces: pieces, lines: lines, owned: mine, symbols: symbols,
+                    symbolNames: symbolNames)
             }
             stream.releaseResidentPages()
             return zip(batch, parts).compactMap { offset, part in part.map { (offset, $0) } }
@@ -501,33 +619,41 @@ final class NodeCache: @unchecked Sendable {
     func file(_ f: UInt32) -> UInt32 { Int(f) < fileMap.count ? fileMap[Int(f)] : f }
 }
 
-/// A unit ready to walk: its scope pieces and line intervals inside its regions, sorted, handed
-/// out region by region.
+/// A unit walked on its own (`TableBuilder.walkUnit`), waiting to be merged region by region:
+/// its functions and locations as that walk numbered them, each region's new locations and
+/// ranges, and (filled as the merge goes) the table builder's numbers for them.
 final class PreparedUnit: @unchecked Sendable {
-    let cache: NodeCache
-    private var pieces: [TableBuilder.ScopeInterval]
-    private var lines: [DebugInfo.LineInterval]
-    private var pieceCursor = 0
-    private var lineCursor = 0
-
-    init(cache: NodeCache, pieces: [TableBuilder.ScopeInterval], lines: [DebugInfo.LineInterval]) {
-        self.cache = cache
-        self.pieces = pieces
-        self.lines = lines
+    struct Region {
+        /// The locations this region added, by the unit walk's numbers.
+        var locations: Range<Int>
+        var ranges: [SymbolTable.Range]
+        var lastPoint: UInt64?
     }
 
-    /// The pieces and lines that start in `start..<end` (regions are asked for in ascending order).
-    func take(_ start: UInt64, _ end: UInt64) -> ([TableBuilder.ScopeInterval], [DebugInfo.LineInterval]) {
-        while pieceCursor < pieces.count, pieces[pieceCursor].start < start { pieceCursor += 1 }
-        var p = pieceCursor
-        while p < pieces.count, pieces[p].start < end { p += 1 }
-        while lineCursor < lines.count, lines[lineCursor].start < start { lineCursor += 1 }
-        var l = lineCursor
-        while l < lines.count, lines[l].start < end { l += 1 }
+    let cache: NodeCache
+    let functions: [SymbolTable.Function]
+    let locations: [SymbolTable.Location]
+    var functionMap: [UInt32]
+    var locationMap: [UInt32]
+    private var regions: [Region]
+    private var next = 0
+
+    init(cache: NodeCache, functions: [SymbolTable.Function], locations: [SymbolTable.Location], regions: [Region]) {
+        self.cache = cache
+        self.functions = functions
+        self.locations = locations
+        self.regions = regions
+        functionMap = Array(repeating: SymbolTable.none, count: functions.count)
+        locationMap = Array(repeating: SymbolTable.none, count: locations.count)
+    }
+
+    /// The next region (regions are merged in ascending order); nil past the last.
+    func nextRegion() -> Region? {
+        guard next < regions.count else { return nil }
         defer {
-            pieceCursor = p
-            lineCursor = l
+            regions[next].ranges = []
+            next += 1
         }
-        return (Array(pieces[pieceCursor..<p]), Array(lines[lineCursor..<l]))
+        return regions[next]
     }
 }
