@@ -60,7 +60,10 @@ let package = Package(
             path: "Sources/Server"),
         .target(
             name: "Batch",
-            dependencies: ["Symbolication", "Store", "Reports", "SymbolicateModel", "Archives", "Digest", "ObjectStorage"],
+            dependencies: [
+                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "Archives", "Digest",
+                "ObjectStorage",
+            ],
             path: "Sources/Batch"),
         .target(
             name: "CLI",
