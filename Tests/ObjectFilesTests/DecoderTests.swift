@@ -29,6 +29,11 @@ struct DecoderTests {
         #expect(throws: DecodeError.self) { try r.sub(UInt64.max, 1) }
         var s = reader(Array("abc".utf8))
         #expect(throws: DecodeError.self) { try s.cString() }
+        var t = reader(Array("ab\0cd\0e".utf8))
+        #expect(try t.cStringLength() == 2)
+        #expect(try t.cString() == "cd")
+        #expect(t.offset == 6)
+        #expect(throws: DecodeError.self) { try t.cStringLength() }
     }
 
     /// DWARF 5, 7.4: a 32-bit initial length, or the escape and a 64-bit one with 8-byte offsets.
