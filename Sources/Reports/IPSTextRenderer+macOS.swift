@@ -124,16 +124,7 @@ extension IPSTextRenderer {
             out.append("VM Region Info: " + region)
             out.append("")
         }
-        if let triage = s("ktriageinfo") {
-            out.append("Kernel Triage:")
-            out.append(triage)
-            out.append("")
-        }
-        if let asi = report.applicationSpecificInformation {
-            out.append("Application Specific Information:")
-            out.append(asi)
-            out.append("")
-        }
+        triageAndApplicationInformation(body, report, into: &out)
     }
 
     /// The bytes around the crashed thread's pc, 16 a row with their ASCII, the pc's byte in

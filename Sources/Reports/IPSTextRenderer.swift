@@ -100,7 +100,13 @@ enum IPSTextRenderer {
             out.append("Triggered by Thread:  " + faulting)
             out.append("")
         }
-        if let triage = s("ktriageinfo") {
+        triageAndApplicationInformation(body, report, into: &out)
+    }
+
+    /// `Kernel Triage:` and `Application Specific Information:`, each a title, its text and a
+    /// blank line, where the report has them; the last of the header in both layouts.
+    static func triageAndApplicationInformation(_ body: JSONNode, _ report: CrashReport, into out: inout [String]) {
+        if let triage = body["ktriageinfo"]?.scalarText {
             out.append("Kernel Triage:")
             out.append(triage)
             out.append("")
