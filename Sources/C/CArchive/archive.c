@@ -2,10 +2,8 @@
 // target uses, and one forwarding function per entry point. Nothing here links against libarchive,
 // so the symbolicate executable has no libarchive (nor its compression libraries) in its ldd list.
 #include "CArchive.h"
-#include <dlfcn.h>
+#include "CLibraryLoader.h"
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 static struct {
     struct archive *(*read_new)(void);
@@ -52,26 +50,18 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int loaded = 0;
 static char load_error[512] = "";
 
-#define CARCHIVE_BIND(field)                                                                         \
-    do {                                                                                             \
-        *(void **)(&api.field) = dlsym(library, "archive_" #field);                                  \
-        if (api.field == NULL) {                                                                     \
-            snprintf(load_error, sizeof load_error, "libarchive.so.13 has no archive_%s", #field);  \
-            return;                                                                                  \
-        }                                                                                            \
+#define CARCHIVE_BIND(field)                                                                           \
+    do {                                                                                               \
+        if (!symbolicate_library_bind(library, "libarchive.so.13", "archive_" #field, (void **)&api.field, \
+                                      load_error, sizeof load_error))                                  \
+            return;                                                                                    \
     } while (0)
 
 static void load(void) {
-    // RTLD_LOCAL: libarchive's symbols stay out of the global namespace; nothing else resolves them.
     // SYMBOLICATE_LIBARCHIVE names another file to load instead (a system that names it differently).
-    const char *name = getenv("SYMBOLICATE_LIBARCHIVE");
-    if (name == NULL || name[0] == '\0') name = "libarchive.so.13";
-    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : "dlopen failed");
-        return;
-    }
+    void *library =
+        symbolicate_library_open("SYMBOLICATE_LIBARCHIVE", "libarchive.so.13", load_error, sizeof load_error);
+    if (library == NULL) return;
     CARCHIVE_BIND(read_new);
     CARCHIVE_BIND(write_new);
     CARCHIVE_BIND(entry_new);

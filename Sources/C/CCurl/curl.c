@@ -2,7 +2,7 @@
 // curl_global_init, and non-variadic wrappers over curl_easy_setopt / curl_easy_getinfo. Nothing
 // here links against libcurl, so the symbolicate executable has no libcurl in its ldd list.
 #include "CCurl.h"
-#include <dlfcn.h>
+#include "CLibraryLoader.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,23 +26,16 @@ static int loaded = 0;
 static char load_error[512] = "";
 static char version[64] = "";
 
-#define SYMBOLICATE_CURL_BIND(field, name)                                                           \
-    do {                                                                                             \
-        *(void **)(&api.field) = dlsym(library, name);                                               \
-        if (api.field == NULL) {                                                                     \
-            snprintf(load_error, sizeof load_error, "libcurl.so.4 has no %s", name);                \
-            return;                                                                                  \
-        }                                                                                            \
+#define SYMBOLICATE_CURL_BIND(field, name)                                                             \
+    do {                                                                                               \
+        if (!symbolicate_library_bind(library, "libcurl.so.4", name, (void **)&api.field, load_error,  \
+                                      sizeof load_error))                                              \
+            return;                                                                                    \
     } while (0)
 
 static void load(void) {
-    // RTLD_LOCAL: libcurl's symbols stay out of the global namespace; nothing else resolves them.
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : "dlopen failed");
-        return;
-    }
+    void *library = symbolicate_library_open(NULL, "libcurl.so.4", load_error, sizeof load_error);
+    if (library == NULL) return;
     SYMBOLICATE_CURL_BIND(global_init, "curl_global_init");
     SYMBOLICATE_CURL_BIND(version_info, "curl_version_info");
     SYMBOLICATE_CURL_BIND(easy_init, "curl_easy_init");

@@ -3,10 +3,8 @@
 // against libmicrohttpd, so the symbolicate executable has no libmicrohttpd (nor GnuTLS) in its
 // ldd list.
 #include "CMicroHTTPD.h"
-#include <dlfcn.h>
+#include "CLibraryLoader.h"
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 static struct {
     struct MHD_Daemon *(*start_daemon_va)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *,
@@ -30,26 +28,18 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int loaded = 0;
 static char load_error[512] = "";
 
-#define CMHD_BIND(field)                                                                             \
-    do {                                                                                             \
-        *(void **)(&api.field) = dlsym(library, "MHD_" #field);                                      \
-        if (api.field == NULL) {                                                                     \
-            snprintf(load_error, sizeof load_error, "libmicrohttpd.so.12 has no MHD_%s", #field);   \
-            return;                                                                                  \
-        }                                                                                            \
+#define CMHD_BIND(field)                                                                               \
+    do {                                                                                               \
+        if (!symbolicate_library_bind(library, "libmicrohttpd.so.12", "MHD_" #field, (void **)&api.field,  \
+                                      load_error, sizeof load_error))                                  \
+            return;                                                                                    \
     } while (0)
 
 static void load(void) {
-    // RTLD_LOCAL: libmicrohttpd's symbols stay out of the global namespace; nothing else resolves them.
     // SYMBOLICATE_LIBMICROHTTPD names another file to load instead (a system that names it differently).
-    const char *name = getenv("SYMBOLICATE_LIBMICROHTTPD");
-    if (name == NULL || name[0] == '\0') name = "libmicrohttpd.so.12";
-    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : "dlopen failed");
-        return;
-    }
+    void *library =
+        symbolicate_library_open("SYMBOLICATE_LIBMICROHTTPD", "libmicrohttpd.so.12", load_error, sizeof load_error);
+    if (library == NULL) return;
     CMHD_BIND(start_daemon_va);
     CMHD_BIND(stop_daemon);
     CMHD_BIND(quiesce_daemon);
