@@ -26,27 +26,25 @@ static int loaded = 0;
 static char load_error[512] = "";
 static char version[64] = "";
 
-#define SYMBOLICATE_CURL_BIND(field, name)                                                             \
-    do {                                                                                               \
-        if (!symbolicate_library_bind(library, "libcurl.so.4", name, (void **)&api.field, load_error,  \
-                                      sizeof load_error))                                              \
-            return;                                                                                    \
-    } while (0)
+#define SYMBOLICATE_CURL_ENTRY(field) {"curl_" #field, (void **)&api.field}
 
 static void load(void) {
-    void *library = symbolicate_library_open(NULL, "libcurl.so.4", load_error, sizeof load_error);
-    if (library == NULL) return;
-    SYMBOLICATE_CURL_BIND(global_init, "curl_global_init");
-    SYMBOLICATE_CURL_BIND(version_info, "curl_version_info");
-    SYMBOLICATE_CURL_BIND(easy_init, "curl_easy_init");
-    SYMBOLICATE_CURL_BIND(easy_cleanup, "curl_easy_cleanup");
-    SYMBOLICATE_CURL_BIND(easy_reset, "curl_easy_reset");
-    SYMBOLICATE_CURL_BIND(easy_perform, "curl_easy_perform");
-    SYMBOLICATE_CURL_BIND(easy_strerror, "curl_easy_strerror");
-    SYMBOLICATE_CURL_BIND(easy_setopt, "curl_easy_setopt");
-    SYMBOLICATE_CURL_BIND(easy_getinfo, "curl_easy_getinfo");
-    SYMBOLICATE_CURL_BIND(slist_append, "curl_slist_append");
-    SYMBOLICATE_CURL_BIND(slist_free_all, "curl_slist_free_all");
+    const symbolicate_entry_point points[] = {
+        SYMBOLICATE_CURL_ENTRY(global_init),
+        SYMBOLICATE_CURL_ENTRY(version_info),
+        SYMBOLICATE_CURL_ENTRY(easy_init),
+        SYMBOLICATE_CURL_ENTRY(easy_cleanup),
+        SYMBOLICATE_CURL_ENTRY(easy_reset),
+        SYMBOLICATE_CURL_ENTRY(easy_perform),
+        SYMBOLICATE_CURL_ENTRY(easy_strerror),
+        SYMBOLICATE_CURL_ENTRY(easy_setopt),
+        SYMBOLICATE_CURL_ENTRY(easy_getinfo),
+        SYMBOLICATE_CURL_ENTRY(slist_append),
+        SYMBOLICATE_CURL_ENTRY(slist_free_all),
+    };
+    if (!symbolicate_library_load(NULL, "libcurl.so.4", points, sizeof points / sizeof points[0], load_error,
+                                  sizeof load_error))
+        return;
     // curl_global_init is not thread-safe; pthread_once makes this the only call in the process.
     CURLcode rc = api.global_init(CURL_GLOBAL_ALL);
     if (rc != CURLE_OK) {
