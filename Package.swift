@@ -28,9 +28,11 @@ let package = Package(
             linkerSettings: [.linkedLibrary("stdc++")]),
         // libcurl, libmicrohttpd and libarchive are dlopen'd by these shims on first use, not
         // linked: only bucket stores, `serve` and archives need them, and loading costs start-up.
-        .target(name: "CCurl", path: "Sources/C/CCurl"),
-        .target(name: "CMicroHTTPD", path: "Sources/C/CMicroHTTPD"),
-        .target(name: "CArchive", path: "Sources/C/CArchive"),
+        // They share one loader (CLibraryLoader): the dlopen flags, the override variables, the messages.
+        .target(name: "CLibraryLoader", path: "Sources/C/CLibraryLoader"),
+        .target(name: "CCurl", dependencies: ["CLibraryLoader"], path: "Sources/C/CCurl"),
+        .target(name: "CMicroHTTPD", dependencies: ["CLibraryLoader"], path: "Sources/C/CMicroHTTPD"),
+        .target(name: "CArchive", dependencies: ["CLibraryLoader"], path: "Sources/C/CArchive"),
         // sched_getaffinity, which Swift's Glibc module does not declare (it needs _GNU_SOURCE).
         .target(name: "CProcessor", path: "Sources/C/CProcessor"),
 
@@ -60,7 +62,10 @@ let package = Package(
             path: "Sources/Server"),
         .target(
             name: "Batch",
-            dependencies: ["Symbolication", "Store", "Reports", "SymbolicateModel", "Archives", "Digest", "ObjectStorage"],
+            dependencies: [
+                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "Archives", "Digest",
+                "ObjectStorage",
+            ],
             path: "Sources/Batch"),
         .target(
             name: "CLI",

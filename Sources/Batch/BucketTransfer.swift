@@ -17,6 +17,7 @@
 import Archives
 import Foundation
 import ObjectStorage
+import Store
 import SymbolicateModel
 
 public final class BucketTransfer {
@@ -44,7 +45,7 @@ public final class BucketTransfer {
             guard let settings else { throw ObjectStorageError(.invalidConfiguration, "no object storage settings") }
             client = try S3Client(configuration: settings)
         } catch {
-            throw Self.error(error)
+            throw SymbolicateError(storage: error)
         }
         var random = SystemRandomNumberGenerator()
         staging = scratchParent + "/batch-\(getpid())-\(String(random.next() & 0xffff_ffff, radix: 16))"
@@ -238,7 +239,7 @@ public final class BucketTransfer {
         do throws(ObjectStorageError) {
             return try S3Location(parsing: url)
         } catch {
-            throw Self.error(error)
+            throw SymbolicateError(storage: error)
         }
     }
 
@@ -259,19 +260,7 @@ public final class BucketTransfer {
         do throws(ObjectStorageError) {
             return try body()
         } catch {
-            throw Self.error(error)
+            throw SymbolicateError(storage: error)
         }
-    }
-
-    /// An object-storage error as the CLI's exit codes read it; its text names bucket and key.
-    static func error(_ error: ObjectStorageError) -> SymbolicateError {
-        let code: SymbolicateError.Code
-        switch error.code {
-        case .invalidLocation, .invalidConfiguration: code = .badInput
-        case .noSuchKey, .noSuchBucket: code = .notFound
-        case .libraryMissing: code = .unsupported
-        default: code = .io
-        }
-        return SymbolicateError(code, error.description)
     }
 }

@@ -4,28 +4,19 @@
 // When the inputs are all archives, the total is the archives' size on disk and progress is
 // the share of it libarchive has consumed. A list on stdin, or archives mixed with folders,
 // leave the total unknown; progress then shows counts and speed only.
-// FileKind classifies a path without following symbolic links to folders (no walk loops).
+// FileKind classifies a path named as an input (links followed); folders are walked by FolderWalk.
 
 import Foundation
+import ObjectFiles
 
 enum FileKind: Equatable {
     case directory, file, other, missing
 
-    init(_ path: String, followLinksToFolders: Bool = true) {
+    init(_ path: String) {
         var info = stat()
-        guard lstat(path, &info) == 0 else {
+        guard stat(path, &info) == 0 else {
             self = .missing
             return
-        }
-        if (info.st_mode & S_IFMT) == S_IFLNK {
-            guard stat(path, &info) == 0 else {
-                self = .missing
-                return
-            }
-            if (info.st_mode & S_IFMT) == S_IFDIR && !followLinksToFolders {
-                self = .other
-                return
-            }
         }
         switch info.st_mode & S_IFMT {
         case S_IFDIR: self = .directory
@@ -79,7 +70,7 @@ struct InputCensus: Sendable {
         for input in inputs {
             switch FileKind(input) {
             case .directory:
-                guard let n = Self.count(input, prefix: "", shard: configuration.shard, skip: skip) else {
+                guard let n = Self.count(input, shard: configuration.shard, skip: skip) else {
                     files = nil
                     return
                 }
@@ -98,25 +89,24 @@ struct InputCensus: Sendable {
         files = count
     }
 
-    /// Files of the shard under `folder`; nil as soon as an archive makes the count unknowable.
-    private static func count(_ folder: String, prefix: String, shard: Shard?, skip: String?) -> Int? {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
+    /// Files of the shard under `folder` (in FolderWalk's way, as InputReader reads them); nil
+    /// when an archive makes the count unknowable.
+    private static func count(_ folder: String, shard: Shard?, skip: String?) -> Int? {
         var n = 0
-        for name in names {
-            let full = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            let rel = prefix.isEmpty ? name : prefix + "/" + name
-            switch FileKind(full, followLinksToFolders: false) {
-            case .directory:
-                if let skip, FileKind.realPath(full) == skip { continue }
-                guard let inner = count(full, prefix: rel, shard: shard, skip: skip) else { return nil }
-                n += inner
+        var foundArchive = false
+        FolderWalk.walk(folder, options: .physical) { entry in
+            switch entry.kind {
+            case .folder:
+                if let skip, FileKind.realPath(entry.path) == skip { return .skip }
             case .file:
-                if OutputPaths.isArchiveName(name) { return nil }
-                if shard?.contains(rel) ?? true { n += 1 }
-            case .other, .missing:
-                continue
+                if OutputPaths.isArchiveName(entry.name) {
+                    foundArchive = true
+                    return .stop
+                }
+                if shard?.contains(entry.relativePath) ?? true { n += 1 }
             }
+            return .proceed
         }
-        return n
+        return foundArchive ? nil : n
     }
 }

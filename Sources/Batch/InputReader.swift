@@ -9,6 +9,7 @@
 
 import Archives
 import Foundation
+import ObjectFiles
 import Store
 import SymbolicateModel
 
@@ -70,7 +71,7 @@ final class InputReader {
         let base = OutputPaths.inputBaseName(path)
         switch FileKind(path) {
         case .directory:
-            walk(path, prefix: "", inputBase: base)
+            walk(path, inputBase: base)
         case .file where OutputPaths.isArchiveName(path):
             readArchive(path, prefix: "", inputBase: base)
         case .file:
@@ -85,34 +86,28 @@ final class InputReader {
         }
     }
 
-    private func walk(_ folder: String, prefix: String, inputBase: String) {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-        } catch {
-            collector.recordInputError("\(folder): cannot list the folder: \(Folders.reason(error, at: folder))")
-            return
-        }
-        for name in names {
-            guard !stopped else { return }
-            let full = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            let rel = prefix.isEmpty ? name : prefix + "/" + name
-            switch FileKind(full, followLinksToFolders: false) {
-            case .directory:
-                if let outputFolder, FileKind.realPath(full) == outputFolder { continue }
-                walk(full, prefix: rel, inputBase: inputBase)
-            case .file where OutputPaths.isArchiveName(name):
-                readArchive(
-                    full,
-                    prefix: prefix.isEmpty
-                        ? OutputPaths.inputBaseName(name) : prefix + "/" + OutputPaths.inputBaseName(name),
-                    inputBase: inputBase)
-            case .file:
-                readFile(full, rel: rel, inputBase: inputBase)
-            case .other, .missing:
-                continue
-            }
-        }
+    /// Reads the files under `folder` in FolderWalk's order. Links to folders are passed over
+    /// (the walk cannot loop), and so is the output folder.
+    private func walk(_ folder: String, inputBase: String) {
+        FolderWalk.walk(
+            folder, options: .physical,
+            unlistable: { path, error in
+                collector.recordInputError("\(path): cannot list the folder: \(Folders.reason(error, at: path))")
+            },
+            visit: { entry in
+                guard !stopped else { return .stop }
+                switch entry.kind {
+                case .folder:
+                    if let outputFolder, FileKind.realPath(entry.path) == outputFolder { return .skip }
+                case .file where OutputPaths.isArchiveName(entry.name):
+                    readArchive(
+                        entry.path, prefix: entry.folderPrefix + OutputPaths.inputBaseName(entry.name),
+                        inputBase: inputBase)
+                case .file:
+                    readFile(entry.path, rel: entry.relativePath, inputBase: inputBase)
+                }
+                return .proceed
+            })
     }
 
     private func readFile(_ path: String, rel: String, inputBase: String) {

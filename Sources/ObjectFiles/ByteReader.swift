@@ -242,27 +242,26 @@ struct ByteReader {
 
     /// A NUL-terminated string; throws when the window ends before the NUL.
     mutating func cString() throws -> String {
-        let p = try need(0)
-        let avail = count - offset
-        guard avail > 0, let end = memchr(p, 0, avail) else {
-            throw DecodeError("unterminated string at offset \(offset)")
-        }
-        let len = UnsafeRawPointer(end) - p
-        let s = String(decoding: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self)
-        offset += len + 1
-        return s
+        let bytes = try bytesBeforeNUL()
+        offset += bytes.count + 1
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Moves past a NUL-terminated string without decoding it; returns its length.
     mutating func cStringLength() throws -> Int {
+        let length = try bytesBeforeNUL().count
+        offset += length + 1
+        return length
+    }
+
+    /// The bytes from the cursor to the next NUL; throws when the window ends before it.
+    private func bytesBeforeNUL() throws -> UnsafeRawBufferPointer {
         let p = try need(0)
         let avail = count - offset
         guard avail > 0, let end = memchr(p, 0, avail) else {
             throw DecodeError("unterminated string at offset \(offset)")
         }
-        let len = UnsafeRawPointer(end) - p
-        offset += len + 1
-        return len
+        return UnsafeRawBufferPointer(start: p, count: UnsafeRawPointer(end) - p)
     }
 
     /// The NUL-terminated string at `at` without moving the cursor.

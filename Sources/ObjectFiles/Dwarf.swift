@@ -148,6 +148,24 @@ final class DwarfSession {
         }
     }
 
+    /// One libdwarf getter through `check`: the value it wrote, nil for DW_DLV_NO_ENTRY.
+    private func value<Value>(
+        _ what: String, _ initial: Value,
+        _ call: (UnsafeMutablePointer<Value>, UnsafeMutablePointer<Dwarf_Error?>) -> Int32
+    ) throws -> Value? {
+        var value = initial
+        var err: Dwarf_Error?
+        guard try check(call(&value, &err), err, what) else { return nil }
+        return value
+    }
+
+    /// A getter that writes a pointer (a DIE, a string): nil for DW_DLV_NO_ENTRY or a null one.
+    private func pointer<Pointee>(
+        _ what: String, _ call: (UnsafeMutablePointer<Pointee?>, UnsafeMutablePointer<Dwarf_Error?>) -> Int32
+    ) throws -> Pointee? {
+        try value(what, nil, call) ?? nil
+    }
+
     /// Calls `body` for each compilation unit of `.debug_info`.
     func forEachUnit(_ body: (DwarfUnit) throws -> Void) throws {
         var offset: UInt64 = 0
@@ -184,42 +202,23 @@ final class DwarfSession {
     func release(_ die: DwarfDie) { dwarf_dealloc_die(die.raw) }
 
     func tag(_ die: DwarfDie) throws -> UInt16 {
-        var tag: Dwarf_Half = 0
-        var err: Dwarf_Error?
-        guard try check(dwarf_tag(die.raw, &tag, &err), err, "reading a tag") else { return 0 }
-        return tag
+        try value("reading a tag", Dwarf_Half(0)) { dwarf_tag(die.raw, $0, $1) } ?? 0
     }
 
     func child(_ die: DwarfDie) throws -> DwarfDie? {
-        var out: Dwarf_Die?
-        var err: Dwarf_Error?
-        guard try check(dwarf_child(die.raw, &out, &err), err, "reading a child DIE"), let out else { return nil }
-        return DwarfDie(raw: out)
+        try pointer("reading a child DIE") { dwarf_child(die.raw, $0, $1) }.map(DwarfDie.init(raw:))
     }
 
     func sibling(_ die: DwarfDie) throws -> DwarfDie? {
-        var out: Dwarf_Die?
-        var err: Dwarf_Error?
-        guard try check(dwarf_siblingof_b(dbg, die.raw, 1, &out, &err), err, "reading a sibling DIE"), let out else {
-            return nil
-        }
-        return DwarfDie(raw: out)
+        try pointer("reading a sibling DIE") { dwarf_siblingof_b(dbg, die.raw, 1, $0, $1) }.map(DwarfDie.init(raw:))
     }
 
     func die(at offset: UInt64) throws -> DwarfDie? {
-        var out: Dwarf_Die?
-        var err: Dwarf_Error?
-        guard try check(dwarf_offdie_b(dbg, offset, 1, &out, &err), err, "reading the DIE at \(offset)"), let out else {
-            return nil
-        }
-        return DwarfDie(raw: out)
+        try pointer("reading the DIE at \(offset)") { dwarf_offdie_b(dbg, offset, 1, $0, $1) }.map(DwarfDie.init(raw:))
     }
 
     func offset(_ die: DwarfDie) throws -> UInt64 {
-        var off: Dwarf_Off = 0
-        var err: Dwarf_Error?
-        guard try check(dwarf_dieoffset(die.raw, &off, &err), err, "reading a DIE offset") else { return 0 }
-        return off
+        try value("reading a DIE offset", Dwarf_Off(0)) { dwarf_dieoffset(die.raw, $0, $1) } ?? 0
     }
 
     /// Reads the attributes we use, in one pass over the DIE's attribute list.
@@ -270,10 +269,7 @@ final class DwarfSession {
     }
 
     private func address(_ attr: Dwarf_Attribute) throws -> UInt64? {
-        var v: Dwarf_Addr = 0
-        var err: Dwarf_Error?
-        guard try check(dwarf_formaddr(attr, &v, &err), err, "reading an address") else { return nil }
-        return v
+        try value("reading an address", Dwarf_Addr(0)) { dwarf_formaddr(attr, $0, $1) }
     }
 
     /// Constants and section offsets; signed forms (DW_FORM_implicit_const, sdata) through
@@ -287,23 +283,14 @@ final class DwarfSession {
         var s: Dwarf_Signed = 0
         if dwarf_formsdata(attr, &s, &err) == DW_DLV_OK { return UInt64(bitPattern: s) }
         if let e = err { dwarf_dealloc_error(dbg, e) }
-        err = nil
-        var off: Dwarf_Off = 0
-        guard try check(dwarf_global_formref(attr, &off, &err), err, "reading a constant") else { return nil }
-        return off
+        return try value("reading a constant", Dwarf_Off(0)) { dwarf_global_formref(attr, $0, $1) }
     }
 
     private func reference(_ attr: Dwarf_Attribute) throws -> UInt64? {
-        var off: Dwarf_Off = 0
-        var err: Dwarf_Error?
-        guard try check(dwarf_global_formref(attr, &off, &err), err, "reading a reference") else { return nil }
-        return off
+        try value("reading a reference", Dwarf_Off(0)) { dwarf_global_formref(attr, $0, $1) }
     }
 
     private func string(_ attr: Dwarf_Attribute) throws -> String? {
-        var s: UnsafeMutablePointer<CChar>?
-        var err: Dwarf_Error?
-        guard try check(dwarf_formstring(attr, &s, &err), err, "reading a string"), let s else { return nil }
-        return String(cString: s)
+        try pointer("reading a string") { dwarf_formstring(attr, $0, $1) }.map { String(cString: $0) }
     }
 }

@@ -1,7 +1,10 @@
-// The walk over a folder that symbol-file scans and store imports share: regular files in sorted,
-// depth-first order; symbolic links followed (frameworks link `Versions/Current`), each folder
-// entered once by (device, inode) so link loops end, at most `maxDepth` levels; dangling links and
-// other file types skipped. Callers decide what a file is and which of two names for one file wins.
+// The one walk over a folder, shared by symbol-file scans, store imports and batch's inputs:
+// folders and regular files in sorted, depth-first order, each with its path relative to the
+// walked folder; each folder entered once by (device, inode), so link loops end. Symbolic links
+// to files are followed; links to folders are followed (frameworks link `Versions/Current`, at
+// most `maxDepth` levels) or passed over, as the caller asks; dangling links and other file types
+// are skipped. Callers decide what a file is, which folders to leave out, when to stop, and which
+// of two names for one file wins.
 
 import Foundation
 
@@ -19,27 +22,116 @@ public enum FolderWalk {
         }
     }
 
-    /// Calls `visit` with the path and `stat` of every regular file under `folder`.
-    public static func regularFiles(under folder: String, _ visit: (String, stat) -> Void) {
-        var visited: Set<FileKey> = []
-        walk(folder, depth: 0, visited: &visited, visit)
+    /// How a walk treats symbolic links to folders.
+    public struct Options: Sendable {
+        /// Whether a link to a folder is entered (each real folder still once) or passed over.
+        public var followsLinksToFolders: Bool
+        /// How many levels of folders are listed, the walked folder being the first; nil for all.
+        public var maxDepth: Int?
+
+        public init(followsLinksToFolders: Bool, maxDepth: Int?) {
+            self.followsLinksToFolders = followsLinksToFolders
+            self.maxDepth = maxDepth
+        }
+
+        /// Bundles as Xcode makes them: links to folders followed, `FolderWalk.maxDepth` levels.
+        public static let followingLinks = Options(followsLinksToFolders: true, maxDepth: FolderWalk.maxDepth)
+        /// The folders themselves: links to folders passed over, so the walk cannot loop.
+        public static let physical = Options(followsLinksToFolders: false, maxDepth: nil)
     }
 
-    private static func walk(_ folder: String, depth: Int, visited: inout Set<FileKey>, _ visit: (String, stat) -> Void)
-    {
+    /// A folder or regular file the walk reached.
+    public struct Entry {
+        public enum Kind: Sendable { case folder, file }
+
+        public var kind: Kind
+        /// The walked folder's path, then the names below it, joined by "/".
+        public var path: String
+        /// The names below the walked folder, joined by "/".
+        public var relativePath: String
+        /// The last name.
+        public var name: String
+        /// `stat` of the file or folder (a link's target).
+        public var info: stat
+
+        /// `relativePath` without the last name: "" at the top, else the folders and a "/".
+        public var folderPrefix: Substring { relativePath.dropLast(name.count) }
+    }
+
+    /// What the walk does after an entry: goes on (into a folder), passes over a folder, or ends.
+    public enum Step: Sendable {
+        case proceed, skip, stop
+    }
+
+    /// Calls `visit` with the path and `stat` of every regular file under `folder`, links followed.
+    public static func regularFiles(under folder: String, _ visit: (String, stat) -> Void) {
+        walk(folder, options: .followingLinks) { entry in
+            if entry.kind == .file { visit(entry.path, entry.info) }
+            return .proceed
+        }
+    }
+
+    /// Calls `visit` with every folder and regular file under `folder`, a folder before what it
+    /// holds. `unlistable` hears of each folder whose names cannot be read, with the error.
+    public static func walk(
+        _ folder: String, options: Options,
+        unlistable: (_ folder: String, _ error: any Error) -> Void = { _, _ in },
+        visit: (Entry) -> Step
+    ) {
         var st = stat()
-        guard depth < maxDepth, stat(folder, &st) == 0, visited.insert(FileKey(st)).inserted,
-            let names = try? FileManager.default.contentsOfDirectory(atPath: folder)
-        else { return }
+        guard stat(folder, &st) == 0 else { return }
+        var visited: Set<FileKey> = []
+        _ = walk(
+            folder, info: st, relativePath: "", depth: 0, options: options, visited: &visited,
+            unlistable: unlistable, visit)
+    }
+
+    /// False once `visit` asked to stop.
+    private static func walk(
+        _ folder: String, info: stat, relativePath: String, depth: Int, options: Options,
+        visited: inout Set<FileKey>, unlistable: (String, any Error) -> Void, _ visit: (Entry) -> Step
+    ) -> Bool {
+        if let maxDepth = options.maxDepth, depth >= maxDepth { return true }
+        guard visited.insert(FileKey(info)).inserted else { return true }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        } catch {
+            unlistable(folder, error)
+            return true
+        }
         for name in names.sorted() {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
             var child = stat()
             guard stat(path, &child) == 0 else { continue }  // dangling link
+            let kind: Entry.Kind
             switch child.st_mode & S_IFMT {
-            case S_IFDIR: walk(path, depth: depth + 1, visited: &visited, visit)
-            case S_IFREG: visit(path, child)
+            case S_IFDIR:
+                guard options.followsLinksToFolders || !isLink(path) else { continue }
+                kind = .folder
+            case S_IFREG: kind = .file
             default: continue
             }
+            let entry = Entry(
+                kind: kind, path: path, relativePath: relativePath.isEmpty ? name : relativePath + "/" + name,
+                name: name, info: child)
+            switch visit(entry) {
+            case .stop: return false
+            case .skip: continue
+            case .proceed:
+                guard kind == .folder else { continue }
+                let goesOn = walk(
+                    path, info: child, relativePath: entry.relativePath, depth: depth + 1, options: options,
+                    visited: &visited, unlistable: unlistable, visit)
+                if !goesOn { return false }
+            }
         }
+        return true
+    }
+
+    /// Whether `path` is a symbolic link (or cannot be looked at without following one).
+    private static func isLink(_ path: String) -> Bool {
+        var own = stat()
+        return lstat(path, &own) != 0 || (own.st_mode & S_IFMT) == S_IFLNK
     }
 }

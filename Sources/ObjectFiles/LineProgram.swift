@@ -69,12 +69,7 @@ enum LineProgram {
     static func parse(_ section: ByteReader, at offset: UInt64, strings: Strings, compDir: String) throws -> LineTable {
         var r = section
         try r.seek(Int(clamping: offset))
-        var unitLength = UInt64(try r.u32())
-        var offsetSize = 4
-        if unitLength == UInt64(DWARF64_escape) {
-            unitLength = try r.u64()
-            offsetSize = 8
-        }
+        let (unitLength, offsetSize) = try r.initialLength()
         guard unitLength <= UInt64(r.remaining) else {
             throw DecodeError("line table at \(offset) runs past its section")
         }

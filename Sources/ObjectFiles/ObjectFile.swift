@@ -23,16 +23,10 @@ public struct ObjectSlice: Sendable {
     /// The same through a chosen DIE reader (tests hold our own reader to libdwarf's).
     func loadSymbolTable(backend: DebugInfoReader.Backend) throws -> SymbolTable {
         do {
-            switch format {
-            case .machO(let m):
-                let debug = info.kind == .debugInfo ? try m.debugSections() : nil
-                return try ObjectSlice.build(
-                    info, debug, pointerSize: m.is64 ? 8 : 4, symbols: try m.symbols(), backend)
-            case .elf(let e):
-                let debug = info.kind == .debugInfo ? try e.debugSections() : nil
-                return try ObjectSlice.build(
-                    info, debug, pointerSize: e.is64 ? 8 : 4, symbols: try e.symbols(), backend)
-            }
+            let file = format.reader
+            let debug = info.kind == .debugInfo ? try file.debugSections() : nil
+            return try ObjectSlice.build(
+                info, debug, pointerSize: file.is64 ? 8 : 4, symbols: try file.symbols(), backend)
         } catch let error as DecodeError {
             throw SymbolicateError(.badInput, "corrupt \(info.arch) slice: \(error.description)", path: info.path)
         }
@@ -102,9 +96,9 @@ public enum ObjectFile {
             case .universal, .universal64:
                 return try fatSlices(whole, is64: kind == .universal64, name: name, path: path)
             case .elf:
-                return [try elfSlice(ELFFile(whole, path: path), name: name, path: path)]
+                return [try slice(.elf(ELFFile(whole, path: path)), name: name, path: path)]
             case .machO:
-                return [try machOSlice(MachOFile(whole), name: name, path: path)]
+                return [try slice(.machO(MachOFile(whole)), name: name, path: path)]
             case .machOBigEndian:
                 throw SymbolicateError(.unsupported, "big-endian Mach-O files are not supported", path: path)
             default: break
@@ -140,7 +134,7 @@ public enum ObjectFile {
             guard data.count >= 4, let m = try? probe.u32(), m == MachOFile.magic32 || m == MachOFile.magic64 else {
                 continue  // e.g. a static-library slice
             }
-            out.append(try machOSlice(MachOFile(data), name: name, path: path))
+            out.append(try slice(.machO(MachOFile(data)), name: name, path: path))
         }
         guard !out.isEmpty else {
             throw SymbolicateError(.unsupported, "universal file without Mach-O slices", path: path)
@@ -157,19 +151,13 @@ public enum ObjectFile {
             path: path)
     }
 
-    private static func machOSlice(_ m: MachOFile, name: String, path: String) throws -> ObjectSlice {
-        guard m.fileType != MH_OBJECT else { throw relocatableObject(path) }
+    private static func slice(_ format: ObjectSlice.Format, name: String, path: String) throws -> ObjectSlice {
+        let file = format.reader
+        guard !file.isRelocatable else { throw relocatableObject(path) }
         let info = BuildInfo(
-            uuid: BuildID(bytes: m.uuid ?? []), arch: m.arch, name: name, textVMAddress: m.textAddress,
-            textSize: m.textSize, kind: m.hasDebugInfo ? .debugInfo : .symbolTable, path: path)
-        return ObjectSlice(info: info, format: .machO(m))
-    }
-
-    private static func elfSlice(_ e: ELFFile, name: String, path: String) throws -> ObjectSlice {
-        guard e.fileType != ET_REL else { throw relocatableObject(path) }
-        let info = BuildInfo(
-            uuid: BuildID(bytes: e.buildID ?? []), arch: e.arch, name: name, textVMAddress: e.textAddress,
-            textSize: e.textSize, kind: e.hasDebugInfo ? .debugInfo : .symbolTable, path: path)
-        return ObjectSlice(info: info, format: .elf(e))
+            uuid: BuildID(bytes: file.buildIDBytes ?? []), arch: file.arch, name: name,
+            textVMAddress: file.textAddress, textSize: file.textSize,
+            kind: file.hasDebugInfo ? .debugInfo : .symbolTable, path: path)
+        return ObjectSlice(info: info, format: format)
     }
 }

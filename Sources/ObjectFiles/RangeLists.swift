@@ -105,12 +105,7 @@ enum AddressRangeTable {
         var units: Set<UInt64> = []
         while r.remaining > 0 {
             let setStart = r.offset
-            var length = UInt64(try r.u32())
-            var offsetSize = 4
-            if length == UInt64(DWARF64_escape) {
-                length = try r.u64()
-                offsetSize = 8
-            }
+            let (length, offsetSize) = try r.initialLength()
             guard length <= UInt64(r.remaining) else {
                 throw DecodeError("address range set at \(setStart) runs past its section")
             }

@@ -19,21 +19,14 @@ extension IPSTextRenderer {
     static func renderMacOS(_ report: CrashReport, body: JSONNode, results: [FrameID: FrameResult]) -> [UInt8] {
         var out: [String] = [""]
         macHeader(body, report, into: &out)
-        for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .lastException {
-            out.append("Last Exception Backtrace:")
-            frames(report, b, results, into: &out)
-            out.append("")
-        }
-        for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .thread {
+        backtraces(report, results, into: &out) { backtrace, b in
             var label = "Thread \(backtrace.number ?? b)" + (backtrace.crashed ? " Crashed:" : ":")
             if backtrace.name != nil || backtrace.queue != nil {
                 label +=
                     ":" + (backtrace.name.map { " \($0)" } ?? "")
                     + (backtrace.queue.map { "  Dispatch queue: \($0)" } ?? "")
             }
-            out.append(label)
-            frames(report, b, results, into: &out)
-            out.append("")
+            return [label]
         }
         out.append("")
         threadState(body, into: &out, macOS: true)
@@ -124,16 +117,7 @@ extension IPSTextRenderer {
             out.append("VM Region Info: " + region)
             out.append("")
         }
-        if let triage = s("ktriageinfo") {
-            out.append("Kernel Triage:")
-            out.append(triage)
-            out.append("")
-        }
-        if let asi = report.applicationSpecificInformation {
-            out.append("Application Specific Information:")
-            out.append(asi)
-            out.append("")
-        }
+        triageAndApplicationInformation(body, report, into: &out)
     }
 
     /// The bytes around the crashed thread's pc, 16 a row with their ASCII, the pc's byte in

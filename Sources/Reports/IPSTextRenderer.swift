@@ -16,21 +16,16 @@ enum IPSTextRenderer {
         if let body, isMacOS(body) { return renderMacOS(report, body: body, results: results) }
         var out: [String] = [""]
         header(body, report, into: &out)
-        for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .lastException {
-            out.append("Last Exception Backtrace:")
-            frames(report, b, results, into: &out)
-            out.append("")
-        }
-        for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .thread {
+        backtraces(report, results, into: &out) { backtrace, b in
             let n = backtrace.number ?? b
+            var label: [String] = []
             if let queue = backtrace.queue {
-                out.append("Thread \(n) name:   Dispatch queue: \(queue)")
+                label.append("Thread \(n) name:   Dispatch queue: \(queue)")
             } else if let name = backtrace.name {
-                out.append("Thread \(n) name:  \(name)")
+                label.append("Thread \(n) name:  \(name)")
             }
-            out.append(backtrace.crashed ? "Thread \(n) Crashed:" : "Thread \(n):")
-            frames(report, b, results, into: &out)
-            out.append("")
+            label.append(backtrace.crashed ? "Thread \(n) Crashed:" : "Thread \(n):")
+            return label
         }
         out.append("")
         if let body { threadState(body, into: &out) }
@@ -41,6 +36,24 @@ enum IPSTextRenderer {
         out.append("")
         out.append("")
         return Array(out.joined(separator: "\n").utf8)
+    }
+
+    /// The Last Exception Backtrace, then every thread under the lines `threadLabel` gives it
+    /// (the layouts differ there), each backtrace's frames followed by a blank line.
+    static func backtraces(
+        _ report: CrashReport, _ results: [FrameID: FrameResult], into out: inout [String],
+        threadLabel: (Backtrace, Int) -> [String]
+    ) {
+        for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .lastException {
+            out.append("Last Exception Backtrace:")
+            frames(report, b, results, into: &out)
+            out.append("")
+        }
+        for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .thread {
+            out += threadLabel(backtrace, b)
+            frames(report, b, results, into: &out)
+            out.append("")
+        }
     }
 
     static func pad(_ key: String, _ width: Int) -> String {
@@ -100,7 +113,13 @@ enum IPSTextRenderer {
             out.append("Triggered by Thread:  " + faulting)
             out.append("")
         }
-        if let triage = s("ktriageinfo") {
+        triageAndApplicationInformation(body, report, into: &out)
+    }
+
+    /// `Kernel Triage:` and `Application Specific Information:`, each a title, its text and a
+    /// blank line, where the report has them; the last of the header in both layouts.
+    static func triageAndApplicationInformation(_ body: JSONNode, _ report: CrashReport, into out: inout [String]) {
+        if let triage = body["ktriageinfo"]?.scalarText {
             out.append("Kernel Triage:")
             out.append(triage)
             out.append("")

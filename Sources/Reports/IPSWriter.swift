@@ -82,21 +82,11 @@ enum IPSWriter {
         }
     }
 
-    static func values(_ level: SymbolicatedFrame) -> [(String, String)] {
-        var pairs: [(String, String)] = [("symbol", JSONWriter.quote(level.symbol))]
-        if let offset = level.symbolOffset { pairs.append(("symbolLocation", String(offset))) }
-        if let file = level.fileName {
-            pairs.append(("sourceFile", JSONWriter.quote(file)))
-            if let line = level.line { pairs.append(("sourceLine", String(line))) }
-        }
-        return pairs
-    }
-
     static func keyEdits(_ node: JSONNode, _ level: SymbolicatedFrame, style: Style, original: [UInt8]) -> [ByteEdit] {
         var edits: [ByteEdit] = []
         var appended: [UInt8] = []
         let members = node.members
-        for (key, value) in values(level) {
+        for (key, value) in FrameKeys.ips.values(level) {
             if let existing = members.first(where: { $0.key == key }) {
                 edits.append(ByteEdit(range: existing.value.range, bytes: Array(value.utf8)))
             } else {
@@ -117,14 +107,15 @@ enum IPSWriter {
         if let offset = node.members.first(where: { $0.key == "imageOffset" }) {
             parts.append(style.pair("imageOffset", String(decoding: original[offset.value.range], as: UTF8.self)))
         }
-        for (key, value) in values(level) where key == "symbol" {
+        let keys = FrameKeys.ips
+        for (key, value) in keys.values(level) where key == keys.symbol {
             parts.append(style.pair(key, value))
         }
         parts.append(style.pair("inline", "true"))
         if let index = node.members.first(where: { $0.key == "imageIndex" }) {
             parts.append(style.pair("imageIndex", String(decoding: original[index.value.range], as: UTF8.self)))
         }
-        for (key, value) in values(level) where key == "sourceFile" || key == "sourceLine" {
+        for (key, value) in keys.values(level) where key == keys.file || key == keys.line {
             parts.append(style.pair(key, value))
         }
         var out: [UInt8] = Array("{".utf8)

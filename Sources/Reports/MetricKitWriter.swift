@@ -16,9 +16,7 @@ import SymbolicateModel
 enum MetricKitWriter {
     static func write(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
         let original = report.original
-        guard let start = jsonStart(original), let layout = try? MetricKitParser.layout(original, from: start) else {
-            return original
-        }
+        guard let layout = layout(original) else { return original }
         let tape = layout.tape
         var edits: [ByteEdit] = []
         var b = 0
@@ -40,20 +38,15 @@ enum MetricKitWriter {
         return ByteEdit.apply(edits, to: original)
     }
 
+    /// The MetricKit document in `bytes`, or nil when there is none to rewrite.
+    static func layout(_ bytes: [UInt8]) -> MetricKitParser.Layout? {
+        guard let start = jsonStart(bytes) else { return nil }
+        return try? MetricKitParser.layout(bytes, from: start)
+    }
+
     /// Where the JSON document starts (its first `{` or `[`).
     static func jsonStart(_ bytes: [UInt8]) -> Int? {
         bytes.firstIndex { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") }
-    }
-
-    /// The key/value pairs of one level, App Store Connect's names.
-    static func values(_ level: SymbolicatedFrame) -> [(String, String)] {
-        var pairs: [(String, String)] = [("symbolName", JSONWriter.quote(level.symbol))]
-        if let offset = level.symbolOffset { pairs.append(("offsetIntoSymbol", String(offset))) }
-        if let file = level.fileName {
-            pairs.append(("fileName", JSONWriter.quote(file)))
-            if let line = level.line { pairs.append(("lineNumber", String(line))) }
-        }
-        return pairs
     }
 
     /// The insertion that adds `outer`'s keys (and `inlineFrames`) to the frame object `entry`.
@@ -66,11 +59,11 @@ enum MetricKitWriter {
         func pair(_ key: String, _ value: String) -> [UInt8] {
             Array(JSONWriter.quote(key).utf8) + style.keyValue + Array(value.utf8)
         }
-        var added: [[UInt8]] = values(outer).map { pair($0.0, $0.1) }
+        var added: [[UInt8]] = FrameKeys.metricKit.values(outer).map { pair($0.0, $0.1) }
         if !inline.isEmpty {
             let objects = inline.map { level in
                 "{"
-                    + values(level).map {
+                    + FrameKeys.metricKit.values(level).map {
                         JSONWriter.quote($0.0) + String(decoding: style.keyValue, as: UTF8.self) + $0.1
                     }
                     .joined(separator: ", ") + "}"
@@ -119,9 +112,7 @@ enum MetricKitWriter {
 
     static func renderText(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
         let original = report.original
-        guard let start = jsonStart(original), let layout = try? MetricKitParser.layout(original, from: start) else {
-            return original
-        }
+        guard let layout = layout(original) else { return original }
         let tape = layout.tape
         var out: [String] = []
         for payload in layout.payloads {

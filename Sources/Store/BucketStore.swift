@@ -100,14 +100,7 @@ public final class BucketStore: Sendable {
     static func error(_ error: any Error) -> SymbolicateError {
         if let error = error as? SymbolicateError { return error }
         guard let error = error as? ObjectStorageError else { return SymbolicateError(.internal, "\(error)") }
-        let code: SymbolicateError.Code
-        switch error.code {
-        case .invalidLocation, .invalidConfiguration: code = .badInput
-        case .noSuchKey, .noSuchBucket: code = .notFound
-        case .libraryMissing: code = .unsupported
-        default: code = .io
-        }
-        return SymbolicateError(code, error.description)
+        return SymbolicateError(storage: error)
     }
 
     func storage<Result>(_ body: () throws(ObjectStorageError) -> Result) throws -> Result {

@@ -203,28 +203,30 @@ final class Catalog {
     }
 
     func delete(uuid: BuildID, arch: Arch) throws {
-        let stmt = try database.cached("DELETE FROM builds WHERE uuid = ?1 AND arch = ?2")
-        defer { stmt.reset() }
-        try stmt.bind(1, uuid.uuidString)
-        try stmt.bind(2, arch.rawValue)
-        try stmt.run()
+        try run("DELETE FROM builds WHERE uuid = ?1 AND arch = ?2", uuid: uuid, arch: arch)
     }
 
     func setStatus(_ status: BuildStatus, uuid: BuildID, arch: Arch) throws {
-        let stmt = try database.cached("UPDATE builds SET status = ?3 WHERE uuid = ?1 AND arch = ?2")
-        defer { stmt.reset() }
-        try stmt.bind(1, uuid.uuidString)
-        try stmt.bind(2, arch.rawValue)
-        try stmt.bind(3, status.rawValue)
-        try stmt.run()
+        try run("UPDATE builds SET status = ?3 WHERE uuid = ?1 AND arch = ?2", uuid: uuid, arch: arch) {
+            try $0.bind(3, status.rawValue)
+        }
     }
 
     func touch(uuid: BuildID, arch: Arch, at date: Date) throws {
-        let stmt = try database.cached("UPDATE builds SET last_used_at = ?3 WHERE uuid = ?1 AND arch = ?2")
+        try run("UPDATE builds SET last_used_at = ?3 WHERE uuid = ?1 AND arch = ?2", uuid: uuid, arch: arch) {
+            try $0.bind(3, date.timeIntervalSince1970)
+        }
+    }
+
+    /// Runs `sql` on one build's row: ?1 is its UUID, ?2 its arch, `bindRest` binds the others.
+    private func run(
+        _ sql: String, uuid: BuildID, arch: Arch, bindRest: (Statement) throws -> Void = { _ in }
+    ) throws {
+        let stmt = try database.cached(sql)
         defer { stmt.reset() }
         try stmt.bind(1, uuid.uuidString)
         try stmt.bind(2, arch.rawValue)
-        try stmt.bind(3, date.timeIntervalSince1970)
+        try bindRest(stmt)
         try stmt.run()
     }
 }

@@ -1,7 +1,8 @@
 // Hand-made inputs for the decoders, where the right answer follows from the DWARF and ELF
-// specifications: LEB128 edge cases, a DWARF 5 line program (file register starting at 1 with
-// 0-based file numbers, an epilogue row inside a sequence, a huge line advance), DWARF 4 path
-// joining, and ELF headers whose offsets point past the end of the address space.
+// specifications: LEB128 edge cases, DWARF's initial length (32- and 64-bit), a DWARF 5 line
+// program (file register starting at 1 with 0-based file numbers, an epilogue row inside a
+// sequence, a huge line advance), DWARF 4 path joining, and ELF headers whose offsets point
+// past the end of the address space.
 
 import SymbolicateModel
 import Testing
@@ -28,6 +29,20 @@ struct DecoderTests {
         #expect(throws: DecodeError.self) { try r.sub(UInt64.max, 1) }
         var s = reader(Array("abc".utf8))
         #expect(throws: DecodeError.self) { try s.cString() }
+        var t = reader(Array("ab\0cd\0e".utf8))
+        #expect(try t.cStringLength() == 2)
+        #expect(try t.cString() == "cd")
+        #expect(t.offset == 6)
+        #expect(throws: DecodeError.self) { try t.cStringLength() }
+    }
+
+    /// DWARF 5, 7.4: a 32-bit initial length, or the escape and a 64-bit one with 8-byte offsets.
+    @Test func initialLength() throws {
+        var r = reader([0x10, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x20, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 1])
+        #expect(try r.initialLength() == (16, 4))
+        #expect(try r.initialLength() == (32, 8))
+        #expect(r.offset == 16)
+        #expect(throws: DecodeError.self) { try r.initialLength() }
     }
 
     /// A DWARF 5 line table: directories ["/src", "inc"], files [a.c (dir 0), b.h (dir 1)].

@@ -2,10 +2,8 @@
 // target uses, and one forwarding function per entry point. Nothing here links against libarchive,
 // so the symbolicate executable has no libarchive (nor its compression libraries) in its ldd list.
 #include "CArchive.h"
-#include <dlfcn.h>
+#include "CLibraryLoader.h"
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 static struct {
     struct archive *(*read_new)(void);
@@ -52,65 +50,52 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int loaded = 0;
 static char load_error[512] = "";
 
-#define CARCHIVE_BIND(field)                                                                         \
-    do {                                                                                             \
-        *(void **)(&api.field) = dlsym(library, "archive_" #field);                                  \
-        if (api.field == NULL) {                                                                     \
-            snprintf(load_error, sizeof load_error, "libarchive.so.13 has no archive_%s", #field);  \
-            return;                                                                                  \
-        }                                                                                            \
-    } while (0)
+#define CARCHIVE_ENTRY(field) {"archive_" #field, (void **)&api.field}
 
 static void load(void) {
-    // RTLD_LOCAL: libarchive's symbols stay out of the global namespace; nothing else resolves them.
+    const symbolicate_entry_point points[] = {
+        CARCHIVE_ENTRY(read_new),
+        CARCHIVE_ENTRY(write_new),
+        CARCHIVE_ENTRY(entry_new),
+        CARCHIVE_ENTRY(read_free),
+        CARCHIVE_ENTRY(read_support_filter_all),
+        CARCHIVE_ENTRY(read_support_format_cpio),
+        CARCHIVE_ENTRY(read_support_format_gnutar),
+        CARCHIVE_ENTRY(read_support_format_tar),
+        CARCHIVE_ENTRY(read_support_format_zip),
+        CARCHIVE_ENTRY(read_support_format_zip_streamable),
+        CARCHIVE_ENTRY(read_open_fd),
+        CARCHIVE_ENTRY(read_open_filename),
+        CARCHIVE_ENTRY(read_next_header),
+        CARCHIVE_ENTRY(read_data),
+        CARCHIVE_ENTRY(read_data_skip),
+        CARCHIVE_ENTRY(write_free),
+        CARCHIVE_ENTRY(write_add_filter_gzip),
+        CARCHIVE_ENTRY(write_set_format_pax_restricted),
+        CARCHIVE_ENTRY(write_set_format_zip),
+        CARCHIVE_ENTRY(write_open_fd),
+        CARCHIVE_ENTRY(write_header),
+        CARCHIVE_ENTRY(write_data),
+        CARCHIVE_ENTRY(write_close),
+        CARCHIVE_ENTRY(error_string),
+        CARCHIVE_ENTRY(filter_bytes),
+        CARCHIVE_ENTRY(format),
+        CARCHIVE_ENTRY(entry_free),
+        CARCHIVE_ENTRY(entry_pathname),
+        CARCHIVE_ENTRY(entry_pathname_utf8),
+        CARCHIVE_ENTRY(entry_set_pathname_utf8),
+        CARCHIVE_ENTRY(entry_filetype),
+        CARCHIVE_ENTRY(entry_is_encrypted),
+        CARCHIVE_ENTRY(entry_size),
+        CARCHIVE_ENTRY(entry_size_is_set),
+        CARCHIVE_ENTRY(entry_set_filetype),
+        CARCHIVE_ENTRY(entry_set_mtime),
+        CARCHIVE_ENTRY(entry_set_perm),
+        CARCHIVE_ENTRY(entry_set_size),
+    };
     // SYMBOLICATE_LIBARCHIVE names another file to load instead (a system that names it differently).
-    const char *name = getenv("SYMBOLICATE_LIBARCHIVE");
-    if (name == NULL || name[0] == '\0') name = "libarchive.so.13";
-    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : "dlopen failed");
-        return;
-    }
-    CARCHIVE_BIND(read_new);
-    CARCHIVE_BIND(write_new);
-    CARCHIVE_BIND(entry_new);
-    CARCHIVE_BIND(read_free);
-    CARCHIVE_BIND(read_support_filter_all);
-    CARCHIVE_BIND(read_support_format_cpio);
-    CARCHIVE_BIND(read_support_format_gnutar);
-    CARCHIVE_BIND(read_support_format_tar);
-    CARCHIVE_BIND(read_support_format_zip);
-    CARCHIVE_BIND(read_support_format_zip_streamable);
-    CARCHIVE_BIND(read_open_fd);
-    CARCHIVE_BIND(read_open_filename);
-    CARCHIVE_BIND(read_next_header);
-    CARCHIVE_BIND(read_data);
-    CARCHIVE_BIND(read_data_skip);
-    CARCHIVE_BIND(write_free);
-    CARCHIVE_BIND(write_add_filter_gzip);
-    CARCHIVE_BIND(write_set_format_pax_restricted);
-    CARCHIVE_BIND(write_set_format_zip);
-    CARCHIVE_BIND(write_open_fd);
-    CARCHIVE_BIND(write_header);
-    CARCHIVE_BIND(write_data);
-    CARCHIVE_BIND(write_close);
-    CARCHIVE_BIND(error_string);
-    CARCHIVE_BIND(filter_bytes);
-    CARCHIVE_BIND(format);
-    CARCHIVE_BIND(entry_free);
-    CARCHIVE_BIND(entry_pathname);
-    CARCHIVE_BIND(entry_pathname_utf8);
-    CARCHIVE_BIND(entry_set_pathname_utf8);
-    CARCHIVE_BIND(entry_filetype);
-    CARCHIVE_BIND(entry_is_encrypted);
-    CARCHIVE_BIND(entry_size);
-    CARCHIVE_BIND(entry_size_is_set);
-    CARCHIVE_BIND(entry_set_filetype);
-    CARCHIVE_BIND(entry_set_mtime);
-    CARCHIVE_BIND(entry_set_perm);
-    CARCHIVE_BIND(entry_set_size);
-    loaded = 1;
+    loaded = symbolicate_library_load("SYMBOLICATE_LIBARCHIVE", "libarchive.so.13", points,
+                                      sizeof points / sizeof points[0], load_error, sizeof load_error);
 }
 
 int carchive_load(void) {

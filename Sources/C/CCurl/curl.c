@@ -2,7 +2,7 @@
 // curl_global_init, and non-variadic wrappers over curl_easy_setopt / curl_easy_getinfo. Nothing
 // here links against libcurl, so the symbolicate executable has no libcurl in its ldd list.
 #include "CCurl.h"
-#include <dlfcn.h>
+#include "CLibraryLoader.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,34 +26,25 @@ static int loaded = 0;
 static char load_error[512] = "";
 static char version[64] = "";
 
-#define SYMBOLICATE_CURL_BIND(field, name)                                                           \
-    do {                                                                                             \
-        *(void **)(&api.field) = dlsym(library, name);                                               \
-        if (api.field == NULL) {                                                                     \
-            snprintf(load_error, sizeof load_error, "libcurl.so.4 has no %s", name);                \
-            return;                                                                                  \
-        }                                                                                            \
-    } while (0)
+#define SYMBOLICATE_CURL_ENTRY(field) {"curl_" #field, (void **)&api.field}
 
 static void load(void) {
-    // RTLD_LOCAL: libcurl's symbols stay out of the global namespace; nothing else resolves them.
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : "dlopen failed");
+    const symbolicate_entry_point points[] = {
+        SYMBOLICATE_CURL_ENTRY(global_init),
+        SYMBOLICATE_CURL_ENTRY(version_info),
+        SYMBOLICATE_CURL_ENTRY(easy_init),
+        SYMBOLICATE_CURL_ENTRY(easy_cleanup),
+        SYMBOLICATE_CURL_ENTRY(easy_reset),
+        SYMBOLICATE_CURL_ENTRY(easy_perform),
+        SYMBOLICATE_CURL_ENTRY(easy_strerror),
+        SYMBOLICATE_CURL_ENTRY(easy_setopt),
+        SYMBOLICATE_CURL_ENTRY(easy_getinfo),
+        SYMBOLICATE_CURL_ENTRY(slist_append),
+        SYMBOLICATE_CURL_ENTRY(slist_free_all),
+    };
+    if (!symbolicate_library_load(NULL, "libcurl.so.4", points, sizeof points / sizeof points[0], load_error,
+                                  sizeof load_error))
         return;
-    }
-    SYMBOLICATE_CURL_BIND(global_init, "curl_global_init");
-    SYMBOLICATE_CURL_BIND(version_info, "curl_version_info");
-    SYMBOLICATE_CURL_BIND(easy_init, "curl_easy_init");
-    SYMBOLICATE_CURL_BIND(easy_cleanup, "curl_easy_cleanup");
-    SYMBOLICATE_CURL_BIND(easy_reset, "curl_easy_reset");
-    SYMBOLICATE_CURL_BIND(easy_perform, "curl_easy_perform");
-    SYMBOLICATE_CURL_BIND(easy_strerror, "curl_easy_strerror");
-    SYMBOLICATE_CURL_BIND(easy_setopt, "curl_easy_setopt");
-    SYMBOLICATE_CURL_BIND(easy_getinfo, "curl_easy_getinfo");
-    SYMBOLICATE_CURL_BIND(slist_append, "curl_slist_append");
-    SYMBOLICATE_CURL_BIND(slist_free_all, "curl_slist_free_all");
     // curl_global_init is not thread-safe; pthread_once makes this the only call in the process.
     CURLcode rc = api.global_init(CURL_GLOBAL_ALL);
     if (rc != CURLE_OK) {

@@ -3,10 +3,8 @@
 // against libmicrohttpd, so the symbolicate executable has no libmicrohttpd (nor GnuTLS) in its
 // ldd list.
 #include "CMicroHTTPD.h"
-#include <dlfcn.h>
+#include "CLibraryLoader.h"
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 static struct {
     struct MHD_Daemon *(*start_daemon_va)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *,
@@ -30,41 +28,28 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int loaded = 0;
 static char load_error[512] = "";
 
-#define CMHD_BIND(field)                                                                             \
-    do {                                                                                             \
-        *(void **)(&api.field) = dlsym(library, "MHD_" #field);                                      \
-        if (api.field == NULL) {                                                                     \
-            snprintf(load_error, sizeof load_error, "libmicrohttpd.so.12 has no MHD_%s", #field);   \
-            return;                                                                                  \
-        }                                                                                            \
-    } while (0)
+#define CMHD_ENTRY(field) {"MHD_" #field, (void **)&api.field}
 
 static void load(void) {
-    // RTLD_LOCAL: libmicrohttpd's symbols stay out of the global namespace; nothing else resolves them.
+    const symbolicate_entry_point points[] = {
+        CMHD_ENTRY(start_daemon_va),
+        CMHD_ENTRY(stop_daemon),
+        CMHD_ENTRY(quiesce_daemon),
+        CMHD_ENTRY(suspend_connection),
+        CMHD_ENTRY(resume_connection),
+        CMHD_ENTRY(get_connection_values),
+        CMHD_ENTRY(get_connection_info),
+        CMHD_ENTRY(create_post_processor),
+        CMHD_ENTRY(post_process),
+        CMHD_ENTRY(destroy_post_processor),
+        CMHD_ENTRY(create_response_from_buffer),
+        CMHD_ENTRY(add_response_header),
+        CMHD_ENTRY(queue_response),
+        CMHD_ENTRY(destroy_response),
+    };
     // SYMBOLICATE_LIBMICROHTTPD names another file to load instead (a system that names it differently).
-    const char *name = getenv("SYMBOLICATE_LIBMICROHTTPD");
-    if (name == NULL || name[0] == '\0') name = "libmicrohttpd.so.12";
-    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : "dlopen failed");
-        return;
-    }
-    CMHD_BIND(start_daemon_va);
-    CMHD_BIND(stop_daemon);
-    CMHD_BIND(quiesce_daemon);
-    CMHD_BIND(suspend_connection);
-    CMHD_BIND(resume_connection);
-    CMHD_BIND(get_connection_values);
-    CMHD_BIND(get_connection_info);
-    CMHD_BIND(create_post_processor);
-    CMHD_BIND(post_process);
-    CMHD_BIND(destroy_post_processor);
-    CMHD_BIND(create_response_from_buffer);
-    CMHD_BIND(add_response_header);
-    CMHD_BIND(queue_response);
-    CMHD_BIND(destroy_response);
-    loaded = 1;
+    loaded = symbolicate_library_load("SYMBOLICATE_LIBMICROHTTPD", "libmicrohttpd.so.12", points,
+                                      sizeof points / sizeof points[0], load_error, sizeof load_error);
 }
 
 int cmhd_load(void) {
