@@ -386,7 +386,8 @@ struct TableBuilder {
             pi = pe
             li = le
         }
-        return PreparedUnit(cache: cache, functions: b.functions, locations: b.locationTable.locations, regions: regions)
+        return PreparedUnit(
+            cache: cache, functions: b.functions, locations: b.locationTable.locations, regions: regions)
     }
 
     /// Adds `unit`'s next region, as `walkUnit` walked it: its new locations renumbered and
