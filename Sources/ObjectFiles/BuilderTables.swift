@@ -10,13 +10,20 @@
 import SymbolicateModel
 
 /// Locations in first-seen order, each stored once; `intern` returns a location's index.
+/// Locations older than the last `forget` are never looked at again, so `drain` can hand them
+/// on (to a build file being written) and keep only the rest: indices stay those of the whole.
 struct LocationTable {
+    /// The locations from `drained` on.
     private(set) var locations: [SymbolTable.Location] = []
+    /// How many locations `drain` has handed on (the index of `locations[0]`).
+    private(set) var drained = 0
+    /// The number of locations interned so far, drained ones included.
+    var count: Int { drained + locations.count }
     /// Index + 1 of the location in each slot; 0 is an empty slot. The count is a power of two
     /// kept at least twice the number of locations.
     private var slots: [UInt32] = Array(repeating: 0, count: 1024)
     private var shift: UInt64 = 64 - 10
-    /// The locations the slots know: `locations[first...]`.
+    /// The locations the slots know: from index `first` on (of the whole, drained ones included).
     private var first = 0
 
     /// `expected` bounds the number of locations from above; slots are sized for half of it (a
@@ -49,23 +56,34 @@ struct LocationTable {
             slots = Array(repeating: 0, count: 1 << bits)
         }
         shift = 64 - bits
-        first = locations.count
+        first = count
+    }
+
+    /// Hands out the locations before the last `forget` (which nothing looks at again) and
+    /// drops them from memory.
+    mutating func drain() -> ArraySlice<SymbolTable.Location> {
+        let n = first - drained
+        guard n > 0 else { return [] }
+        let out = locations[..<n]
+        locations.removeFirst(n)
+        drained = first
+        return out
     }
 
     /// The index of `location`, appended when it is new.
     mutating func intern(_ location: SymbolTable.Location) -> UInt32 {
-        if (locations.count - first + 1) * 2 > slots.count { grow() }
+        if (count - first + 1) * 2 > slots.count { grow() }
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: LocationTable.hash(location) >> shift)
         while true {
             let s = slots[slot]
             if s == 0 {
-                let index = UInt32(locations.count)
+                let index = UInt32(count)
                 locations.append(location)
                 slots[slot] = index + 1
                 return index
             }
-            if locations[Int(s - 1)] == location { return s - 1 }
+            if locations[Int(s - 1) - drained] == location { return s - 1 }
             slot = (slot + 1) & mask
         }
     }
@@ -74,8 +92,8 @@ struct LocationTable {
         slots = Array(repeating: 0, count: slots.count * 2)
         shift -= 1
         let mask = slots.count - 1
-        for i in first..<locations.count {
-            let l = locations[i]
+        for i in first..<count {
+            let l = locations[i - drained]
             var slot = Int(truncatingIfNeeded: LocationTable.hash(l) >> shift)
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = UInt32(i + 1)

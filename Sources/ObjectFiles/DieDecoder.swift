@@ -15,8 +15,9 @@ struct DwarfInfoFile: @unchecked Sendable {
     let strOffsets: ByteReader?
     let addr: ByteReader?
     let units: [DwarfUnitHeader]
-    /// Abbreviation tables by their offset in `.debug_abbrev`.
-    let tables: [UInt64: AbbreviationTable]
+    /// `.debug_abbrev`, whose tables each decoder parses as its units name them (a file from
+    /// dsymutil has one table per unit, so holding them all would grow with the file).
+    let abbrev: ByteReader?
 
     init(sections: [String: ByteReader]) throws {
         guard let info = sections[".debug_info"] else { throw DecodeError("no .debug_info section") }
@@ -26,14 +27,8 @@ struct DwarfInfoFile: @unchecked Sendable {
         strOffsets = sections[".debug_str_offsets"]
         addr = sections[".debug_addr"]
         units = try DwarfUnitHeader.all(info)
-        var tables: [UInt64: AbbreviationTable] = [:]
-        if !units.isEmpty {
-            guard let abbrev = sections[".debug_abbrev"] else { throw DecodeError("no .debug_abbrev section") }
-            for u in units where tables[u.abbrevOffset] == nil {
-                tables[u.abbrevOffset] = try AbbreviationTable.parse(abbrev, at: u.abbrevOffset)
-            }
-        }
-        self.tables = tables
+        abbrev = sections[".debug_abbrev"]
+        if !units.isEmpty, abbrev == nil { throw DecodeError("no .debug_abbrev section") }
     }
 
     /// The index of the unit whose DIEs contain `offset`, if any.
@@ -101,6 +96,9 @@ final class DieDecoder {
     let file: DwarfInfoFile
     /// Bases of units reached through cross-unit references (DW_FORM_ref_addr), by unit index.
     private var contexts: [Int: DwarfUnitContext] = [:]
+    /// Abbreviation tables parsed lately, by offset: units that share a table parse it once.
+    private var tables: [UInt64: AbbreviationTable] = [:]
+    private static let tablesKept = 64
     /// DW_FORM_indirect may name another indirect form; more levels than this is corrupt.
     private static let maxIndirection = 4
 
@@ -110,9 +108,7 @@ final class DieDecoder {
     /// after that DIE.
     func openUnit(_ index: Int) throws -> (context: DwarfUnitContext, die: DecodedDie?, reader: ByteReader) {
         let header = file.units[index]
-        guard let table = file.tables[header.abbrevOffset] else {
-            throw DecodeError("unit at \(header.offset) names a missing abbreviation table")
-        }
+        let table = try abbreviations(at: header.abbrevOffset)
         var context = DwarfUnitContext(header: header, table: table)
         var r = try file.info.sub(0, header.end)
         try r.seek(header.firstDie)
@@ -197,6 +193,17 @@ final class DieDecoder {
             form = f <= 0xffff ? UInt16(f) : 0
         }
         return form
+    }
+
+    /// The abbreviation table at `offset` of `.debug_abbrev`, parsed once while it stays among
+    /// the last few used.
+    private func abbreviations(at offset: UInt64) throws -> AbbreviationTable {
+        if let known = tables[offset] { return known }
+        guard let section = file.abbrev else { throw DecodeError("no .debug_abbrev section") }
+        let table = try AbbreviationTable.parse(section, at: offset)
+        if tables.count >= DieDecoder.tablesKept { tables.removeAll(keepingCapacity: true) }
+        tables[offset] = table
+        return table
     }
 
     /// The attributes of the DIE at global offset `offset` (a DW_AT_abstract_origin or

@@ -20,13 +20,20 @@ public struct ObjectSlice: Sendable {
         try loadSymbolTable(backend: .default)
     }
 
+    /// The same, with the locations and ranges handed to `sink` in table order as they are
+    /// built (a batch of units at a time), so that memory does not hold the whole table: the
+    /// table returned has the build, files and functions, and no locations or ranges.
+    public func loadSymbolTable(into sink: SymbolTableSink) throws -> SymbolTable {
+        try loadSymbolTable(backend: .default, sink: sink)
+    }
+
     /// The same through a chosen DIE reader (tests hold our own reader to libdwarf's).
-    func loadSymbolTable(backend: DebugInfoReader.Backend) throws -> SymbolTable {
+    func loadSymbolTable(backend: DebugInfoReader.Backend, sink: SymbolTableSink? = nil) throws -> SymbolTable {
         do {
             let file = format.reader
             let debug = info.kind == .debugInfo ? try file.debugSections() : nil
             return try ObjectSlice.build(
-                info, debug, pointerSize: file.is64 ? 8 : 4, symbols: try file.symbols(), backend)
+                info, debug, pointerSize: file.is64 ? 8 : 4, symbols: try file.symbols(), backend, sink: sink)
         } catch let error as DecodeError {
             throw SymbolicateError(.badInput, "corrupt \(info.arch) slice: \(error.description)", path: info.path)
         }
@@ -39,18 +46,29 @@ extension ObjectSlice {
     /// libdwarf's reads the whole file first.
     fileprivate static func build(
         _ info: BuildInfo, _ sections: [String: ByteReader]?, pointerSize: Int, symbols: [RawSymbol],
-        _ backend: DebugInfoReader.Backend
+        _ backend: DebugInfoReader.Backend, sink: SymbolTableSink?
     ) throws -> SymbolTable {
-        guard let sections else { return TableBuilder.build(build: info, debugInfo: nil, symbols: symbols) }
+        /// A table built whole, handed to the sink at once (symbol tables are small; libdwarf's
+        /// reading is for tests).
+        func whole(_ table: SymbolTable) throws -> SymbolTable {
+            guard let sink else { return table }
+            try sink.take(locations: table.locations[...])
+            try sink.take(ranges: table.ranges[...])
+            var head = table
+            head.locations = []
+            head.ranges = []
+            return head
+        }
+        guard let sections else { return try whole(TableBuilder.build(build: info, debugInfo: nil, symbols: symbols)) }
         defer { for s in sections.values { s.releaseResidentPages() } }
         switch backend {
         case .own(let threads):
             let stream = try DebugInfoStream(sections: sections, threads: threads)
-            return try TableBuilder.build(build: info, stream: stream, symbols: symbols)
+            return try TableBuilder.build(build: info, stream: stream, symbols: symbols, sink: sink)
         case .libdwarf:
             let debug = try DebugInfoReader.read(sections: sections, pointerSize: pointerSize, backend: backend)
             for s in sections.values { s.releaseResidentPages() }
-            return TableBuilder.build(build: info, debugInfo: debug, symbols: symbols)
+            return try whole(TableBuilder.build(build: info, debugInfo: debug, symbols: symbols))
         }
     }
 }

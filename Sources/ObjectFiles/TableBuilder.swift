@@ -21,6 +21,8 @@ struct TableBuilder {
     private var functions: [SymbolTable.Function] = []
     private var functionIndex: [FunctionKey: UInt32] = [:]
     private var locationTable = LocationTable()
+    /// Where finished locations and ranges go as the walk goes (nil: they stay in the table).
+    private var sink: SymbolTableSink?
 
     private struct FunctionKey: Hashable {
         var name: UInt32
@@ -417,10 +419,29 @@ struct TableBuilder {
         if let p = region.lastPoint { lastPoint = max(lastPoint ?? p, p) }
     }
 
-    /// Closes the table after the last region.
-    private mutating func finish(build: BuildInfo) -> SymbolTable {
+    /// Hands the sink the locations and ranges nothing will change any more: locations before
+    /// the current region's, and every range but the last (the next may still replace it).
+    private mutating func flush() throws {
+        guard let sink else { return }
+        let locations = locationTable.drain()
+        if !locations.isEmpty { try sink.take(locations: locations) }
+        if ranges.count > 1 {
+            try sink.take(ranges: ranges[..<(ranges.count - 1)])
+            ranges.removeFirst(ranges.count - 1)
+        }
+    }
+
+    /// Closes the table after the last region. With a sink, everything left goes to it and the
+    /// table returned holds no locations or ranges.
+    private mutating func finish(build: BuildInfo) throws -> SymbolTable {
         if let last = ranges.last, last.location != SymbolTable.none, last.start < .max {
             ranges.append(SymbolTable.Range(start: max(lastPoint ?? 0, last.start + 1), location: SymbolTable.none))
+        }
+        if let sink {
+            locationTable.forget(expected: 0)
+            try flush()
+            if !ranges.isEmpty { try sink.take(ranges: ranges[...]) }
+            return SymbolTable(build: build, files: files, functions: functions, locations: [], ranges: [])
         }
         return SymbolTable(
             build: build, files: files, functions: functions, locations: locationTable.locations, ranges: ranges)
@@ -458,6 +479,7 @@ struct TableBuilder {
                 guard batchIndex < batches.count else { break }
                 let batch = batches[batchIndex]
                 batchIndex += 1
+                try flush()
                 requested.formUnion(batch)
                 for (offset, prepared) in try load(batch) {
                     prepared.cache.mapFiles(into: &self)
@@ -555,15 +577,19 @@ struct TableBuilder {
         do {
             try b.walkRegions(regions, batches: [all]) { batch in batch.compactMap { u in prepared[u].map { (u, $0) } }
             }
+            return try b.finish(build: build)
         } catch {
-            preconditionFailure("loading prepared units cannot fail")
+            preconditionFailure("without a sink, walking prepared units cannot fail")
         }
-        return b.finish(build: build)
     }
 
-    /// The table from `stream`, read a batch of units at a time on `threads` threads.
-    static func build(build: BuildInfo, stream: DebugInfoStream, symbols: [RawSymbol]) throws -> SymbolTable {
+    /// The table from `stream`, read a batch of units at a time on `threads` threads. With a
+    /// `sink`, locations and ranges go to it as each batch is done (see `finish`).
+    static func build(
+        build: BuildInfo, stream: DebugInfoStream, symbols: [RawSymbol], sink: SymbolTableSink? = nil
+    ) throws -> SymbolTable {
         var b = TableBuilder()
+        b.sink = sink
         b.symbols = b.symbolIntervals(symbols)
         b.symbolFunctions = Array(repeating: SymbolTable.none, count: b.symbols.count)
         let regions = regions(
@@ -587,7 +613,7 @@ struct TableBuilder {
             stream.releaseResidentPages()
             return zip(batch, parts).compactMap { offset, part in part.map { (offset, $0) } }
         }
-        return b.finish(build: build)
+        return try b.finish(build: build)
     }
 }
 

@@ -121,61 +121,166 @@ enum BuildFile {
     }
 
     /// Writes `table` into the (new or empty) SQLite file at `path`. The caller fsyncs and renames.
-    static func write(_ table: SymbolTable, to path: String) throws {
+    /// Ranges may come unsorted and with shared starts: they go in by ascending start (stably),
+    /// the last of a shared start winning, as SymbolTable's binary search picks it.
+    @discardableResult
+    static func write(_ table: SymbolTable, to path: String) throws -> BuildFileWriter {
+        let writer = try BuildFileWriter(path: path)
+        try writer.take(locations: table.locations[...])
+        let ranges = table.ranges
+        if zip(ranges, ranges.dropFirst()).allSatisfy({ $0.start <= $1.start }) {
+            try writer.take(ranges: ranges[...])
+        } else {
+            let order = ranges.indices.sorted { (ranges[$0].start, $0) < (ranges[$1].start, $1) }
+            try writer.take(ranges: order.map { ranges[$0] }[...])
+        }
+        try writer.finish(table)
+        return writer
+    }
+}
+
+/// Writes one build file as its table is built (a SymbolTableSink): location and range blocks
+/// go into SQLite as they fill, so the table never has to be whole in memory; `finish` adds the
+/// files, functions and meta rows and commits. It keeps a sample of the ranges it wrote, which
+/// `check` looks up in the finished file.
+final class BuildFileWriter: SymbolTableSink {
+    let path: String
+    /// The file being written and its two statements; closed (nil) once `finish` commits, so
+    /// that the file can be read, checked and renamed.
+    private struct Open {
+        var db: Database
+        var insertLocations: Statement
+        var insertRanges: Statement
+    }
+    private var open: Open?
+    /// The block being filled: little-endian UInt32 fields, four to a location.
+    private var locationFields: [UInt32] = []
+    private(set) var locationCount = 0
+    /// The block being filled: two fields to a range, its start relative to `rangeFirst`.
+    private var rangeFields: [UInt32] = []
+    private var rangeFirst: UInt64 = 0
+    /// The last range taken, not written yet: one with the same start that follows replaces it.
+    private var pendingRange: SymbolTable.Range?
+    private(set) var rangeCount = 0
+    private var sampler = RangeSampler()
+
+    init(path: String) throws {
+        self.path = path
         let db = try Database(path: path, mode: .readWrite)
         try db.exec(
             """
-            PRAGMA page_size=\(pageSize); PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;
-            PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY;
+            PRAGMA page_size=\(BuildFile.pageSize); PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;
+            PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY;
             """)
         try db.exec("BEGIN")
-        try db.exec(schema)
-        try writeMeta(table, db)
+        try db.exec(BuildFile.schema)
+        open = Open(
+            db: db, insertLocations: try db.prepare("INSERT INTO locations(block, records) VALUES (?1, ?2)"),
+            insertRanges: try db.prepare("INSERT INTO ranges(start, block) VALUES (?1, ?2)"))
+        locationFields.reserveCapacity(BuildFile.locationsPerBlock * BuildFile.locationRecordSize / 4)
+        rangeFields.reserveCapacity(BuildFile.rangesPerBlock * BuildFile.rangeRecordSize / 4)
+    }
 
+    /// Locations go in blocks of `locationsPerBlock` records, block N holding locations from
+    /// N * locationsPerBlock on (the last block may be shorter).
+    func take(locations: ArraySlice<SymbolTable.Location>) throws {
+        for l in locations {
+            locationFields.append(l.function.littleEndian)
+            locationFields.append(l.file.littleEndian)
+            locationFields.append(l.line.littleEndian)
+            locationFields.append(l.parent.littleEndian)
+            locationCount += 1
+            if locationCount % BuildFile.locationsPerBlock == 0 { try flushLocations() }
+        }
+    }
+
+    /// The open file, or an error once it is finished.
+    private func file() throws -> Open {
+        guard let open else { throw SymbolicateError(.internal, "the build file is already finished", path: path) }
+        return open
+    }
+
+    private func flushLocations() throws {
+        guard !locationFields.isEmpty else { return }
+        let insertLocations = try file().insertLocations
+        let records = locationFields.count * 4 / BuildFile.locationRecordSize
+        try insertLocations.bind(1, Int64((locationCount - records) / BuildFile.locationsPerBlock))
+        try locationFields.withUnsafeBytes { try insertLocations.bind(2, bytes: $0) }
+        try insertLocations.run()
+        locationFields.removeAll(keepingCapacity: true)
+    }
+
+    /// Ranges by ascending start; where several share a start, the last wins.
+    func take(ranges: ArraySlice<SymbolTable.Range>) throws {
+        for r in ranges {
+            if let pending = pendingRange {
+                if r.start == pending.start {
+                    pendingRange = r
+                    continue
+                }
+                guard r.start > pending.start else {
+                    throw SymbolicateError(
+                        .internal, "ranges reached the build file out of order (0x\(String(r.start, radix: 16)) "
+                            + "after 0x\(String(pending.start, radix: 16)))", path: path)
+                }
+                try put(pending)
+            }
+            pendingRange = r
+        }
+    }
+
+    /// Blocks of up to `rangesPerBlock` ranges, keyed by their first start; a block is cut early
+    /// where a start lies 4 GB or more past its first.
+    private func put(_ r: SymbolTable.Range) throws {
+        if !rangeFields.isEmpty, r.start - rangeFirst > UInt64(UInt32.max) { try flushRanges() }
+        if rangeFields.isEmpty { rangeFirst = r.start }
+        rangeFields.append(UInt32(r.start - rangeFirst).littleEndian)
+        rangeFields.append(r.location.littleEndian)
+        sampler.add(r, index: rangeCount)
+        rangeCount += 1
+        if rangeFields.count * 4 == BuildFile.rangesPerBlock * BuildFile.rangeRecordSize { try flushRanges() }
+    }
+
+    private func flushRanges() throws {
+        guard !rangeFields.isEmpty else { return }
+        let insertRanges = try file().insertRanges
+        try insertRanges.bind(1, BuildFile.key(rangeFirst))
+        try rangeFields.withUnsafeBytes { try insertRanges.bind(2, bytes: $0) }
+        try insertRanges.run()
+        rangeFields.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends the file: the last blocks, then `head`'s build, files and functions and the counts
+    /// taken, and the commit. The caller fsyncs and renames.
+    func finish(_ head: SymbolTable) throws {
+        if let pending = pendingRange { try put(pending) }
+        pendingRange = nil
+        try flushRanges()
+        try flushLocations()
+        let db = try file().db
+        try writeMeta(head, db)
         let files = try db.prepare("INSERT INTO files(id, name) VALUES (?1, ?2)")
-        for (i, name) in table.files.enumerated() {
+        for (i, name) in head.files.enumerated() {
             try files.bind(1, Int64(i))
             try files.bind(2, name)
             try files.run()
         }
         let functions = try db.prepare("INSERT INTO functions(id, name, entry) VALUES (?1, ?2, ?3)")
-        for (i, f) in table.functions.enumerated() {
+        for (i, f) in head.functions.enumerated() {
             try functions.bind(1, Int64(i))
             try functions.bind(2, f.name)
             try functions.bind(3, Int64(bitPattern: f.entry))
             try functions.run()
         }
-        try writeLocations(table.locations, db)
-        try writeRanges(table.ranges, db)
-
-        try db.exec("PRAGMA user_version=\(schemaVersion); PRAGMA application_id=\(applicationID)")
+        try db.exec("PRAGMA user_version=\(BuildFile.schemaVersion); PRAGMA application_id=\(BuildFile.applicationID)")
         try db.exec("COMMIT")
+        open = nil
     }
 
-    /// Locations go in blocks of `locationsPerBlock` records, block N holding locations from
-    /// N * locationsPerBlock on (the last block may be shorter).
-    private static func writeLocations(_ locations: [SymbolTable.Location], _ db: Database) throws {
-        let insert = try db.prepare("INSERT INTO locations(block, records) VALUES (?1, ?2)")
-        // A block's records as little-endian UInt32 fields, four to a location.
-        var fields: [UInt32] = []
-        fields.reserveCapacity(locationsPerBlock * locationRecordSize / 4)
-        for first in stride(from: 0, to: locations.count, by: locationsPerBlock) {
-            fields.removeAll(keepingCapacity: true)
-            for l in locations[first..<min(first + locationsPerBlock, locations.count)] {
-                fields.append(l.function.littleEndian)
-                fields.append(l.file.littleEndian)
-                fields.append(l.line.littleEndian)
-                fields.append(l.parent.littleEndian)
-            }
-            try insert.bind(1, Int64(first / locationsPerBlock))
-            try fields.withUnsafeBytes { try insert.bind(2, bytes: $0) }
-            try insert.run()
-        }
-    }
-
-    private static func writeMeta(_ table: SymbolTable, _ db: Database) throws {
+    private func writeMeta(_ head: SymbolTable, _ db: Database) throws {
+        typealias Meta = BuildFile.Meta
         let meta = try db.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)")
-        let b = table.build
+        let b = head.build
         let texts: [(String, String)] = [
             (Meta.uuid, b.uuid.uuidString), (Meta.arch, b.arch.rawValue), (Meta.name, b.name),
             (Meta.kind, b.kind.rawValue), (Meta.path, b.path),
@@ -187,8 +292,8 @@ enum BuildFile {
         }
         let numbers: [(String, Int64)] = [
             (Meta.textVMAddress, Int64(bitPattern: b.textVMAddress)), (Meta.textSize, Int64(bitPattern: b.textSize)),
-            (Meta.files, Int64(table.files.count)), (Meta.functions, Int64(table.functions.count)),
-            (Meta.locations, Int64(table.locations.count)), (Meta.ranges, Int64(table.ranges.count)),
+            (Meta.files, Int64(head.files.count)), (Meta.functions, Int64(head.functions.count)),
+            (Meta.locations, Int64(locationCount)), (Meta.ranges, Int64(rangeCount)),
         ]
         for (key, value) in numbers {
             try meta.bind(1, key)
@@ -197,65 +302,68 @@ enum BuildFile {
         }
     }
 
-    /// Ranges go in by ascending start, in blocks. Where several ranges share a start the last
-    /// one wins, as SymbolTable's binary search picks it; unsorted input is sorted (stably) first.
-    private static func writeRanges(_ ranges: [SymbolTable.Range], _ db: Database) throws {
-        let insert = try db.prepare("INSERT INTO ranges(start, block) VALUES (?1, ?2)")
-        // A block's records as little-endian UInt32 fields, two to a range.
-        var block: [UInt32] = []
-        block.reserveCapacity(rangesPerBlock * rangeRecordSize / 4)
-        var first: UInt64 = 0
-        func put(_ r: SymbolTable.Range) throws {
-            // A start 4 GB or more past the block's first does not fit its 32-bit offset.
-            if !block.isEmpty, r.start - first > UInt64(UInt32.max) { try flush() }
-            if block.isEmpty { first = r.start }
-            block.append(UInt32(r.start - first).littleEndian)
-            block.append(r.location.littleEndian)
-            if block.count * 4 == rangesPerBlock * rangeRecordSize { try flush() }
+    /// Checks the finished file against the ranges written: the range found for the sampled
+    /// addresses must be the one the table picks.
+    func check() throws {
+        try BuildFile.check(sampler.samples(), at: path)
+    }
+}
+
+/// A sample of the ranges written, as addresses and the location the table answers for each
+/// (nil: before the first range): every range start while there are few, then an even spread of
+/// at least one per block, with the address just before each sampled start and one between it
+/// and the next; and the ends of the address space.
+struct RangeSampler {
+    private var points: [(address: UInt64, expected: UInt32?)] = []
+    private var first: SymbolTable.Range?
+    private var last: SymbolTable.Range?
+    /// A sampled range waiting for the next start (for the address between them).
+    private var open: SymbolTable.Range?
+
+    mutating func add(_ r: SymbolTable.Range, index: Int) {
+        if let o = open {
+            points.append((o.start + (r.start - o.start) / 2, o.location))
+            open = nil
         }
-        func flush() throws {
-            guard !block.isEmpty else { return }
-            try insert.bind(1, key(first))
-            try block.withUnsafeBytes { try insert.bind(2, bytes: $0) }
-            try insert.run()
-            block.removeAll(keepingCapacity: true)
+        if index < 1000 || (index < 64_000 && index % 64 == 0) || index % BuildFile.rangesPerBlock == 0 {
+            points.append((r.start, r.location))
+            if r.start > 0 { points.append((r.start - 1, last?.location)) }
+            open = r
         }
-        if zip(ranges, ranges.dropFirst()).allSatisfy({ $0.start <= $1.start }) {
-            for (i, r) in ranges.enumerated() where i + 1 == ranges.count || ranges[i + 1].start != r.start {
-                try put(r)
-            }
-        } else {
-            let order = ranges.indices.sorted { (ranges[$0].start, $0) < (ranges[$1].start, $1) }
-            for (n, i) in order.enumerated() where n + 1 == order.count || ranges[order[n + 1]].start != ranges[i].start
-            {
-                try put(ranges[i])
-            }
-        }
-        try flush()
+        if first == nil { first = r }
+        last = r
+    }
+
+    /// The samples, a gap (SymbolTable.none) answering nil as it does in SymbolTable and the file.
+    func samples() -> [(address: UInt64, expected: UInt32?)] {
+        var out = points
+        out.append((0, first.map { $0.start == 0 ? $0.location : nil } ?? nil))
+        out.append((.max, last?.location))
+        return out.map { ($0.address, $0.expected == SymbolTable.none ? nil : $0.expected) }
     }
 }
 
 extension BuildFile {
-    /// Checks a freshly written file against the table it came from: the range found for sample
-    /// addresses (every range start when there are few, else an even spread of at least one per
-    /// block, plus the addresses just before and between starts) must be the one SymbolTable picks.
+    /// Checks a freshly written file against the table it came from (sorted ranges; for
+    /// unsorted input SymbolTable gives no defined answer).
     static func checkRanges(of table: SymbolTable, at path: String) throws {
         let ranges = table.ranges
-        // Unsorted input was sorted by the writer; SymbolTable gives no defined answer for it.
         guard !ranges.isEmpty, zip(ranges, ranges.dropFirst()).allSatisfy({ $0.start <= $1.start }) else { return }
-        // Not mapped: the check runs while the import holds the whole table in memory.
-        let reader = try BuildFileSource.Reader(path: path, mapped: false)
-        let step = min(max(1, ranges.count / 1000), rangesPerBlock)
-        var addresses: [UInt64] = [0, .max]
-        for i in stride(from: 0, to: ranges.count, by: step) {
-            let start = ranges[i].start
-            addresses.append(start)
-            if start > 0 { addresses.append(start - 1) }
-            if i + 1 < ranges.count { addresses.append(start + (ranges[i + 1].start - start) / 2) }
+        var sampler = RangeSampler()
+        var index = 0
+        for (i, r) in ranges.enumerated() where i + 1 == ranges.count || ranges[i + 1].start != r.start {
+            sampler.add(r, index: index)
+            index += 1
         }
-        for address in addresses {
+        try check(sampler.samples(), at: path)
+    }
+
+    /// Looks `samples` up in the build file at `path`: each must find the expected location.
+    static func check(_ samples: [(address: UInt64, expected: UInt32?)], at path: String) throws {
+        // Not mapped: the check runs while the import may still hold a large table in memory.
+        let reader = try BuildFileSource.Reader(path: path, mapped: false)
+        for (address, expected) in samples {
             let storedOrGap = try reader.rangeLocation(containing: address)
-            let expected: UInt32? = table.rangeIndex(containing: address).map { ranges[$0].location }
             guard storedOrGap == expected else {
                 throw SymbolicateError(
                     .internal,

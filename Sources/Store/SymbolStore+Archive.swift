@@ -137,9 +137,7 @@ extension SymbolStore {
                     let replaced = harvest.pending.remove(at: i)
                     harvest.present.append((replaced.build, replaced.source))
                 }
-                var table = try slice.loadSymbolTable()
-                table.build.name = name
-                harvest.pending.append(try prepare(table, source: member))
+                harvest.pending.append(try prepare(slice, source: member, name: name))
             } catch {
                 harvest.failures.append(("\(member) (\(info.arch))", error))
             }

@@ -27,19 +27,20 @@ extension SymbolStore {
     /// Imports one arch slice of an object file; `source` is recorded as where it came from.
     @discardableResult
     public func importSlice(_ slice: ObjectSlice, source: String) throws -> ImportOutcome {
-        try importBuild(slice.info, source: source, force: false) { try slice.loadSymbolTable() }
+        try importBuild(slice.info, source: source, force: false) { try prepare(slice, source: source) }
     }
 
     /// Imports a symbol table built in memory (its `build` says which UUID and arch it is).
     @discardableResult
     public func importTable(_ table: SymbolTable, source: String) throws -> ImportOutcome {
-        try importBuild(table.build, source: source, force: false) { table }
+        try importBuild(table.build, source: source, force: false) { try prepare(table, source: source) }
     }
 
-    /// Imports the build `info` describes unless an entry at least as good is present; `load`
-    /// (the expensive part) runs only when the build is needed. `force` replaces any entry.
+    /// Imports the build `info` describes unless an entry at least as good is present; `prepare`
+    /// (the expensive part: reading the symbols and writing the build file) runs only when the
+    /// build is needed. `force` replaces any entry.
     func importBuild(
-        _ info: BuildInfo, source: String, force: Bool, load: () throws -> SymbolTable
+        _ info: BuildInfo, source: String, force: Bool, prepare: () throws -> PendingBuild
     ) throws -> ImportOutcome {
         try requireWritable("import")
         if !force, let presence, try presence(info) { return .alreadyPresent }
@@ -48,8 +49,7 @@ extension SymbolStore {
         {
             return .alreadyPresent
         }
-        let pending = try prepare(try load(), source: source)
-        return try commit(pending, force: force)
+        return try commit(try prepare(), force: force)
     }
 
     /// Says "already present" only under the catalog's write lock, and marks the build used now:
@@ -77,17 +77,45 @@ extension SymbolStore {
     func prepare(_ table: SymbolTable, source: String) throws -> PendingBuild {
         var table = table
         table.build.path = source
-        guard !table.build.uuid.bytes.isEmpty else {
+        return try prepareFile(table.build, source: source) { path in
+            try BuildFile.write(table, to: path)
+            try BuildFile.checkRanges(of: table, at: path)
+            return table.build
+        }
+    }
+
+    /// Reads `slice`'s symbols straight into a temporary build file (its locations and ranges
+    /// go to the file a batch of units at a time, so memory never holds the whole table), checks
+    /// it and syncs it to disk. `name` replaces the build's name (an archive member's).
+    func prepare(_ slice: ObjectSlice, source: String, name: String? = nil) throws -> PendingBuild {
+        var build = slice.info
+        build.path = source
+        if let name { build.name = name }
+        return try prepareFile(build, source: source) { path in
+            let writer = try BuildFileWriter(path: path)
+            var head = try slice.loadSymbolTable(into: writer)
+            head.build = build
+            try writer.finish(head)
+            try writer.check()
+            return build
+        }
+    }
+
+    /// A temporary build file in `builds/`, written by `write` (which returns the build it
+    /// holds), then synced; failures name the build and the store.
+    private func prepareFile(_ build: BuildInfo, source: String, write: (String) throws -> BuildInfo) throws
+        -> PendingBuild
+    {
+        guard !build.uuid.bytes.isEmpty else {
             throw SymbolicateError(.badInput, "the symbol file has no UUID or build id", path: source)
         }
         do {
             let temporary = try TemporaryFile(in: buildsDirectory, suffix: ".sqlite")
-            try BuildFile.write(table, to: temporary.path)
-            try BuildFile.checkRanges(of: table, at: temporary.path)
+            let written = try write(temporary.path)
             try temporary.sync()
-            return PendingBuild(temporary: temporary, build: table.build, source: source, byteSize: temporary.size)
+            return PendingBuild(temporary: temporary, build: written, source: source, byteSize: temporary.size)
         } catch {
-            throw importFailure(error, table.build, source: source)
+            throw importFailure(error, build, source: source)
         }
     }
 

@@ -32,7 +32,9 @@ extension SymbolStore {
             do {
                 let slices = try ObjectFile.slices(atPath: row.sourcePath)
                 if let slice = slices.first(where: { $0.info.uuid == row.uuid && $0.info.arch == row.arch }) {
-                    _ = try importBuild(slice.info, source: row.sourcePath, force: true) { try slice.loadSymbolTable() }
+                    _ = try importBuild(slice.info, source: row.sourcePath, force: true) {
+                        try prepare(slice, source: row.sourcePath)
+                    }
                     if let fresh = try catalogReader.withLock({ try $0.build(uuid: row.uuid, arch: row.arch) }) {
                         return try BuildFileSource(path: absolutePath(fresh.file))
                     }
