@@ -220,7 +220,8 @@ final class BuildFileWriter: SymbolTableSink {
                 }
                 guard r.start > pending.start else {
                     throw SymbolicateError(
-                        .internal, "ranges reached the build file out of order (0x\(String(r.start, radix: 16)) "
+                        .internal,
+                        "ranges reached the build file out of order (0x\(String(r.start, radix: 16)) "
                             + "after 0x\(String(pending.start, radix: 16)))", path: path)
                 }
                 try put(pending)
