@@ -196,6 +196,9 @@ final class DebugInfoStream: @unchecked Sendable {
         var index: [UInt64: Int] = [:]
         for (i, u) in file.units.enumerated() { index[UInt64(u.offset)] = i }
         unitIndex = index
+        // Reading every unit header faulted in pages all over `.debug_info` (the kernel maps
+        // each one's neighbours too): about 64 KB a unit, nearly the whole section.
+        releaseResidentPages()
     }
 
     /// The header offsets of every unit, in section order.

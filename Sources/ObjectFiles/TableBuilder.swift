@@ -594,6 +594,9 @@ struct TableBuilder {
         b.symbolFunctions = Array(repeating: SymbolTable.none, count: b.symbols.count)
         let regions = regions(
             arangeEntries: stream.arangeEntries, arangeUnits: stream.arangeUnits, units: try stream.unitRanges())
+        // Reading every unit's first DIE faulted in pages all over the file (the kernel maps
+        // its neighbours too); let them go before the walk reads the file in order.
+        stream.releaseResidentPages()
         let owned = owned(regions)
         let batches = batches(regions, batchBytes: DebugInfoReader.batchBytes) { stream.size(ofUnitAt: $0) }
         let symbols = b.symbols
