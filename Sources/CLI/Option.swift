@@ -84,22 +84,24 @@ extension ValueOption where Value == Int {
         _ names: String..., value: String, in range: ClosedRange<Int>, requirement: @escaping @Sendable (Int) -> String,
         help: String
     ) -> Self {
-        let name = names.first ?? ""
-        return Self(names, value: value, help: help) { text in
-            guard let n = Int(text) else { throw UsageError("\(name) expects a whole number, got '\(text)'") }
-            guard range.contains(n) else { throw UsageError(requirement(n)) }
-            return n
-        }
+        integer(names, value: value, in: range, requirement: requirement, help: help)
     }
 
     /// A whole number in `range`; `requirement` is the usage error for one outside it.
     static func integer(
         _ names: String..., value: String, in range: ClosedRange<Int>, requirement: String, help: String
     ) -> Self {
+        integer(names, value: value, in: range, requirement: { _ in requirement }, help: help)
+    }
+
+    private static func integer(
+        _ names: [String], value: String, in range: ClosedRange<Int>, requirement: @escaping @Sendable (Int) -> String,
+        help: String
+    ) -> Self {
         let name = names.first ?? ""
         return Self(names, value: value, help: help) { text in
             guard let n = Int(text) else { throw UsageError("\(name) expects a whole number, got '\(text)'") }
-            guard range.contains(n) else { throw UsageError(requirement) }
+            guard range.contains(n) else { throw UsageError(requirement(n)) }
             return n
         }
     }
