@@ -74,7 +74,7 @@ let package = Package(
             ],
             path: "Sources/CLI"),
         // S3-compatible object storage over libcurl: Signature V4, retries, listings.
-        .target(name: "ObjectStorage", dependencies: ["Digest", "CCurl"], path: "Sources/ObjectStorage"),
+        .target(name: "ObjectStorage", dependencies: ["SymbolicateModel", "Digest", "CCurl"], path: "Sources/ObjectStorage"),
         .executableTarget(name: "symbolicate", dependencies: ["CLI"], path: "Sources/symbolicate"),
         // In-process lookup benchmark (Benchmarks/run.sh drives it next to the peer tools).
         .executableTarget(

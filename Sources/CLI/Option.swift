@@ -84,22 +84,24 @@ extension ValueOption where Value == Int {
         _ names: String..., value: String, in range: ClosedRange<Int>, requirement: @escaping @Sendable (Int) -> String,
         help: String
     ) -> Self {
-        let name = names.first ?? ""
-        return Self(names, value: value, help: help) { text in
-            guard let n = Int(text) else { throw UsageError("\(name) expects a whole number, got '\(text)'") }
-            guard range.contains(n) else { throw UsageError(requirement(n)) }
-            return n
-        }
+        integer(names, value: value, in: range, requirement: requirement, help: help)
     }
 
     /// A whole number in `range`; `requirement` is the usage error for one outside it.
     static func integer(
         _ names: String..., value: String, in range: ClosedRange<Int>, requirement: String, help: String
     ) -> Self {
+        integer(names, value: value, in: range, requirement: { _ in requirement }, help: help)
+    }
+
+    private static func integer(
+        _ names: [String], value: String, in range: ClosedRange<Int>, requirement: @escaping @Sendable (Int) -> String,
+        help: String
+    ) -> Self {
         let name = names.first ?? ""
         return Self(names, value: value, help: help) { text in
             guard let n = Int(text) else { throw UsageError("\(name) expects a whole number, got '\(text)'") }
-            guard range.contains(n) else { throw UsageError(requirement) }
+            guard range.contains(n) else { throw UsageError(requirement(n)) }
             return n
         }
     }
@@ -108,17 +110,31 @@ extension ValueOption where Value == Int {
 extension ValueOption where Value == UInt64 {
     /// An address or offset as `parseAddress` reads it; `what` names it in the usage error.
     static func address(_ names: String..., value: String, what: String, help: String) -> Self {
-        let name = names.first ?? ""
-        return Self(names, value: value, help: help) { text in
-            guard let address = parseAddress(text) else {
-                throw UsageError("\(name) expects \(what) (hex like 0x4000 or decimal), got '\(text)'")
-            }
-            return address
-        }
+        parsed(names, value: value, expected: "\(what) (hex like 0x4000 or decimal)", help: help) { parseAddress($0) }
     }
 }
 
 extension ValueOption {
+    /// A value `read` takes from the text given, nil for text it cannot read: the usage error is
+    /// then `NAME expects EXPECTED, got 'TEXT'`.
+    static func parsed(
+        _ names: String..., value: String, expected: String, help: String,
+        _ read: @escaping @Sendable (String) -> Value?
+    ) -> Self {
+        parsed(names, value: value, expected: expected, help: help, read)
+    }
+
+    private static func parsed(
+        _ names: [String], value: String, expected: String, help: String,
+        _ read: @escaping @Sendable (String) -> Value?
+    ) -> Self {
+        let name = names.first ?? ""
+        return Self(names, value: value, help: help) { text in
+            guard let value = read(text) else { throw UsageError("\(name) expects \(expected), got '\(text)'") }
+            return value
+        }
+    }
+
     /// One of a few words, each standing for a value; `expected` is the usage error for another word.
     static func choice(
         _ names: String..., value: String, _ choices: KeyValuePairs<String, Value>,

@@ -42,26 +42,23 @@ enum ServeCommand: Command {
         help: "Tokens (same format) that reads then need: /v1/symbolicate, /v1/symbols, /v1/reports/ID,"
             + " /v1/missing and the compatibility endpoints. Without it, reads need no token. /, /healthz,"
             + " /readyz, /metrics stay open.")
-    static let maxBody = ValueOption<Int>(
-        ["--max-body"], value: "SIZE",
+    static let maxBody = ValueOption<Int>.parsed(
+        "--max-body", value: "SIZE", expected: "a size such as 512M or 2G",
         help: "Largest upload accepted, e.g. 512M or 2G (default: 4G); reports are limited to 16M or SIZE,"
             + " whichever is smaller."
-    ) { size in
-        guard let bytes = parseByteSize(size), bytes > 0 else {
-            throw UsageError("--max-body expects a size such as 512M or 2G, got '\(size)'")
-        }
-        return bytes
-    }
-    static let importMemory = ValueOption<Int>(
-        ["--import-memory"], value: "SIZE",
+    ) { byteSize($0, atLeast: 1) }
+    static let importMemory = ValueOption<Int>.parsed(
+        "--import-memory", value: "SIZE", expected: "a size of at least 256M, such as 8G or 16G",
         help: "Address space an upload's import may use (RLIMIT_AS, the mapped upload included; default: 16G,"
             + " enough for a 2G dSYM)."
-    ) { size in
-        guard let bytes = parseByteSize(size), bytes >= ImportLimits.minimumMemoryBytes else {
-            throw UsageError("--import-memory expects a size of at least 256M, such as 8G or 16G, got '\(size)'")
-        }
+    ) { byteSize($0, atLeast: ImportLimits.minimumMemoryBytes) }
+
+    /// A size such as 512M or 2G (`parseByteSize`) of `minimum` bytes or more; nil otherwise.
+    private static func byteSize(_ text: String, atLeast minimum: Int) -> Int? {
+        guard let bytes = parseByteSize(text), bytes >= minimum else { return nil }
         return bytes
     }
+
     static let importCPU = ValueOption<Int>.integer(
         "--import-cpu", value: "SECONDS", in: 1...86_400, requirement: "--import-cpu must be from 1 to 86400 seconds",
         help: "CPU time an upload's import may use (RLIMIT_CPU; default: 900).")

@@ -22,16 +22,11 @@ enum StoreOption {
         help: "Bucket stores: where fetched build files and temporary files are kept (default:"
             + " $XDG_CACHE_HOME/symbolicate, else ~/.cache/symbolicate).")
 
-    static let cacheSize = ValueOption<Int64>(
-        ["--cache-size"], value: "SIZE",
+    static let cacheSize = ValueOption<Int64>.parsed(
+        "--cache-size", value: "SIZE", expected: "a size such as 10G or 500M",
         help: "Bucket stores: the cache's bound, e.g. 10G or 500M (default: 10G); least recently used build"
             + " files are evicted first."
-    ) { text in
-        guard let bytes = StoreLocation.parseSize(text) else {
-            throw UsageError("--cache-size expects a size such as 10G or 500M, got '\(text)'")
-        }
-        return bytes
-    }
+    ) { StoreLocation.parseSize($0) }
 
     /// `--store`, `--cache` and `--cache-size`, for a command's options.
     static let options: [any CommandOption] = [store, cache, cacheSize]

@@ -29,12 +29,7 @@ public struct BuildID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     private static func nibble(_ scalar: Unicode.Scalar) -> UInt8? {
-        switch scalar.value {
-        case 0x30...0x39: return UInt8(scalar.value - 0x30)
-        case 0x41...0x46: return UInt8(scalar.value - 0x41 + 10)
-        case 0x61...0x66: return UInt8(scalar.value - 0x61 + 10)
-        default: return nil
-        }
+        UInt8(exactly: scalar.value).flatMap(ASCII.hexDigitValue)
     }
 
     /// `82D13D98-219E-3040-B62A-07A297007A7C` for 16-byte ids, plain uppercase hex otherwise.

@@ -74,16 +74,7 @@ extension DebugInfo {
         let sequenceBase = sequences.count
         var fileMap: [UInt32] = []
         fileMap.reserveCapacity(part.files.count)
-        for f in part.files {
-            if let known = fileIndex[f] {
-                fileMap.append(known)
-            } else {
-                let index = UInt32(files.count)
-                files.append(f)
-                fileIndex[f] = index
-                fileMap.append(index)
-            }
-        }
+        for f in part.files { fileMap.append(files.intern(f, index: &fileIndex)) }
         func file(_ f: UInt32) -> UInt32 { Int(f) < fileMap.count ? fileMap[Int(f)] : f }
         names += part.names
         nodes.reserveCapacity(nodes.count + part.nodes.count)
@@ -464,15 +455,7 @@ struct UnitReader {
         let slot = Int(clamping: n)
         if slot < unitFiles.count, unitFiles[slot] != SymbolTableConstants.unresolved { return unitFiles[slot] }
         var index = SymbolTableConstants.none
-        if let path = table.path(ofFile: n) {
-            if let known = fileIndex[path] {
-                index = known
-            } else {
-                index = UInt32(part.files.count)
-                part.files.append(path)
-                fileIndex[path] = index
-            }
-        }
+        if let path = table.path(ofFile: n) { index = part.files.intern(path, index: &fileIndex) }
         if slot < table.fileNames.count + 1 {
             if unitFiles.count <= slot {
                 unitFiles += repeatElement(SymbolTableConstants.unresolved, count: slot + 1 - unitFiles.count)
@@ -515,11 +498,7 @@ struct UnitReader {
     }
 
     private mutating func intern(_ name: String) -> UInt32 {
-        if let i = nameIndex[name] { return i }
-        let i = UInt32(part.names.count)
-        part.names.append(name)
-        nameIndex[name] = i
-        return i
+        part.names.intern(name, index: &nameIndex)
     }
 
     private mutating func name(of attrs: DieAttributes, _ origin: (UInt64) throws -> DieAttributes?) throws -> UInt32 {

@@ -378,19 +378,29 @@ extension DieDecoder {
         switch v.form {
         case DW_FORM_addr: return v.value
         case DW_FORM_addrx, DW_FORM_addrx1, DW_FORM_addrx2, DW_FORM_addrx3, DW_FORM_addrx4, DW_FORM_GNU_addr_index:
-            guard var r = file.addr else { throw DecodeError("indexed address without a .debug_addr section") }
-            let h = context.header
-            let base = context.addrBase ?? UInt64(h.offsetSize == 8 ? 16 : 8)
-            guard v.value < UInt64(Int32.max) else { throw DecodeError("address index \(v.value) is out of range") }
-            let (off, overflow) = base.addingReportingOverflow(v.value &* UInt64(h.addressSize))
-            guard !overflow, off <= UInt64(Int.max) else {
-                throw DecodeError("address index \(v.value) is out of range")
-            }
-            try r.seek(Int(off))
-            return try r.unsigned(size: h.addressSize)
+            guard let section = file.addr else { throw DecodeError("indexed address without a .debug_addr section") }
+            return try entry(
+                v.value, of: section, base: context.addrBase, size: context.header.addressSize, context,
+                what: "address")
         default:
             throw DecodeError("an address attribute has form 0x\(String(v.form, radix: 16))")
         }
+    }
+
+    /// Entry `index` of the unit's table in `.debug_addr` (addresses) or `.debug_str_offsets`
+    /// (string offsets), `size` bytes each from the unit's DW_AT_addr_base / DW_AT_str_offsets_base,
+    /// or, when its unit DIE states none, from just past the section's first header (DWARF 5
+    /// sections 7.27 and 7.26: 8 bytes, 16 in the 64-bit format). `what` names the index in errors.
+    private func entry(
+        _ index: UInt64, of section: ByteReader, base: UInt64?, size: Int, _ context: DwarfUnitContext, what: String
+    ) throws -> UInt64 {
+        var r = section
+        let start = base ?? UInt64(context.header.offsetSize == 8 ? 16 : 8)
+        guard index < UInt64(Int32.max) else { throw DecodeError("\(what) index \(index) is out of range") }
+        let (off, overflow) = start.addingReportingOverflow(index &* UInt64(size))
+        guard !overflow, off <= UInt64(Int.max) else { throw DecodeError("\(what) index \(index) is out of range") }
+        try r.seek(Int(off))
+        return try r.unsigned(size: size)
     }
 
     private func unsigned(_ v: RawValue, _ context: DwarfUnitContext) throws -> UInt64 {
@@ -433,18 +443,13 @@ extension DieDecoder {
         case DW_FORM_strp: return try at(file.str, ".debug_str", v.value)
         case DW_FORM_line_strp: return try at(file.lineStr, ".debug_line_str", v.value)
         case DW_FORM_strx, DW_FORM_strx1, DW_FORM_strx2, DW_FORM_strx3, DW_FORM_strx4, DW_FORM_GNU_str_index:
-            guard var r = file.strOffsets else {
+            guard let section = file.strOffsets else {
                 throw DecodeError("indexed string without a .debug_str_offsets section")
             }
-            let h = context.header
-            let base = context.strOffsetsBase ?? UInt64(h.offsetSize == 8 ? 16 : 8)
-            guard v.value < UInt64(Int32.max) else { throw DecodeError("string index \(v.value) is out of range") }
-            let (off, overflow) = base.addingReportingOverflow(v.value &* UInt64(h.offsetSize))
-            guard !overflow, off <= UInt64(Int.max) else {
-                throw DecodeError("string index \(v.value) is out of range")
-            }
-            try r.seek(Int(off))
-            return try at(file.str, ".debug_str", try r.unsigned(size: h.offsetSize))
+            let offset = try entry(
+                v.value, of: section, base: context.strOffsetsBase, size: context.header.offsetSize, context,
+                what: "string")
+            return try at(file.str, ".debug_str", offset)
         default:
             throw DecodeError(
                 "a string attribute has form 0x\(String(v.form, radix: 16)), which names no string of this file")

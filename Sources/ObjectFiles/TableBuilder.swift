@@ -37,11 +37,7 @@ struct TableBuilder {
     }
 
     private mutating func intern(_ name: String) -> UInt32 {
-        if let i = nameIndex[name] { return i }
-        let i = UInt32(names.count)
-        names.append(name)
-        nameIndex[name] = i
-        return i
+        names.intern(name, index: &nameIndex)
     }
 
     private mutating func function(_ name: UInt32, _ entry: UInt64) -> UInt32 {
@@ -502,11 +498,7 @@ struct TableBuilder {
 
     /// The builder's index of file `path`, added when new.
     fileprivate mutating func fileIndex(of path: String) -> UInt32 {
-        if let known = fileIndex[path] { return known }
-        let index = UInt32(files.count)
-        files.append(path)
-        fileIndex[path] = index
-        return index
+        files.intern(path, index: &fileIndex)
     }
 
     /// Units in the order their first region comes, in batches of about `batchBytes` of

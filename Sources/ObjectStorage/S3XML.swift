@@ -5,6 +5,8 @@
 // engine (no DTDs, no namespaces beyond dropping a prefix) and anything it cannot read is a
 // `badResponse` error, never a trap.
 
+import SymbolicateModel
+
 /// One page of a ListObjectsV2 listing.
 public struct ListPage: Sendable, Equatable {
     public var objects: [ListedObject]
@@ -180,24 +182,15 @@ enum S3XML {
             case UInt8(ascii: "+") where plusIsSpace:
                 out.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard let high = bytes.next().flatMap(hexValue), let low = bytes.next().flatMap(hexValue) else {
-                    return nil
-                }
+                guard let high = bytes.next().flatMap(ASCII.hexDigitValue),
+                    let low = bytes.next().flatMap(ASCII.hexDigitValue)
+                else { return nil }
                 out.append(high << 4 | low)
             default:
                 out.append(byte)
             }
         }
         return String(validating: out, as: UTF8.self)
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: return byte - 0x30
-        case 0x41...0x46: return byte - 0x41 + 10
-        case 0x61...0x66: return byte - 0x61 + 10
-        default: return nil
-        }
     }
 }
 

@@ -3,6 +3,8 @@
 // report with odd encodings (CR or CRLF line ends, U+00A0 no-break spaces, stray invalid
 // UTF-8) still parses and round-trips byte for byte. Every read is bounds-checked.
 
+import SymbolicateModel
+
 /// One line of a document: `range` excludes the line ending, `end` includes it.
 struct TextLine: Sendable {
     var range: Range<Int>
@@ -134,7 +136,7 @@ enum ByteText {
         guard bytes[range.lowerBound] == 0x30, bytes[range.lowerBound + 1] | 0x20 == 0x78 else { return nil }
         var value: UInt64 = 0
         for i in (range.lowerBound + 2)..<range.upperBound {
-            guard let d = hexDigit(bytes[i]) else { return nil }
+            guard let d = ASCII.hexDigitValue(bytes[i]) else { return nil }
             value = value << 4 | UInt64(d)
         }
         return value
@@ -152,15 +154,5 @@ enum ByteText {
             value = value * 10 + UInt64(b - 0x30)
         }
         return value
-    }
-
-    @inline(__always)
-    static func hexDigit(_ b: UInt8) -> UInt8? {
-        switch b {
-        case 0x30...0x39: return b - 0x30
-        case 0x41...0x46: return b - 0x41 + 10
-        case 0x61...0x66: return b - 0x61 + 10
-        default: return nil
-        }
     }
 }

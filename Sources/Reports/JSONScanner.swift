@@ -197,7 +197,7 @@ struct JSONScanner {
         guard pos + 4 <= end else { throw fail("short \\u escape") }
         var v: UInt32 = 0
         for i in pos..<(pos + 4) {
-            guard let d = ByteText.hexDigit(bytes[i]) else { throw fail("bad \\u escape") }
+            guard let d = ASCII.hexDigitValue(bytes[i]) else { throw fail("bad \\u escape") }
             v = v << 4 | UInt32(d)
         }
         pos += 4

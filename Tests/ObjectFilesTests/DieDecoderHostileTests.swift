@@ -2,8 +2,9 @@
 // alike by libdwarf and by us, then units and abbreviation tables built to hurt (a unit claiming
 // more bytes than its section, an abbreviation table past its section or with thousands of
 // attributes, unknown forms, chains of DW_FORM_indirect, block lengths near 2^64, DIEs nested a
-// hundred thousand deep, references that point at each other). Each ends in a named DecodeError
-// or a result, never a trap or a hang.
+// hundred thousand deep, references that point at each other, indexes into .debug_str_offsets and
+// .debug_addr past any table or without the section). Each ends in a named DecodeError or a
+// result, never a trap or a hang.
 
 import Foundation
 import Testing
@@ -161,5 +162,52 @@ struct DieDecoderHostileTests {
         #expect(info.nodes.map { info.names[Int($0.name)] } == ["??", "??", "??"])
         let theirs = try Self.read(Self.unit(Self.unitDie + a + b + c + [0]), backend: .libdwarf)
         #expect(DieReaderCrossCheckTests.differences(info, theirs).isEmpty)
+    }
+
+    /// A DWARF 5 unit whose names and addresses are indexes (DW_FORM_strx / DW_FORM_addrx) into
+    /// `.debug_str_offsets` and `.debug_addr`, read from just past each table's 8-byte header (the
+    /// unit states no base): the compile unit is entry 0 of both, the subprogram entries `strIndex` and
+    /// `addrIndex`; `omitted` names sections left out.
+    static func indexedRead(strIndex: UInt64, addrIndex: UInt64, sections omitted: Set<String> = []) throws
+        -> DebugInfo
+    {
+        let specs = [(DW_AT_name, DW_FORM_strx), (DW_AT_low_pc, DW_FORM_addrx), (DW_AT_high_pc, DW_FORM_data4)]
+        let table =
+            abbrev(1, DW_TAG_compile_unit, children: true, specs) + abbrev(2, DW_TAG_subprogram, children: false, specs)
+            + [0]
+        let dies =
+            [1] + uleb(0) + uleb(0) + le32(0x100) + [2] + uleb(strIndex) + uleb(addrIndex) + le32(0x20) + [0]
+        let body = le16(5) + [DW_UT_compile, 8] + le32(0) + dies
+        let offsets = le16(5) + le16(0) + le32(0) + le32(4)
+        let addresses = le16(5) + [8, 0] + le64(0x1000) + le64(0x1010)
+        var sections = [
+            ".debug_info": le32(UInt32(body.count)) + body, ".debug_abbrev": table,
+            ".debug_str": cstr("u.c") + cstr("f"),
+            ".debug_str_offsets": le32(UInt32(offsets.count)) + offsets,
+            ".debug_addr": le32(UInt32(addresses.count)) + addresses,
+        ]
+        for name in omitted { sections[name] = nil }
+        return try DebugInfoReader.read(
+            sections: sections.mapValues { ByteStorage(bytes: $0).reader() }, pointerSize: 8, backend: .own(threads: 1))
+    }
+
+    @Test func indexedStringsAndAddresses() throws {
+        let info = try Self.indexedRead(strIndex: 1, addrIndex: 1)
+        #expect(info.units.first?.ranges.map { [$0.start, $0.end] } == [[0x1000, 0x1100]])
+        #expect(info.nodes.map { info.names[Int($0.name)] } == ["f"])
+        #expect(info.scopes == [DebugInfo.Scope(start: 0x1010, end: 0x1030, node: 0)])
+    }
+
+    @Test func indexesPastAnyTableOrWithoutTheirSection() {
+        let string = Self.failure { try Self.indexedRead(strIndex: 1 << 40, addrIndex: 1) }
+        #expect(string?.contains("string index \(1 << 40) is out of range") == true, "\(string ?? "no error")")
+        let address = Self.failure { try Self.indexedRead(strIndex: 1, addrIndex: 1 << 40) }
+        #expect(address?.contains("address index \(1 << 40) is out of range") == true, "\(address ?? "no error")")
+        let noOffsets = Self.failure {
+            try Self.indexedRead(strIndex: 1, addrIndex: 1, sections: [".debug_str_offsets"])
+        }
+        #expect(noOffsets?.contains("without a .debug_str_offsets section") == true, "\(noOffsets ?? "no error")")
+        let noAddresses = Self.failure { try Self.indexedRead(strIndex: 1, addrIndex: 1, sections: [".debug_addr"]) }
+        #expect(noAddresses?.contains("without a .debug_addr section") == true, "\(noAddresses ?? "no error")")
     }
 }
