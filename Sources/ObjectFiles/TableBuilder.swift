@@ -11,6 +11,7 @@
 // regions only the symbol table speaks. Walking in address order interns locations and functions
 // in the same order as one walk over the whole file would.
 
+import Foundation
 import SymbolicateModel
 
 struct TableBuilder {
@@ -593,7 +594,10 @@ struct TableBuilder {
         let batches = batches(regions, batchBytes: DebugInfoReader.batchBytes) { stream.size(ofUnitAt: $0) }
         let symbols = b.symbols
         let symbolNames = b.names
-        try b.walkRegions(regions, batches: batches) { batch in
+        // Batch k + 1 is read (and its units walked) on other threads while this one merges
+        // batch k: the merge and the build-file writing are the serial part of an import.
+        let reader = BatchPipeline(count: batches.count) { i in
+            let batch = batches[i]
             let parts = try stream.read(units: batch) { (info: DebugInfo) -> PreparedUnit? in
                 guard let u = info.units.first, let mine = owned[u.offset] else { return nil }
                 let (pieces, lines) = prepare(info, u, owned: mine)
@@ -605,8 +609,15 @@ struct TableBuilder {
                     NodeCache(slim), pieces: pieces, lines: lines, owned: mine, symbols: symbols,
                     symbolNames: symbolNames)
             }
-            stream.releaseResidentPages()
             return zip(batch, parts).compactMap { offset, part in part.map { (offset, $0) } }
+        } between: {
+            // Nothing reads the file between two batches: its pages can go.
+            stream.releaseResidentPages()
+        }
+        var next = 0
+        try b.walkRegions(regions, batches: batches) { _ in
+            defer { next += 1 }
+            return try reader.take(next)
         }
         return try b.finish(build: build)
     }
@@ -615,19 +626,32 @@ struct TableBuilder {
 /// Per node of one DebugInfo: its function when no symbol overrides it, and the location of its
 /// call site as last computed (valid for the symbol it was computed with); and the builder's
 /// index of each of the DebugInfo's files.
+/// The three per-node arrays are buffers the cache owns rather than Swift arrays: the walk
+/// reads and writes them at every range boundary, and a class's array properties would pay a
+/// dynamic exclusivity check and a uniqueness check on each write. Their indices are node
+/// numbers the reader gave out, never bytes of the file.
 final class NodeCache: @unchecked Sendable {
     let info: DebugInfo
-    var nodeFunction: [UInt32]
-    var callSite: [UInt32]
-    var callSiteSymbol: [UInt64]
+    let nodeFunction: UnsafeMutableBufferPointer<UInt32>
+    let callSite: UnsafeMutableBufferPointer<UInt32>
+    let callSiteSymbol: UnsafeMutableBufferPointer<UInt64>
     private var fileMap: [UInt32] = []
     private var mapped = false
 
     init(_ info: DebugInfo) {
         self.info = info
-        nodeFunction = Array(repeating: SymbolTable.none, count: info.nodes.count)
-        callSite = nodeFunction
-        callSiteSymbol = Array(repeating: 0, count: info.nodes.count)
+        nodeFunction = .allocate(capacity: info.nodes.count)
+        nodeFunction.initialize(repeating: SymbolTable.none)
+        callSite = .allocate(capacity: info.nodes.count)
+        callSite.initialize(repeating: SymbolTable.none)
+        callSiteSymbol = .allocate(capacity: info.nodes.count)
+        callSiteSymbol.initialize(repeating: 0)
+    }
+
+    deinit {
+        nodeFunction.deallocate()
+        callSite.deallocate()
+        callSiteSymbol.deallocate()
     }
 
     /// Numbers this DebugInfo's files in `builder` (once).
@@ -655,8 +679,9 @@ final class PreparedUnit: @unchecked Sendable {
     let cache: NodeCache
     let functions: [SymbolTable.Function]
     let locations: [SymbolTable.Location]
-    var functionMap: [UInt32]
-    var locationMap: [UInt32]
+    /// Owned buffers, as NodeCache's are (the merge writes them once per location).
+    let functionMap: UnsafeMutableBufferPointer<UInt32>
+    let locationMap: UnsafeMutableBufferPointer<UInt32>
     private var regions: [Region]
     private var next = 0
 
@@ -665,8 +690,15 @@ final class PreparedUnit: @unchecked Sendable {
         self.functions = functions
         self.locations = locations
         self.regions = regions
-        functionMap = Array(repeating: SymbolTable.none, count: functions.count)
-        locationMap = Array(repeating: SymbolTable.none, count: locations.count)
+        functionMap = .allocate(capacity: functions.count)
+        functionMap.initialize(repeating: SymbolTable.none)
+        locationMap = .allocate(capacity: locations.count)
+        locationMap.initialize(repeating: SymbolTable.none)
+    }
+
+    deinit {
+        functionMap.deallocate()
+        locationMap.deallocate()
     }
 
     /// The next region (regions are merged in ascending order); nil past the last.
@@ -677,5 +709,54 @@ final class PreparedUnit: @unchecked Sendable {
             next += 1
         }
         return regions[next]
+    }
+}
+
+/// Produces results 0, 1, 2, ... in order, producing result k + 1 on another thread while the
+/// caller works on result k. `between` runs after one result is produced and before the next
+/// starts, while nothing is being produced.
+final class BatchPipeline<T>: @unchecked Sendable {
+    private let count: Int
+    private let produce: @Sendable (Int) throws -> T
+    private let between: @Sendable () -> Void
+    /// The result being produced ahead: its index, a semaphore signalled when it is done, and
+    /// the result behind `lock`.
+    private var ahead: (index: Int, done: DispatchSemaphore)?
+    private let lock = NSLock()
+    private var aheadResult: Result<T, Error>?
+
+    init(count: Int, produce: @escaping @Sendable (Int) throws -> T, between: @escaping @Sendable () -> Void) {
+        self.count = count
+        self.produce = produce
+        self.between = between
+    }
+
+    deinit {
+        // A caller that stopped early (an error) still waits for the thread producing ahead.
+        ahead?.done.wait()
+    }
+
+    /// Result `index`; call with 0, 1, 2, ... in order.
+    func take(_ index: Int) throws -> T {
+        let result: Result<T, Error>
+        if let ahead, ahead.index == index {
+            ahead.done.wait()
+            self.ahead = nil
+            result = lock.withLock { aheadResult.take() } ?? .failure(DecodeError("batch \(index) was not read"))
+        } else {
+            result = Result { try produce(index) }
+        }
+        between()
+        if index + 1 < count, case .success = result {
+            let done = DispatchSemaphore(value: 0)
+            ahead = (index + 1, done)
+            let produce = self.produce
+            DispatchQueue.global().async {
+                let r = Result { try produce(index + 1) }
+                self.lock.withLock { self.aheadResult = r }
+                done.signal()
+            }
+        }
+        return try result.get()
     }
 }
