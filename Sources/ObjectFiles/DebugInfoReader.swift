@@ -284,9 +284,12 @@ struct UnitReader {
     private let sections: [String: ByteReader]
     private var part = DebugInfo()
     private var nameIndex: [String: UInt32] = [:]
+    /// The part's index of names met by where they lie (our reader's), so that a name seen
+    /// before is neither read nor hashed again.
+    private var placedNames: [UInt64: UInt32] = [:]
     private var fileIndex: [String: UInt32] = [:]
     /// Resolved (linkage name, name) of DIEs reached through abstract_origin / specification.
-    private var originNames: [UInt64: (linkage: String?, name: String?)] = [:]
+    private var originNames: [UInt64: (linkage: DieString?, name: DieString?)] = [:]
     private var rangeContext: RangeContext
     private var table = LineTable()
     private var unitFiles: [UInt32] = []
@@ -394,6 +397,7 @@ struct UnitReader {
     private mutating func begin(version: UInt16, addressSize: Int, offsetSize: Int, _ attrs: DieAttributes) throws {
         part = DebugInfo()
         nameIndex = [:]
+        placedNames = [:]
         fileIndex = [:]
         setRangeContext(version: version, addressSize: addressSize, offsetSize: offsetSize, attrs)
         table = LineTable()
@@ -501,23 +505,40 @@ struct UnitReader {
         part.names.intern(name, index: &nameIndex)
     }
 
+    /// The part's index of `name`, read from its section the first time it is met there.
+    private mutating func intern(_ name: DieString) throws -> UInt32 {
+        switch name {
+        case .text(let text):
+            return intern(text)
+        case .at(let section, let offset):
+            let key = UInt64(section.rawValue) << 56 | offset
+            if let known = placedNames[key] { return known }
+            guard let bytes = sections[section.name], offset < UInt64(bytes.count) else {
+                throw DecodeError("string offset \(offset) is past the end of \(section.name)")
+            }
+            let index = intern(try bytes.string(at: Int(offset)))
+            placedNames[key] = index
+            return index
+        }
+    }
+
     private mutating func name(of attrs: DieAttributes, _ origin: (UInt64) throws -> DieAttributes?) throws -> UInt32 {
-        if let l = attrs.linkageName { return intern(l) }
-        var found: (linkage: String?, name: String?) = (nil, nil)
+        if let l = attrs.linkageName { return try intern(l) }
+        var found: (linkage: DieString?, name: DieString?) = (nil, nil)
         if let s = attrs.specification { found = try originName(s, depth: 0, origin) }
         if found.linkage == nil, let o = attrs.abstractOrigin {
             let f = try originName(o, depth: 0, origin)
             found = (f.linkage, found.name ?? f.name)
         }
-        return intern(found.linkage ?? attrs.name ?? found.name ?? "??")
+        return try intern(found.linkage ?? attrs.name ?? found.name ?? .text("??"))
     }
 
     private mutating func originName(
         _ offset: UInt64, depth: Int, _ origin: (UInt64) throws -> DieAttributes?
-    ) throws -> (linkage: String?, name: String?) {
+    ) throws -> (linkage: DieString?, name: DieString?) {
         if let known = originNames[offset] { return known }
         guard depth < 8, let attrs = try origin(offset) else { return (nil, nil) }
-        var result: (linkage: String?, name: String?) = (attrs.linkageName, attrs.name)
+        var result: (linkage: DieString?, name: DieString?) = (attrs.linkageName, attrs.name)
         if result.linkage == nil {
             for next in [attrs.specification, attrs.abstractOrigin].compactMap({ $0 }) where next != offset {
                 let f = try originName(next, depth: depth + 1, origin)

@@ -363,8 +363,8 @@ extension DieDecoder {
         if let v = raw.ranges { out.ranges = (v.form, try unsigned(v, context)) }
         if let v = raw.abstractOrigin { out.abstractOrigin = try reference(v, context) }
         if let v = raw.specification { out.specification = try reference(v, context) }
-        if let v = raw.linkageName { out.linkageName = try string(v, context) }
-        if let v = raw.name { out.name = try string(v, context) }
+        if let v = raw.linkageName { out.linkageName = try stringLocation(v, context) }
+        if let v = raw.name { out.name = try stringLocation(v, context) }
         if let v = raw.callFile { out.callFile = try unsigned(v, context) }
         if let v = raw.callLine { out.callLine = try unsigned(v, context) }
         if let v = raw.stmtList { out.stmtList = try unsigned(v, context) }
@@ -431,17 +431,42 @@ extension DieDecoder {
     }
 
     private func string(_ v: RawValue, _ context: DwarfUnitContext) throws -> String {
-        func at(_ section: ByteReader?, _ name: String, _ offset: UInt64) throws -> String {
-            guard let section else { throw DecodeError("a string attribute points into a missing \(name) section") }
-            guard offset < UInt64(section.count) else {
-                throw DecodeError("string offset \(offset) is past the end of \(name) (\(section.count) bytes)")
+        guard case .at(let section, let offset) = try stringLocation(v, context) else { return "" }
+        return try string(in: section, at: offset)
+    }
+
+    /// The string at `offset` of `section` (checked by `stringLocation`).
+    func string(in section: DwarfStringSection, at offset: UInt64) throws -> String {
+        guard let bytes = bytes(of: section), offset < UInt64(bytes.count) else {
+            throw DecodeError("string offset \(offset) is past the end of \(section.name)")
+        }
+        return try bytes.string(at: Int(offset))
+    }
+
+    private func bytes(of section: DwarfStringSection) -> ByteReader? {
+        switch section {
+        case .info: return file.info
+        case .str: return file.str
+        case .lineStr: return file.lineStr
+        }
+    }
+
+    /// Where the string of a string attribute lies: its section and offset, checked to be inside
+    /// the section (indexed forms resolved through `.debug_str_offsets`).
+    private func stringLocation(_ v: RawValue, _ context: DwarfUnitContext) throws -> DieString {
+        func at(_ section: DwarfStringSection, _ offset: UInt64) throws -> DieString {
+            guard let bytes = bytes(of: section) else {
+                throw DecodeError("a string attribute points into a missing \(section.name) section")
             }
-            return try section.string(at: Int(offset))
+            guard offset < UInt64(bytes.count) else {
+                throw DecodeError("string offset \(offset) is past the end of \(section.name) (\(bytes.count) bytes)")
+            }
+            return .at(section, offset)
         }
         switch v.form {
-        case DW_FORM_string: return try at(file.info, ".debug_info", v.value)
-        case DW_FORM_strp: return try at(file.str, ".debug_str", v.value)
-        case DW_FORM_line_strp: return try at(file.lineStr, ".debug_line_str", v.value)
+        case DW_FORM_string: return try at(.info, v.value)
+        case DW_FORM_strp: return try at(.str, v.value)
+        case DW_FORM_line_strp: return try at(.lineStr, v.value)
         case DW_FORM_strx, DW_FORM_strx1, DW_FORM_strx2, DW_FORM_strx3, DW_FORM_strx4, DW_FORM_GNU_str_index:
             guard let section = file.strOffsets else {
                 throw DecodeError("indexed string without a .debug_str_offsets section")
@@ -449,7 +474,7 @@ extension DieDecoder {
             let offset = try entry(
                 v.value, of: section, base: context.strOffsetsBase, size: context.header.offsetSize, context,
                 what: "string")
-            return try at(file.str, ".debug_str", offset)
+            return try at(.str, offset)
         default:
             throw DecodeError(
                 "a string attribute has form 0x\(String(v.form, radix: 16)), which names no string of this file")

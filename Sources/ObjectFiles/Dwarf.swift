@@ -14,6 +14,30 @@ struct DwarfDie {
     fileprivate let raw: OpaquePointer
 }
 
+/// A name attribute's string: its text (libdwarf's reading), or where its bytes lie (our own
+/// reader's), read only when the builder uses the name. Most DIEs that name a function repeat a
+/// name seen before, and the builder knows those by where they lie without reading them again.
+enum DieString: Equatable {
+    case text(String)
+    case at(DwarfStringSection, UInt64)
+}
+
+/// The sections a DIE's strings live in.
+enum DwarfStringSection: UInt8 {
+    /// DW_FORM_string: inline in `.debug_info`.
+    case info
+    case str
+    case lineStr
+
+    var name: String {
+        switch self {
+        case .info: return ".debug_info"
+        case .str: return ".debug_str"
+        case .lineStr: return ".debug_line_str"
+        }
+    }
+}
+
 /// The attributes of one DIE that the symbol-table builder needs.
 struct DieAttributes {
     var lowPC: UInt64?
@@ -22,8 +46,8 @@ struct DieAttributes {
     var ranges: (form: UInt16, value: UInt64)?
     var abstractOrigin: UInt64?
     var specification: UInt64?
-    var linkageName: String?
-    var name: String?
+    var linkageName: DieString?
+    var name: DieString?
     var callFile: UInt64?
     var callLine: UInt64?
     var stmtList: UInt64?
@@ -254,8 +278,8 @@ final class DwarfSession {
             case DW_AT_ranges: if let v = try unsigned(attr) { out.ranges = (form, v) }
             case DW_AT_abstract_origin: out.abstractOrigin = try reference(attr)
             case DW_AT_specification: out.specification = try reference(attr)
-            case DW_AT_linkage_name, DW_AT_MIPS_linkage_name: out.linkageName = try string(attr)
-            case DW_AT_name: out.name = try string(attr)
+            case DW_AT_linkage_name, DW_AT_MIPS_linkage_name: out.linkageName = try string(attr).map { .text($0) }
+            case DW_AT_name: out.name = try string(attr).map { .text($0) }
             case DW_AT_call_file: out.callFile = try unsigned(attr)
             case DW_AT_call_line: out.callLine = try unsigned(attr)
             case DW_AT_stmt_list: out.stmtList = try unsigned(attr)
