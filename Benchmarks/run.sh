@@ -13,7 +13,9 @@
 #                 --inlines on the same adjusted addresses vs a Python script on prebuilt SymCaches:
 #                 median wall time of 10 runs
 #   memory        with --large: import of the ~100 and ~200 MB-of-DWARF variants vs llvm-gsymutil-14
-#                 --convert on the same files (peak RSS, CPU), and the time it took to build them
+#                 --convert on the same files (peak RSS, CPU and wall time: median of 3), and the
+#                 time it took to build them
+#   start-up      Benchmarks/startup.sh --results: its own section of results.md
 # The table, with PASS/MISS against the targets, is printed and written to Benchmarks/results.md.
 # Missing tools are installed (apt-get, and `pip install symbolic` into Benchmarks/.cache/venv).
 # BENCH_SCRATCH=DIR builds into another scratch folder than .build.
@@ -103,9 +105,10 @@ gsym_import="$("${MEASURE[@]}" --runs 3 --before "rm -f '$WORK/app.gsym'" -- \
     llvm-gsymutil-14 --convert "$DSYM" --out-file "$WORK/app.gsym")"
 say "import: symbolic SymCache"
 symc_import="$("${MEASURE[@]}" --runs 3 -- "$PY" "$HERE/symbolic_bench.py" symcache "$DSYM" "$WORK/app.symcache")"
-STORE_MB="$(du -sm "$WORK/store-import" | cut -f1)"
-GSYM_MB="$(du -m "$WORK/app.gsym" | cut -f1)"
-SYMC_MB="$(du -m "$WORK/app.symcache" | cut -f1)"
+# The build file alone (the store's catalog beside it is shared by every build), in MB.
+STORE_MB="$(python3 -c 'import glob, os, sys; print("%.1f" % (sum(os.path.getsize(f) for f in glob.glob(sys.argv[1] + "/builds/*.sqlite")) / 1048576))' "$WORK/store-import")"
+GSYM_MB="$(python3 -c 'import os, sys; print("%.1f" % (os.path.getsize(sys.argv[1]) / 1048576))' "$WORK/app.gsym")"
+SYMC_MB="$(python3 -c 'import os, sys; print("%.1f" % (os.path.getsize(sys.argv[1]) / 1048576))' "$WORK/app.symcache")"
 
 # ---- lookups -------------------------------------------------------------------------------
 say "lookups: symbolicate-bench"
@@ -157,10 +160,10 @@ if ((LARGE)); then
         dsym="$(field "$dir/app.tsv" dsym)"
         mb="$(dwarf_mb "$dsym")"
         say "memory: symbolicate import ($mb MB of DWARF)"
-        ours="$("${MEASURE[@]}" --runs 1 --before "rm -rf '$WORK/store-$variant'" -- \
+        ours="$("${MEASURE[@]}" --runs 3 --before "rm -rf '$WORK/store-$variant'" -- \
             "$SYMBOLICATE" import --store "$WORK/store-$variant" "$dir/SynthApp.app.dSYM")"
         say "memory: llvm-gsymutil-14 ($mb MB of DWARF)"
-        gsym="$("${MEASURE[@]}" --runs 1 --before "rm -f '$WORK/$variant.gsym'" -- \
+        gsym="$("${MEASURE[@]}" --runs 3 --before "rm -f '$WORK/$variant.gsym'" -- \
             llvm-gsymutil-14 --convert "$dsym" --out-file "$WORK/$variant.gsym")"
         rm -rf "$WORK/store-$variant" "$WORK/$variant.gsym"
         if [[ $variant == mid ]]; then
@@ -178,3 +181,8 @@ MACHINE="$(nproc) cores, $(lscpu | awk -F': +' '/^Model name/ { print $2; exit }
 export LOAD="$(cut -d' ' -f1-3 /proc/loadavg)"
 export MACHINE DATE="$(date -u '+%Y-%m-%d %H:%M UTC')" FUNCTIONS="$(get "$ours_lookups" functions)"
 python3 "$HERE/table.py" | tee "$HERE/results.md"
+
+# ---- start-up ------------------------------------------------------------------------------
+# Its own section of results.md, so that one run leaves every figure there.
+say "start-up"
+"$HERE/startup.sh" --results

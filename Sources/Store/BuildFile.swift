@@ -153,16 +153,11 @@ final class BuildFileWriter: SymbolTableSink {
         var insertRanges: Statement
     }
     private var open: Open?
-    /// The block being filled: little-endian UInt32 fields, four to a location.
-    private var locationFields: [UInt32] = []
-    private(set) var locationCount = 0
-    /// The block being filled: two fields to a range, its start relative to `rangeFirst`.
-    private var rangeFields: [UInt32] = []
-    private var rangeFirst: UInt64 = 0
-    /// The last range taken, not written yet: one with the same start that follows replaces it.
-    private var pendingRange: SymbolTable.Range?
-    private(set) var rangeCount = 0
-    private var sampler = RangeSampler()
+    /// The blocks being filled, in one value: filling them is then one access to the writer
+    /// per call, not a checked access per record.
+    private var blocks = Blocks()
+    var locationCount: Int { blocks.locationCount }
+    var rangeCount: Int { blocks.rangeCount }
 
     init(path: String) throws {
         self.path = path
@@ -177,21 +172,6 @@ final class BuildFileWriter: SymbolTableSink {
         open = Open(
             db: db, insertLocations: try db.prepare("INSERT INTO locations(block, records) VALUES (?1, ?2)"),
             insertRanges: try db.prepare("INSERT INTO ranges(start, block) VALUES (?1, ?2)"))
-        locationFields.reserveCapacity(BuildFile.locationsPerBlock * BuildFile.locationRecordSize / 4)
-        rangeFields.reserveCapacity(BuildFile.rangesPerBlock * BuildFile.rangeRecordSize / 4)
-    }
-
-    /// Locations go in blocks of `locationsPerBlock` records, block N holding locations from
-    /// N * locationsPerBlock on (the last block may be shorter).
-    func take(locations: ArraySlice<SymbolTable.Location>) throws {
-        for l in locations {
-            locationFields.append(l.function.littleEndian)
-            locationFields.append(l.file.littleEndian)
-            locationFields.append(l.line.littleEndian)
-            locationFields.append(l.parent.littleEndian)
-            locationCount += 1
-            if locationCount % BuildFile.locationsPerBlock == 0 { try flushLocations() }
-        }
     }
 
     /// The open file, or an error once it is finished.
@@ -200,64 +180,33 @@ final class BuildFileWriter: SymbolTableSink {
         return open
     }
 
-    private func flushLocations() throws {
-        guard !locationFields.isEmpty else { return }
-        let insertLocations = try file().insertLocations
-        let records = locationFields.count * 4 / BuildFile.locationRecordSize
-        try insertLocations.bind(1, Int64((locationCount - records) / BuildFile.locationsPerBlock))
-        try locationFields.withUnsafeBytes { try insertLocations.bind(2, bytes: $0) }
-        try insertLocations.run()
-        locationFields.removeAll(keepingCapacity: true)
+    /// One row: the block's key and its records.
+    private static func insert(_ statement: Statement, _ key: Int64, _ records: UnsafeRawBufferPointer) throws {
+        try statement.bind(1, key)
+        try statement.bind(2, bytes: records)
+        try statement.run()
+    }
+
+    /// Locations go in blocks of `locationsPerBlock` records, block N holding locations from
+    /// N * locationsPerBlock on (the last block may be shorter).
+    func take(locations: ArraySlice<SymbolTable.Location>) throws {
+        let statement = try file().insertLocations
+        try blocks.take(locations: locations) { try BuildFileWriter.insert(statement, $0, $1) }
     }
 
     /// Ranges by ascending start; where several share a start, the last wins.
     func take(ranges: ArraySlice<SymbolTable.Range>) throws {
-        for r in ranges {
-            if let pending = pendingRange {
-                if r.start == pending.start {
-                    pendingRange = r
-                    continue
-                }
-                guard r.start > pending.start else {
-                    throw SymbolicateError(
-                        .internal,
-                        "ranges reached the build file out of order (0x\(String(r.start, radix: 16)) "
-                            + "after 0x\(String(pending.start, radix: 16)))", path: path)
-                }
-                try put(pending)
-            }
-            pendingRange = r
-        }
-    }
-
-    /// Blocks of up to `rangesPerBlock` ranges, keyed by their first start; a block is cut early
-    /// where a start lies 4 GB or more past its first.
-    private func put(_ r: SymbolTable.Range) throws {
-        if !rangeFields.isEmpty, r.start - rangeFirst > UInt64(UInt32.max) { try flushRanges() }
-        if rangeFields.isEmpty { rangeFirst = r.start }
-        rangeFields.append(UInt32(r.start - rangeFirst).littleEndian)
-        rangeFields.append(r.location.littleEndian)
-        sampler.add(r, index: rangeCount)
-        rangeCount += 1
-        if rangeFields.count * 4 == BuildFile.rangesPerBlock * BuildFile.rangeRecordSize { try flushRanges() }
-    }
-
-    private func flushRanges() throws {
-        guard !rangeFields.isEmpty else { return }
-        let insertRanges = try file().insertRanges
-        try insertRanges.bind(1, BuildFile.key(rangeFirst))
-        try rangeFields.withUnsafeBytes { try insertRanges.bind(2, bytes: $0) }
-        try insertRanges.run()
-        rangeFields.removeAll(keepingCapacity: true)
+        let statement = try file().insertRanges
+        try blocks.take(ranges: ranges, path: path) { try BuildFileWriter.insert(statement, BuildFile.key($0), $1) }
     }
 
     /// Ends the file: the last blocks, then `head`'s build, files and functions and the counts
     /// taken, and the commit. The caller fsyncs and renames.
     func finish(_ head: SymbolTable) throws {
-        if let pending = pendingRange { try put(pending) }
-        pendingRange = nil
-        try flushRanges()
-        try flushLocations()
+        let (locations, ranges) = (try file().insertLocations, try file().insertRanges)
+        try blocks.finish(
+            locations: { try BuildFileWriter.insert(locations, $0, $1) },
+            ranges: { try BuildFileWriter.insert(ranges, BuildFile.key($0), $1) })
         let db = try file().db
         try writeMeta(head, db)
         let files = try db.prepare("INSERT INTO files(id, name) VALUES (?1, ?2)")
@@ -294,7 +243,7 @@ final class BuildFileWriter: SymbolTableSink {
         let numbers: [(String, Int64)] = [
             (Meta.textVMAddress, Int64(bitPattern: b.textVMAddress)), (Meta.textSize, Int64(bitPattern: b.textSize)),
             (Meta.files, Int64(head.files.count)), (Meta.functions, Int64(head.functions.count)),
-            (Meta.locations, Int64(locationCount)), (Meta.ranges, Int64(rangeCount)),
+            (Meta.locations, Int64(blocks.locationCount)), (Meta.ranges, Int64(blocks.rangeCount)),
         ]
         for (key, value) in numbers {
             try meta.bind(1, key)
@@ -306,7 +255,103 @@ final class BuildFileWriter: SymbolTableSink {
     /// Checks the finished file against the ranges written: the range found for the sampled
     /// addresses must be the one the table picks.
     func check() throws {
-        try BuildFile.check(sampler.samples(), at: path)
+        try BuildFile.check(blocks.sampler.samples(), at: path)
+    }
+}
+
+/// A build file's location and range blocks while they fill; `flush` callbacks take a full
+/// block (its key and records) into the file.
+private struct Blocks {
+    /// The block being filled: little-endian UInt32 fields, four to a location.
+    var locationFields: [UInt32] = []
+    var locationCount = 0
+    /// The block being filled: two fields to a range, its start relative to `rangeFirst`.
+    var rangeFields: [UInt32] = []
+    var rangeFirst: UInt64 = 0
+    /// The last range taken, not written yet: one with the same start that follows replaces it.
+    var pendingRange: SymbolTable.Range?
+    var rangeCount = 0
+    var sampler = RangeSampler()
+
+    init() {
+        locationFields.reserveCapacity(BuildFile.locationsPerBlock * BuildFile.locationRecordSize / 4)
+        rangeFields.reserveCapacity(BuildFile.rangesPerBlock * BuildFile.rangeRecordSize / 4)
+    }
+
+    mutating func take(
+        locations: ArraySlice<SymbolTable.Location>, flush: (Int64, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        for l in locations {
+            locationFields.append(l.function.littleEndian)
+            locationFields.append(l.file.littleEndian)
+            locationFields.append(l.line.littleEndian)
+            locationFields.append(l.parent.littleEndian)
+            locationCount += 1
+            if locationCount % BuildFile.locationsPerBlock == 0 { try flushLocations(flush) }
+        }
+    }
+
+    /// The block of locations being filled, keyed by its index.
+    mutating func flushLocations(_ flush: (Int64, UnsafeRawBufferPointer) throws -> Void) throws {
+        guard !locationFields.isEmpty else { return }
+        let records = locationFields.count * 4 / BuildFile.locationRecordSize
+        let block = Int64((locationCount - records) / BuildFile.locationsPerBlock)
+        try locationFields.withUnsafeBytes { try flush(block, $0) }
+        locationFields.removeAll(keepingCapacity: true)
+    }
+
+    mutating func take(
+        ranges: ArraySlice<SymbolTable.Range>, path: String, flush: (UInt64, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        for r in ranges {
+            if let pending = pendingRange {
+                if r.start == pending.start {
+                    pendingRange = r
+                    continue
+                }
+                guard r.start > pending.start else {
+                    throw SymbolicateError(
+                        .internal,
+                        "ranges reached the build file out of order (0x\(String(r.start, radix: 16)) "
+                            + "after 0x\(String(pending.start, radix: 16)))", path: path)
+                }
+                try put(pending, flush)
+            }
+            pendingRange = r
+        }
+    }
+
+    /// Blocks of up to `rangesPerBlock` ranges, keyed by their first start; a block is cut early
+    /// where a start lies 4 GB or more past its first.
+    private mutating func put(_ r: SymbolTable.Range, _ flush: (UInt64, UnsafeRawBufferPointer) throws -> Void)
+        throws
+    {
+        if !rangeFields.isEmpty, r.start - rangeFirst > UInt64(UInt32.max) { try flushRanges(flush) }
+        if rangeFields.isEmpty { rangeFirst = r.start }
+        rangeFields.append(UInt32(r.start - rangeFirst).littleEndian)
+        rangeFields.append(r.location.littleEndian)
+        sampler.add(r, index: rangeCount)
+        rangeCount += 1
+        if rangeFields.count * 4 == BuildFile.rangesPerBlock * BuildFile.rangeRecordSize { try flushRanges(flush) }
+    }
+
+    /// The block of ranges being filled, keyed by its first start.
+    private mutating func flushRanges(_ flush: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
+        guard !rangeFields.isEmpty else { return }
+        let first = rangeFirst
+        try rangeFields.withUnsafeBytes { try flush(first, $0) }
+        rangeFields.removeAll(keepingCapacity: true)
+    }
+
+    /// The last range and the last blocks.
+    mutating func finish(
+        locations: (Int64, UnsafeRawBufferPointer) throws -> Void,
+        ranges: (UInt64, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        if let pending = pendingRange { try put(pending, ranges) }
+        pendingRange = nil
+        try flushRanges(ranges)
+        try flushLocations(locations)
     }
 }
 
