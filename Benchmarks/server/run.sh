@@ -35,7 +35,7 @@ sample="$repo/Samples/reports/HoldApp-$variant.crash"
 "$binary" import --store "$work/store" "$repo/Samples/build/$variant/HoldApp.app.dSYM" \
     "$repo/Samples/build/$variant/HoldKit.framework.dSYM" >&2
 "$binary" serve --store "$work/store" --listen "127.0.0.1:$port" --threads "$server_threads" \
-    --max-concurrent 1024 2> "$work/access.log" &
+    --max-concurrent 1024 --max-per-address $((connections * 2)) 2> "$work/access.log" &
 server=$!
 wait_for_server "http://127.0.0.1:$port"
 frames=$(curl -fs -D - -o /dev/null --data-binary @"$work/report.crash" "http://127.0.0.1:$port/v1/symbolicate" \

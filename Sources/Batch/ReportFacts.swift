@@ -143,13 +143,45 @@ struct ReportFacts: Sendable {
         }
     }
 
-    /// A symbol as a function name: without ` + 123`, ` (File.swift:12)` or ` (in Image)`.
+    /// A symbol as a function name: without ` (in Image)`, then ` (File.swift:12)`, then
+    /// ` + 123` / ` + 0x7b` at its end. (Plain string work: this runs for every top frame of
+    /// every report of a batch, and a regular expression literal is compiled on each call.)
     static func functionName(_ symbol: String) -> String {
-        var name = symbol.trimmingCharacters(in: .whitespaces)
-        name = name.replacing(/\s\(in [^()]*\)$/, with: "")
-        name = name.replacing(/\s\([^()]*:\d+\)$/, with: "")
-        name = name.replacing(/\s\+\s(0x[0-9a-fA-F]+|\d+)$/, with: "")
-        return name
+        var name = Substring(symbol.trimmingCharacters(in: .whitespaces))
+        name = withoutFinalGroup(name) { $0.hasPrefix("in ") }
+        name = withoutFinalGroup(name) { inner in
+            guard let colon = inner.lastIndex(of: ":") else { return false }
+            return isDecimal(inner[inner.index(after: colon)...])
+        }
+        // `<space>+<space>` and a number, at the end.
+        if let space = name.lastIndex(where: \.isWhitespace), space > name.startIndex {
+            let number = name[name.index(after: space)...]
+            let isNumber =
+                number.hasPrefix("0x") ? isHex(number.dropFirst(2)) : isDecimal(number)
+            let plus = name.index(before: space)
+            if isNumber, name[plus] == "+", plus > name.startIndex, name[name.index(before: plus)].isWhitespace {
+                name = name[..<name.index(before: plus)]
+            }
+        }
+        return String(name)
+    }
+
+    /// `name` without a final `<whitespace>(inner)` whose `inner` holds no parenthesis and
+    /// satisfies `matches`.
+    private static func withoutFinalGroup(_ name: Substring, _ matches: (Substring) -> Bool) -> Substring {
+        guard name.last == ")", let open = name.lastIndex(of: "("), open > name.startIndex else { return name }
+        let inner = name[name.index(after: open)..<name.index(before: name.endIndex)]
+        let space = name.index(before: open)
+        guard !inner.contains(")"), name[space].isWhitespace, matches(inner) else { return name }
+        return name[..<space]
+    }
+
+    private static func isDecimal(_ s: Substring) -> Bool {
+        !s.isEmpty && s.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    private static func isHex(_ s: Substring) -> Bool {
+        !s.isEmpty && s.allSatisfy { $0.isASCII && $0.isHexDigit }
     }
 
     /// Folders where Apple's own images live, on a device and inside a simulator runtime.

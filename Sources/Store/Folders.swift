@@ -14,6 +14,9 @@ public enum Folders {
     /// permission in its parent, a read-only file system, a full disk.
     public static func create(_ path: String, what: String) throws(SymbolicateError) {
         guard !path.isEmpty else { throw SymbolicateError(.badInput, "an empty path cannot be a \(what)") }
+        // Usually the parent exists: one mkdir (or a folder already there) settles it. Anything
+        // else goes component by component, which finds the part to name in the message.
+        if mkdir(path, 0o777) == 0 || (errno == EEXIST && isFolder(path)) { return }
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") where part != "." {
             current += "/" + part

@@ -29,6 +29,35 @@ struct CrashGroupTests {
                 == "holdkit::codec::Session<unsigned int>::run(unsigned int)")
     }
 
+    /// The three suffix rules as regular expressions (how they were first written): the string
+    /// code must strip exactly what they strip, over combinations of the awkward cases.
+    @Test func functionNamesStripWhatTheRegularExpressionsStrip() {
+        func reference(_ symbol: String) -> String {
+            var name = symbol.trimmingCharacters(in: .whitespaces)
+            name = name.replacing(/\s\(in [^()]*\)$/, with: "")
+            name = name.replacing(/\s\([^()]*:\d+\)$/, with: "")
+            name = name.replacing(/\s\+\s(0x[0-9a-fA-F]+|\d+)$/, with: "")
+            return name
+        }
+        let heads = ["f", "-[A b:]", "run(int)", "a (b)", "x +", "", " ", "op+", "g\t"]
+        let tails = [
+            "", " + 16", " + 0x1f", " + 0x", " + 0xZZ", "+ 1", " +1", "\t+\t7", " (in Kit)", "(in Kit)", " (in (Kit))",
+            " (F.c:12)", " (F.c:)", " (F.c:x)", " (a:1) (in K)", " (in K) + 4", " (F.swift:3) + 8", " ()", " (:9)",
+            " (in )", "  (in K)", " (F.c:12) (in K)",
+        ]
+        var checked = 0
+        for head in heads {
+            for tail in tails {
+                for extra in ["", " ", " + 2", " (in X)"] {
+                    let symbol = head + tail + extra
+                    #expect(ReportFacts.functionName(symbol) == reference(symbol), "\(symbol.debugDescription)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == heads.count * tails.count * 4)
+    }
+
     @Test func systemImagesAreKnownByTheirPaths() {
         func image(_ path: String?) -> BinaryImage { BinaryImage(loadAddress: 0, name: "x", path: path) }
         #expect(ReportFacts.isSystemImage(image("/usr/lib/system/libsystem_kernel.dylib")))
