@@ -244,7 +244,8 @@ struct TableBuilder {
         } else if unit.nodeFunction[i] != SymbolTable.none {
             fn = unit.nodeFunction[i]
         } else {
-            fn = function(intern(unit.info.names[Int(n.name)]), n.entry)
+            // Walking one unit, its names are the builder's names as they stand (each once).
+            fn = function(walksOneUnit ? n.name : intern(unit.info.names[Int(n.name)]), n.entry)
             unit.nodeFunction[i] = fn
         }
         return location(fn, file, line, parent)
@@ -356,6 +357,9 @@ struct TableBuilder {
         b.walksOneUnit = true
         b.symbols = symbols
         b.symbolNames = symbolNames
+        // The unit's names (each stored once) number its functions' names; symbols' names and
+        // "??" are added after them, as other names, when they are used.
+        b.names = cache.info.names
         if let first = owned.first, let last = owned.last {
             b.symbolBase = firstSymbol(symbols, endingAfter: first.start)
             let end = firstSymbol(symbols, startingAtOrAfter: last.end)
