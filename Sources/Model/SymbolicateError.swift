@@ -12,6 +12,7 @@ public struct SymbolicateError: Error, Sendable, CustomStringConvertible, Custom
             case unsupported
             case notFound = "not_found"
             case io
+            case unavailable
             case conflict
             case limit
             case `internal`
@@ -27,6 +28,9 @@ public struct SymbolicateError: Error, Sendable, CustomStringConvertible, Custom
         public static let notFound = Code(.notFound)
         /// Reading or writing a file failed.
         public static let io = Code(.io)
+        /// A service the store depends on (its bucket) does not answer or fails on its side;
+        /// the same request may succeed later.
+        public static let unavailable = Code(.unavailable)
         public static let conflict = Code(.conflict)
         /// A size, time or count limit was reached.
         public static let limit = Code(.limit)

@@ -37,7 +37,7 @@ final class BucketReports: ReportStorage {
         do {
             client = try S3Client(configuration: configuration)
         } catch {
-            throw SymbolicateError(.io, error.description)
+            throw SymbolicateError(storage: error)
         }
     }
 
@@ -71,10 +71,10 @@ final class BucketReports: ReportStorage {
         } catch  where error.code == .preconditionFailed {
             // Created meanwhile (the same Idempotency-Key on another replica, or our own PUT whose
             // answer was lost and retried): the stored one is the answer.
-            guard let stored = try self.report(id: report.id) else { throw SymbolicateError(.io, error.description) }
+            guard let stored = try self.report(id: report.id) else { throw SymbolicateError(storage: error) }
             return (stored, false)
         } catch {
-            throw SymbolicateError(.io, error.description)
+            throw SymbolicateError(storage: error)
         }
     }
 
@@ -85,7 +85,7 @@ final class BucketReports: ReportStorage {
         } catch  where error.code == .noSuchKey {
             return nil
         } catch {
-            throw SymbolicateError(.io, error.description)
+            throw SymbolicateError(storage: error)
         }
         var report = try decode(object.body, key: itemKey(id))
         report.revision = object.info.etag
@@ -106,7 +106,7 @@ final class BucketReports: ReportStorage {
         } catch  where error.code == .noSuchKey {
             return .gone
         } catch {
-            throw SymbolicateError(.io, error.description)
+            throw SymbolicateError(storage: error)
         }
         for uuid in Set(old.missing).subtracting(new.missing) {
             try s3 { () throws(ObjectStorageError) in
@@ -234,7 +234,7 @@ final class BucketReports: ReportStorage {
         } catch  where error.code == .noSuchKey {
             return ""
         } catch {
-            throw SymbolicateError(.io, error.description)
+            throw SymbolicateError(storage: error)
         }
         names.withLock { cache in
             if cache.count > 10_000 { cache.removeAll() }
@@ -258,7 +258,7 @@ final class BucketReports: ReportStorage {
         do {
             return try body()
         } catch {
-            throw SymbolicateError(.io, error.description)
+            throw SymbolicateError(storage: error)
         }
     }
 

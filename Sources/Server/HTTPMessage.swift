@@ -100,7 +100,8 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public static func badRequest(_ message: String) -> HTTPError { HTTPError(400, "bad_request", message) }
     public static func notFound(_ message: String) -> HTTPError { HTTPError(404, "not_found", message) }
 
-    /// The status a library error maps to: bad input 400, well-formed but unusable 422, missing 404, ...
+    /// The status a library error maps to: bad input 400, well-formed but unusable 422, missing
+    /// 404, a bucket that does not answer 503 (with Retry-After, so clients and balancers retry), ...
     public init(_ error: SymbolicateError) {
         switch error.code {
         case .badInput: self.init(400, "bad_input", error.description)
@@ -108,9 +109,15 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         case .notFound: self.init(404, "not_found", error.description)
         case .conflict: self.init(409, "conflict", error.description)
         case .limit: self.init(413, "limit", error.description)
+        case .unavailable:
+            self.init(
+                503, "unavailable", error.description, headers: [("Retry-After", String(HTTPError.retryAfterSeconds))])
         default: self.init(500, "internal", error.description)
         }
     }
+
+    /// How long a client is asked to wait before retrying a request the bucket could not serve.
+    static let retryAfterSeconds = 5
 
     /// Any thrown error as an HTTPError: ours pass through, library errors map, others are 500.
     public static func from(_ error: any Error) -> HTTPError {

@@ -9,7 +9,7 @@ enum OpenAPI {
           "info": {
             "title": "symbolicate",
             "version": "0.1.0",
-            "description": "Symbolication of Apple crash reports (.crash text and .ips) against a store of dSYMs and binaries. Writes need a bearer token; reads need one too when the server was started with --read-token-file (a write token also reads)."
+            "description": "Symbolication of Apple crash reports (.crash text and .ips) against a store of dSYMs and binaries. Writes need a bearer token; reads need one too when the server was started with --read-token-file (a write token also reads). With a bucket store (s3://), a request the bucket cannot serve (it does not answer, times out or fails on its side) is answered 503 with Retry-After."
           },
           "components": {
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },

@@ -103,6 +103,11 @@ struct BucketServerTests {
         #expect(ready.text.contains("cannot reach"), "\(ready.text)")
         #expect(try dead.get("/healthz").status == 200)
         #expect(try dead.get("/metrics").text.contains(#"symbolicate_bucket_errors_total{operation="ListObjectsV2"} "#))
+        // A request the bucket cannot serve says so with 503 and when to retry, not 500.
+        let list = try dead.get("/v1/reports")
+        #expect(list.status == 503, "\(list.text)")
+        #expect(list.headers["retry-after"] == "5")
+        #expect((list.json()["error"] as? [String: Any])?["code"] as? String == "unavailable", "\(list.text)")
     }
 }
 

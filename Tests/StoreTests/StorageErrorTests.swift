@@ -15,8 +15,10 @@ struct StorageErrorTests {
         (.noSuchBucket, .notFound),
         (.libraryMissing, .unsupported),
         (.accessDenied, .io),
-        (.timeout, .io),
-        (.serverError, .io),
+        (.unreachable, .unavailable),
+        (.timeout, .unavailable),
+        (.serverError, .unavailable),
+        (.badResponse, .io),
     ])
     func codeFollowsTheStorageCode(storage: ObjectStorageError.Code, expected: SymbolicateError.Code) {
         let underlying = ObjectStorageError(storage, "it failed", operation: "GET", bucket: "b", key: "k/r.crash")
