@@ -41,6 +41,9 @@ enum ImportCommand: Command {
             if progress.bytesTotal > 0 {
                 line += ", \(progress.bytesDone * 100 / max(progress.bytesTotal, 1))% of \(progress.input)"
             }
+            if progress.sliceBytesTotal > 0 {
+                line += ", \(progress.sliceBytesDone * 100 / progress.sliceBytesTotal)% of the DWARF of"
+            }
             bar.update(line + " \(progress.item)")
         }
         bar.finish()

@@ -9,4 +9,11 @@ public protocol SymbolTableSink: AnyObject {
     func take(locations: ArraySlice<SymbolTable.Location>) throws
     /// The next ranges, by ascending start.
     func take(ranges: ArraySlice<SymbolTable.Range>) throws
+    /// How far the build has come: bytes of DWARF units read of the slice's total, after each
+    /// batch (for progress lines on long imports).
+    func progress(done: Int, total: Int)
+}
+
+extension SymbolTableSink {
+    public func progress(done: Int, total: Int) {}
 }

@@ -619,9 +619,15 @@ struct TableBuilder {
             stream.releaseResidentPages()
         }
         var next = 0
+        let batchSizes = batches.map { $0.reduce(0) { $0 + stream.size(ofUnitAt: $1) } }
+        let total = batchSizes.reduce(0, +)
+        var done = 0
         try b.walkRegions(regions, batches: batches) { _ in
             defer { next += 1 }
-            return try reader.take(next)
+            let parts = try reader.take(next)
+            done += batchSizes[next]
+            sink?.progress(done: done, total: total)
+            return parts
         }
         return try b.finish(build: build)
     }

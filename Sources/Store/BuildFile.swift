@@ -156,6 +156,8 @@ final class BuildFileWriter: SymbolTableSink {
     /// The blocks being filled, in one value: filling them is then one access to the writer
     /// per call, not a checked access per record.
     private var blocks = Blocks()
+    /// Told how far the table's build has come (bytes of DWARF read, of the total).
+    var onProgress: ((Int, Int) -> Void)?
     var locationCount: Int { blocks.locationCount }
     var rangeCount: Int { blocks.rangeCount }
 
@@ -193,6 +195,8 @@ final class BuildFileWriter: SymbolTableSink {
         let statement = try file().insertLocations
         try blocks.take(locations: locations) { try BuildFileWriter.insert(statement, $0, $1) }
     }
+
+    func progress(done: Int, total: Int) { onProgress?(done, total) }
 
     /// Ranges by ascending start; where several share a start, the last wins.
     func take(ranges: ArraySlice<SymbolTable.Range>) throws {

@@ -84,6 +84,10 @@ public struct ImportProgress: Sendable, Hashable {
     /// For archives: compressed bytes read so far and the archive size; 0 for plain files.
     public var bytesDone: Int64
     public var bytesTotal: Int64
+    /// For the slice being imported: bytes of its DWARF units read so far and in all (0 when
+    /// no slice is being read, or it has no DWARF).
+    public var sliceBytesDone: Int64 = 0
+    public var sliceBytesTotal: Int64 = 0
 }
 
 public struct ImportSummary: Sendable {

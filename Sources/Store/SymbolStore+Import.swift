@@ -25,9 +25,14 @@ extension SymbolStore {
     }
 
     /// Imports one arch slice of an object file; `source` is recorded as where it came from.
+    /// `progress` hears how much of the slice's DWARF has been read (done, total bytes).
     @discardableResult
-    public func importSlice(_ slice: ObjectSlice, source: String) throws -> ImportOutcome {
-        try importBuild(slice.info, source: source, force: false) { try prepare(slice, source: source) }
+    public func importSlice(_ slice: ObjectSlice, source: String, progress: ((Int, Int) -> Void)? = nil) throws
+        -> ImportOutcome
+    {
+        try importBuild(slice.info, source: source, force: false) {
+            try prepare(slice, source: source, progress: progress)
+        }
     }
 
     /// Imports a symbol table built in memory (its `build` says which UUID and arch it is).
@@ -87,12 +92,15 @@ extension SymbolStore {
     /// Reads `slice`'s symbols straight into a temporary build file (its locations and ranges
     /// go to the file a batch of units at a time, so memory never holds the whole table), checks
     /// it and syncs it to disk. `name` replaces the build's name (an archive member's).
-    func prepare(_ slice: ObjectSlice, source: String, name: String? = nil) throws -> PendingBuild {
+    func prepare(
+        _ slice: ObjectSlice, source: String, name: String? = nil, progress: ((Int, Int) -> Void)? = nil
+    ) throws -> PendingBuild {
         var build = slice.info
         build.path = source
         if let name { build.name = name }
         return try prepareFile(build, source: source) { path in
             let writer = try BuildFileWriter(path: path)
+            writer.onProgress = progress
             var head = try slice.loadSymbolTable(into: writer)
             head.build = build
             try writer.finish(head)
@@ -225,7 +233,8 @@ extension SymbolStore {
         } else if ObjectFile.looksLikeObjectFile(prefix: prefix) {
             do {
                 for slice in try ObjectFile.slices(atPath: path) {
-                    run.record(slice.info, source: path) { try importSlice(slice, source: path) }
+                    let report = run.sliceReporter(item: path)
+                    run.record(slice.info, source: path) { try importSlice(slice, source: path, progress: report) }
                 }
             } catch {
                 run.fail(path, error)
@@ -315,5 +324,19 @@ struct ImportRun {
             ImportProgress(
                 input: input, item: item, inputsDone: inputsDone, inputsTotal: inputsTotal, slicesDone: handled,
                 bytesDone: bytesDone, bytesTotal: bytesTotal))
+    }
+
+    /// A report of the progress inside the slice about to be imported from `item` (how much of
+    /// its DWARF has been read), with the counters as they stand now.
+    func sliceReporter(item: String) -> ((Int, Int) -> Void)? {
+        guard let progress else { return nil }
+        var state = ImportProgress(
+            input: input, item: item, inputsDone: inputsDone, inputsTotal: inputsTotal, slicesDone: handled,
+            bytesDone: bytesDone, bytesTotal: bytesTotal)
+        return { done, total in
+            state.sliceBytesDone = Int64(done)
+            state.sliceBytesTotal = Int64(total)
+            progress(state)
+        }
     }
 }
