@@ -20,7 +20,8 @@ struct ImportProgressTests {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder() + "/store")
         let slice = try #require(try ObjectFile.slices(atPath: Self.dSYM).first)
         let seen = Locked<[(Int, Int)]>([])
-        _ = try store.importSlice(slice, source: Self.dSYM) { done, total in seen.withLock { $0.append((done, total)) } }
+        _ = try store.importSlice(slice, source: Self.dSYM) { done, total in seen.withLock { $0.append((done, total)) }
+        }
         let reports = seen.withLock { $0 }
         #expect(!reports.isEmpty)
         #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.0 <= $1.0 && $0.1 == $1.1 })
