@@ -83,7 +83,7 @@ let package = Package(
 
         // What the test targets share: the process runner, the repository root and fixture
         // folders, a seeded generator, and the tags (.slow, .server, .corpus).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ObjectStorage"], path: "Tests/TestSupport"),
         .testTarget(name: "DigestTests", dependencies: ["Digest", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel", "TestSupport"]),
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel", "TestSupport"]),

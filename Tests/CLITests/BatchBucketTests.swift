@@ -6,6 +6,7 @@
 
 import Foundation
 import ObjectStorage
+import TestSupport
 import Testing
 
 @Suite(.serialized, .enabled(if: BucketStand.available, "moto's server is not installed (pip install 'moto[server]')"))
@@ -16,17 +17,10 @@ struct BatchBucketTests {
     let client: S3Client
 
     init() throws {
-        let endpoint = try #require(BucketStand.endpoint, "moto_server did not start")
-        client = try S3Client(
-            configuration: S3Configuration(
-                credentials: AWSCredentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "secret"),
-                endpoint: endpoint))
-        bucket = "batch" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
-        try client.createBucket(bucket)
-        environment = [
-            "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret",
-            "AWS_ENDPOINT_URL": endpoint.description, "AWS_REGION": "us-east-1",
-        ]
+        let fresh = try MotoServer.freshBucket(prefix: "batch")
+        client = fresh.client
+        bucket = fresh.bucket
+        environment = MotoServer.environment(fresh.endpoint)
         folder = NSTemporaryDirectory() + "/symbolicate-batch-bucket-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }

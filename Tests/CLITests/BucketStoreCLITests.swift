@@ -16,17 +16,9 @@ struct BucketStoreCLITests {
     let folder: String
 
     init() throws {
-        let endpoint = try #require(BucketStand.endpoint, "moto_server did not start")
-        let client = try S3Client(
-            configuration: S3Configuration(
-                credentials: AWSCredentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "secret"),
-                endpoint: endpoint))
-        bucket = "cli" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
-        try client.createBucket(bucket)
-        environment = [
-            "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret",
-            "AWS_ENDPOINT_URL": endpoint.description, "AWS_REGION": "us-east-1",
-        ]
+        let fresh = try MotoServer.freshBucket(prefix: "cli")
+        bucket = fresh.bucket
+        environment = MotoServer.environment(fresh.endpoint)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("bucket-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }

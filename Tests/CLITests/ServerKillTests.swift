@@ -33,30 +33,10 @@ import Testing
 
     /// `symbolicate serve` on a free loopback port; returns the process and its port.
     static func startServer(store: String, tokenFile: String) throws -> (Process, Int) {
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: CLI.executable)
-        server.arguments = ["serve", "--store", store, "--listen", "127.0.0.1:0", "--token-file", tokenFile]
+        var arguments = ["--store", store, "--token-file", tokenFile]
         // A sanitized child reserves terabytes of address space before it does anything.
-        if ProcessRunner.sanitized { server.arguments? += ["--import-memory", "65536G"] }
-        let log = Pipe()
-        server.standardError = log
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
-        // Wait for the log line {"event":"listening","address":"127.0.0.1:PORT"}.
-        var text = ""
-        let reader = log.fileHandleForReading
-        while text.range(of: #""listening".*\n"#, options: .regularExpression) == nil {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let range = text.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
-            let port = Int(text[range].split(separator: ":")[1])
-        else {
-            server.terminate()
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no listening line: \(text)"])
-        }
-        return (server, port)
+        if ProcessRunner.sanitized { arguments += ["--import-memory", "65536G"] }
+        return try ServeProcess.start(CLI.executable, arguments)
     }
 
     /// The children of `parent`, from /proc.

@@ -5,6 +5,7 @@
 
 import Foundation
 import ObjectStorage
+import TestSupport
 import Testing
 
 @Suite(
@@ -17,44 +18,17 @@ struct SyncReportsTests {
     let folder: String
 
     init() throws {
-        let endpoint = try #require(BucketStand.endpoint, "moto_server did not start")
-        let client = try S3Client(
-            configuration: S3Configuration(
-                credentials: AWSCredentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "secret"),
-                endpoint: endpoint))
-        bucket = "sync" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
-        try client.createBucket(bucket)
-        environment = [
-            "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret",
-            "AWS_ENDPOINT_URL": endpoint.description, "AWS_REGION": "us-east-1",
-        ]
+        let fresh = try MotoServer.freshBucket(prefix: "sync")
+        bucket = fresh.bucket
+        environment = MotoServer.environment(fresh.endpoint)
         folder = NSTemporaryDirectory() + "/symbolicate-sync-reports-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
 
     /// `symbolicate serve` with `arguments` on a free loopback port, the bucket's variables set.
     func serve(_ arguments: [String]) throws -> (Process, Int) {
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: CLI.executable)
-        server.arguments = ["serve", "--listen", "127.0.0.1:0", "--token-file", folder + "/tokens"] + arguments
-        server.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let log = Pipe()
-        server.standardError = log
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
-        var text = ""
-        while text.range(of: #""listening".*\n"#, options: .regularExpression) == nil {
-            let chunk = log.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let range = text.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
-            let port = Int(text[range].split(separator: ":")[1])
-        else {
-            kill(server.processIdentifier, SIGKILL)
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no listening line: \(text)"])
-        }
-        return (server, port)
+        try ServeProcess.start(
+            CLI.executable, ["--token-file", folder + "/tokens"] + arguments, environment: environment)
     }
 
     /// One curl call; answers the status code and the body.

@@ -18,22 +18,17 @@ enum MotoStandIn {
     static var available: Bool { MotoServer.available }
 
     /// `http://127.0.0.1:PORT` of the moto server living as long as this test process.
-    static var endpoint: S3Endpoint? { MotoServer.host.map { S3Endpoint(scheme: "http", host: $0) } }
+    static var endpoint: S3Endpoint? { MotoServer.endpoint }
 
     static func configuration(_ endpoint: S3Endpoint) -> S3Configuration {
-        S3Configuration(
-            credentials: AWSCredentials(
-                accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
-            endpoint: endpoint, retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.05))
+        MotoServer.configuration(endpoint, retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.05))
     }
 
     /// A fresh bucket; answers its configuration and `s3://BUCKET/PREFIX`.
     static func bucket() throws -> (configuration: S3Configuration, location: String) {
-        let endpoint = try #require(endpoint, "moto_server did not start")
-        let configuration = configuration(endpoint)
-        let bucket = "reports-" + UUID().uuidString.lowercased().prefix(18)
-        try S3Client(configuration: configuration).createBucket(String(bucket))
-        return (configuration, "s3://\(bucket)/team/a")
+        let retry = RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.05)
+        let (_, bucket, endpoint) = try MotoServer.freshBucket(prefix: "reports-", retry: retry)
+        return (MotoServer.configuration(endpoint, retry: retry), "s3://\(bucket)/team/a")
     }
 }
 

@@ -6,6 +6,7 @@
 import Foundation
 import ObjectStorage
 import Store
+import TestSupport
 import Testing
 
 @testable import Server
@@ -17,27 +18,9 @@ struct ReportDurabilityTests {
 
     /// Starts `symbolicate serve ARGUMENTS` on a free port; answers the process and its port.
     static func serve(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, UInt16) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Fixtures.executable))
-        process.arguments = ["serve", "--listen", "127.0.0.1:0"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let log = Pipe()
-        process.standardError = log
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        var text = ""
-        while text.range(of: #""listening".*\n"#, options: .regularExpression) == nil {
-            let chunk = log.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let range = text.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
-            let port = UInt16(text[range].split(separator: ":")[1])
-        else {
-            kill(process.processIdentifier, SIGKILL)
-            throw TestConnectionError(description: "the server did not start: \(text)")
-        }
-        return (process, port)
+        let (process, port) = try ServeProcess.start(
+            try #require(Fixtures.executable), arguments, environment: environment)
+        return (process, UInt16(port))
     }
 
     /// Posts three reports, kills the server with SIGKILL right after the third 201; answers the ids.

@@ -9,26 +9,19 @@ import TestSupport
 enum MotoStandIn {
     static var available: Bool { MotoServer.available }
 
-    static var endpoint: S3Endpoint? { MotoServer.host.map { S3Endpoint(scheme: "http", host: $0) } }
+    static var endpoint: S3Endpoint? { MotoServer.endpoint }
 
     static func configuration(
         _ endpoint: S3Endpoint, retry: RetryPolicy = RetryPolicy(maxAttempts: 4, baseDelay: 0.05, maxDelay: 0.5)
-    )
-        -> S3Configuration
-    {
-        S3Configuration(
-            credentials: AWSCredentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "test-secret"),
-            region: "us-east-1", endpoint: endpoint, retry: retry,
-        )
+    ) -> S3Configuration {
+        MotoServer.configuration(endpoint, retry: retry)
     }
 
     /// A client of the stand-in and a new bucket of its own.
     static func freshBucket() throws -> (client: S3Client, bucket: String) {
-        guard let endpoint else { throw S3TestError("moto_server did not start") }
-        let client = try S3Client(configuration: configuration(endpoint))
-        let bucket = "st-" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24)
-        try client.createBucket(String(bucket))
-        return (client, String(bucket))
+        let (client, bucket, _) = try MotoServer.freshBucket(
+            prefix: "st-", retry: RetryPolicy(maxAttempts: 4, baseDelay: 0.05, maxDelay: 0.5))
+        return (client, bucket)
     }
 
     struct S3TestError: Error, CustomStringConvertible {
