@@ -105,10 +105,12 @@ gsym_import="$("${MEASURE[@]}" --runs 3 --before "rm -f '$WORK/app.gsym'" -- \
     llvm-gsymutil-14 --convert "$DSYM" --out-file "$WORK/app.gsym")"
 say "import: symbolic SymCache"
 symc_import="$("${MEASURE[@]}" --runs 3 -- "$PY" "$HERE/symbolic_bench.py" symcache "$DSYM" "$WORK/app.symcache")"
-# The build file alone (the store's catalog beside it is shared by every build), in MB.
-STORE_MB="$(python3 -c 'import glob, os, sys; print("%.1f" % (sum(os.path.getsize(f) for f in glob.glob(sys.argv[1] + "/builds/*.sqlite")) / 1048576))' "$WORK/store-import")"
-GSYM_MB="$(python3 -c 'import os, sys; print("%.1f" % (os.path.getsize(sys.argv[1]) / 1048576))' "$WORK/app.gsym")"
-SYMC_MB="$(python3 -c 'import os, sys; print("%.1f" % (os.path.getsize(sys.argv[1]) / 1048576))' "$WORK/app.symcache")"
+# size_mb FILE...: their total size in MB, one decimal.
+size_mb() { python3 -c 'import os, sys; print("%.1f" % (sum(map(os.path.getsize, sys.argv[1:])) / 1048576))' "$@"; }
+# The build file alone (the store's catalog beside it is shared by every build).
+STORE_MB="$(size_mb "$WORK"/store-import/builds/*.sqlite)"
+GSYM_MB="$(size_mb "$WORK/app.gsym")"
+SYMC_MB="$(size_mb "$WORK/app.symcache")"
 
 # ---- lookups -------------------------------------------------------------------------------
 say "lookups: symbolicate-bench"

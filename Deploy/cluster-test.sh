@@ -72,22 +72,8 @@ if ! command -v nginx >/dev/null; then
 fi
 command -v curl >/dev/null || fail "curl is needed (apt-get install curl)"
 
-binary=${1:-}
-if [ -z "$binary" ]; then
-    (cd "$repo" && swift build --product symbolicate >&2)
-    binary=$(cd "$repo" && swift build --show-bin-path)/symbolicate
-fi
-[ -x "$binary" ] || fail "no executable at $binary"
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_healthy() {
-    local _
-    for _ in $(seq 1 150); do
-        "$binary" healthcheck --timeout 1 "$1" >/dev/null 2>&1 && return 0
-        sleep 0.1
-    done
-    fail "nothing healthy at $1"
-}
+. "$deploy/lib/replicas.sh"
+replica_binary "${1:-}"
 
 # The object store and its bucket (moto takes unsigned requests).
 s3_port=$(free_port)
@@ -116,7 +102,7 @@ start_replica() { # N: a replica with its own empty cache folder
     replica_pids[$1]=$!
 }
 for i in 1 2 3; do start_replica "$i"; done
-for i in 1 2 3; do wait_healthy "http://127.0.0.1:${ports[i]}/readyz"; done
+for i in 1 2 3; do wait_healthy "http://127.0.0.1:${ports[i]}/readyz" 150; done
 
 front=$(free_port)
 mkdir -m 1777 "$work/nginx" "$work/nginx/client-body" "$work/nginx/proxy"
@@ -137,7 +123,7 @@ nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" -g 'daemon off;' 2>>"$work/ng
 nginx_pid=$!
 pids+=($!)
 url=http://127.0.0.1:$front
-wait_healthy "$url/healthz"
+wait_healthy "$url/healthz" 150
 
 # 1. Reports through nginx (no symbols yet: each waits for its build), replica 1 killed meanwhile.
 variant=ios-arm64-dwarf4
@@ -248,7 +234,7 @@ done
 
 # 3. A new replica, empty cache: its first report, answered within 2 seconds.
 start_replica 4
-wait_healthy "http://127.0.0.1:${ports[4]}/readyz"
+wait_healthy "http://127.0.0.1:${ports[4]}/readyz" 150
 first=$(curl -sS -o "$work/first.crash" -w '%{http_code} %{time_total}' --data-binary @"$report" \
     "http://127.0.0.1:${ports[4]}/v1/symbolicate") || fail "the new replica did not answer"
 [ "${first% *}" = 200 ] || fail "the new replica answered ${first% *}"

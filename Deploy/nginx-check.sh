@@ -37,22 +37,8 @@ trap cleanup EXIT
 trap "exit 1" INT TERM
 
 command -v nginx >/dev/null || fail "nginx is not installed (apt-get install nginx)"
-binary=${1:-}
-if [ -z "$binary" ]; then
-    (cd "$repo" && swift build --product symbolicate >&2)
-    binary=$(cd "$repo" && swift build --show-bin-path)/symbolicate
-fi
-[ -x "$binary" ] || fail "no executable at $binary"
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_healthy() {
-    local _
-    for _ in $(seq 1 100); do
-        "$binary" healthcheck --timeout 1 "$1" >/dev/null 2>&1 && return 0
-        sleep 0.1
-    done
-    fail "nothing healthy at $1"
-}
+. "$deploy/lib/replicas.sh"
+replica_binary "${1:-}"
 
 store=${STORE:-$work/store}
 token=check-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
