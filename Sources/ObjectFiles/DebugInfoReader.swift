@@ -513,10 +513,7 @@ struct UnitReader {
         case .at(let section, let offset):
             let key = UInt64(section.rawValue) << 56 | offset
             if let known = placedNames[key] { return known }
-            guard let bytes = sections[section.name], offset < UInt64(bytes.count) else {
-                throw DecodeError("string offset \(offset) is past the end of \(section.name)")
-            }
-            let index = intern(try bytes.string(at: Int(offset)))
+            let index = intern(try section.string(at: offset, in: sections[section.name]))
             placedNames[key] = index
             return index
         }

@@ -432,15 +432,7 @@ extension DieDecoder {
 
     private func string(_ v: RawValue, _ context: DwarfUnitContext) throws -> String {
         guard case .at(let section, let offset) = try stringLocation(v, context) else { return "" }
-        return try string(in: section, at: offset)
-    }
-
-    /// The string at `offset` of `section` (checked by `stringLocation`).
-    func string(in section: DwarfStringSection, at offset: UInt64) throws -> String {
-        guard let bytes = bytes(of: section), offset < UInt64(bytes.count) else {
-            throw DecodeError("string offset \(offset) is past the end of \(section.name)")
-        }
-        return try bytes.string(at: Int(offset))
+        return try section.string(at: offset, in: bytes(of: section))
     }
 
     private func bytes(of section: DwarfStringSection) -> ByteReader? {

@@ -36,6 +36,14 @@ enum DwarfStringSection: UInt8 {
         case .lineStr: return ".debug_line_str"
         }
     }
+
+    /// The string at `offset` of this section, whose bytes are `bytes` (nil: the file lacks it).
+    func string(at offset: UInt64, in bytes: ByteReader?) throws -> String {
+        guard let bytes, offset < UInt64(bytes.count) else {
+            throw DecodeError("string offset \(offset) is past the end of \(name)")
+        }
+        return try bytes.string(at: Int(offset))
+    }
 }
 
 /// The attributes of one DIE that the symbol-table builder needs.
