@@ -319,20 +319,22 @@ struct ImportRun {
         if outcome == .alreadyPresent { summary.alreadyPresent.append(item) } else { summary.imported.append(item) }
     }
 
+    /// The counters as they stand, with `item` just handled.
+    func state(item: String) -> ImportProgress {
+        ImportProgress(
+            input: input, item: item, inputsDone: inputsDone, inputsTotal: inputsTotal, slicesDone: handled,
+            bytesDone: bytesDone, bytesTotal: bytesTotal)
+    }
+
     func report(item: String) {
-        progress?(
-            ImportProgress(
-                input: input, item: item, inputsDone: inputsDone, inputsTotal: inputsTotal, slicesDone: handled,
-                bytesDone: bytesDone, bytesTotal: bytesTotal))
+        progress?(state(item: item))
     }
 
     /// A report of the progress inside the slice about to be imported from `item` (how much of
     /// its DWARF has been read), with the counters as they stand now.
     func sliceReporter(item: String) -> ((Int, Int) -> Void)? {
         guard let progress else { return nil }
-        var state = ImportProgress(
-            input: input, item: item, inputsDone: inputsDone, inputsTotal: inputsTotal, slicesDone: handled,
-            bytesDone: bytesDone, bytesTotal: bytesTotal)
+        var state = state(item: item)
         return { done, total in
             state.sliceBytesDone = Int64(done)
             state.sliceBytesTotal = Int64(total)
