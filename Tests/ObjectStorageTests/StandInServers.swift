@@ -47,22 +47,7 @@ enum StandInServers {
     }
 
     /// A port nothing listens on right now (bound, read, released).
-    static func freePort() -> Int? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return nil }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
-            }
-        }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
-    }
+    static func freePort() -> Int? { MotoServer.freePort() }
 
     private static func waitForListener(port: Int) -> Bool {
         for _ in 0..<300 {
