@@ -3,7 +3,6 @@
 // so the symbolicate executable has no libarchive (nor its compression libraries) in its ldd list.
 #include "CArchive.h"
 #include "CLibraryLoader.h"
-#include <pthread.h>
 
 static struct {
     struct archive *(*read_new)(void);
@@ -46,64 +45,54 @@ static struct {
     void (*entry_set_size)(struct archive_entry *, la_int64_t);
 } api;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int loaded = 0;
-static char load_error[512] = "";
-
 #define CARCHIVE_ENTRY(field) {"archive_" #field, (void **)&api.field}
 
-static void load(void) {
-    const symbolicate_entry_point points[] = {
-        CARCHIVE_ENTRY(read_new),
-        CARCHIVE_ENTRY(write_new),
-        CARCHIVE_ENTRY(entry_new),
-        CARCHIVE_ENTRY(read_free),
-        CARCHIVE_ENTRY(read_support_filter_all),
-        CARCHIVE_ENTRY(read_support_format_cpio),
-        CARCHIVE_ENTRY(read_support_format_gnutar),
-        CARCHIVE_ENTRY(read_support_format_tar),
-        CARCHIVE_ENTRY(read_support_format_zip),
-        CARCHIVE_ENTRY(read_support_format_zip_streamable),
-        CARCHIVE_ENTRY(read_open_fd),
-        CARCHIVE_ENTRY(read_open_filename),
-        CARCHIVE_ENTRY(read_next_header),
-        CARCHIVE_ENTRY(read_data),
-        CARCHIVE_ENTRY(read_data_skip),
-        CARCHIVE_ENTRY(write_free),
-        CARCHIVE_ENTRY(write_add_filter_gzip),
-        CARCHIVE_ENTRY(write_set_format_pax_restricted),
-        CARCHIVE_ENTRY(write_set_format_zip),
-        CARCHIVE_ENTRY(write_open_fd),
-        CARCHIVE_ENTRY(write_header),
-        CARCHIVE_ENTRY(write_data),
-        CARCHIVE_ENTRY(write_close),
-        CARCHIVE_ENTRY(error_string),
-        CARCHIVE_ENTRY(filter_bytes),
-        CARCHIVE_ENTRY(format),
-        CARCHIVE_ENTRY(entry_free),
-        CARCHIVE_ENTRY(entry_pathname),
-        CARCHIVE_ENTRY(entry_pathname_utf8),
-        CARCHIVE_ENTRY(entry_set_pathname_utf8),
-        CARCHIVE_ENTRY(entry_filetype),
-        CARCHIVE_ENTRY(entry_is_encrypted),
-        CARCHIVE_ENTRY(entry_size),
-        CARCHIVE_ENTRY(entry_size_is_set),
-        CARCHIVE_ENTRY(entry_set_filetype),
-        CARCHIVE_ENTRY(entry_set_mtime),
-        CARCHIVE_ENTRY(entry_set_perm),
-        CARCHIVE_ENTRY(entry_set_size),
-    };
-    // SYMBOLICATE_LIBARCHIVE names another file to load instead (a system that names it differently).
-    loaded = symbolicate_library_load("SYMBOLICATE_LIBARCHIVE", "libarchive.so.13", points,
-                                      sizeof points / sizeof points[0], load_error, sizeof load_error);
-}
+static const symbolicate_entry_point points[] = {
+    CARCHIVE_ENTRY(read_new),
+    CARCHIVE_ENTRY(write_new),
+    CARCHIVE_ENTRY(entry_new),
+    CARCHIVE_ENTRY(read_free),
+    CARCHIVE_ENTRY(read_support_filter_all),
+    CARCHIVE_ENTRY(read_support_format_cpio),
+    CARCHIVE_ENTRY(read_support_format_gnutar),
+    CARCHIVE_ENTRY(read_support_format_tar),
+    CARCHIVE_ENTRY(read_support_format_zip),
+    CARCHIVE_ENTRY(read_support_format_zip_streamable),
+    CARCHIVE_ENTRY(read_open_fd),
+    CARCHIVE_ENTRY(read_open_filename),
+    CARCHIVE_ENTRY(read_next_header),
+    CARCHIVE_ENTRY(read_data),
+    CARCHIVE_ENTRY(read_data_skip),
+    CARCHIVE_ENTRY(write_free),
+    CARCHIVE_ENTRY(write_add_filter_gzip),
+    CARCHIVE_ENTRY(write_set_format_pax_restricted),
+    CARCHIVE_ENTRY(write_set_format_zip),
+    CARCHIVE_ENTRY(write_open_fd),
+    CARCHIVE_ENTRY(write_header),
+    CARCHIVE_ENTRY(write_data),
+    CARCHIVE_ENTRY(write_close),
+    CARCHIVE_ENTRY(error_string),
+    CARCHIVE_ENTRY(filter_bytes),
+    CARCHIVE_ENTRY(format),
+    CARCHIVE_ENTRY(entry_free),
+    CARCHIVE_ENTRY(entry_pathname),
+    CARCHIVE_ENTRY(entry_pathname_utf8),
+    CARCHIVE_ENTRY(entry_set_pathname_utf8),
+    CARCHIVE_ENTRY(entry_filetype),
+    CARCHIVE_ENTRY(entry_is_encrypted),
+    CARCHIVE_ENTRY(entry_size),
+    CARCHIVE_ENTRY(entry_size_is_set),
+    CARCHIVE_ENTRY(entry_set_filetype),
+    CARCHIVE_ENTRY(entry_set_mtime),
+    CARCHIVE_ENTRY(entry_set_perm),
+    CARCHIVE_ENTRY(entry_set_size),
+};
 
-int carchive_load(void) {
-    pthread_once(&load_once, load);
-    return loaded;
-}
+// SYMBOLICATE_LIBARCHIVE names another file to load instead (a system that names it differently).
+static symbolicate_library library = SYMBOLICATE_LIBRARY("SYMBOLICATE_LIBARCHIVE", "libarchive.so.13", points, NULL);
 
-const char *carchive_load_error(void) { return load_error; }
+int carchive_load(void) { return symbolicate_library_ensure(&library); }
+const char *carchive_load_error(void) { return library.error; }
 
 struct archive *carchive_read_new(void) { return carchive_load() ? api.read_new() : NULL; }
 struct archive *carchive_write_new(void) { return carchive_load() ? api.write_new() : NULL; }

@@ -3,7 +3,6 @@
 // here links against libcurl, so the symbolicate executable has no libcurl in its ldd list.
 #include "CCurl.h"
 #include "CLibraryLoader.h"
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,47 +20,40 @@ static struct {
     void (*slist_free_all)(struct curl_slist *);
 } api;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int loaded = 0;
-static char load_error[512] = "";
 static char version[64] = "";
 
 #define SYMBOLICATE_CURL_ENTRY(field) {"curl_" #field, (void **)&api.field}
 
-static void load(void) {
-    const symbolicate_entry_point points[] = {
-        SYMBOLICATE_CURL_ENTRY(global_init),
-        SYMBOLICATE_CURL_ENTRY(version_info),
-        SYMBOLICATE_CURL_ENTRY(easy_init),
-        SYMBOLICATE_CURL_ENTRY(easy_cleanup),
-        SYMBOLICATE_CURL_ENTRY(easy_reset),
-        SYMBOLICATE_CURL_ENTRY(easy_perform),
-        SYMBOLICATE_CURL_ENTRY(easy_strerror),
-        SYMBOLICATE_CURL_ENTRY(easy_setopt),
-        SYMBOLICATE_CURL_ENTRY(easy_getinfo),
-        SYMBOLICATE_CURL_ENTRY(slist_append),
-        SYMBOLICATE_CURL_ENTRY(slist_free_all),
-    };
-    if (!symbolicate_library_load(NULL, "libcurl.so.4", points, sizeof points / sizeof points[0], load_error,
-                                  sizeof load_error))
-        return;
-    // curl_global_init is not thread-safe; pthread_once makes this the only call in the process.
+static const symbolicate_entry_point points[] = {
+    SYMBOLICATE_CURL_ENTRY(global_init),
+    SYMBOLICATE_CURL_ENTRY(version_info),
+    SYMBOLICATE_CURL_ENTRY(easy_init),
+    SYMBOLICATE_CURL_ENTRY(easy_cleanup),
+    SYMBOLICATE_CURL_ENTRY(easy_reset),
+    SYMBOLICATE_CURL_ENTRY(easy_perform),
+    SYMBOLICATE_CURL_ENTRY(easy_strerror),
+    SYMBOLICATE_CURL_ENTRY(easy_setopt),
+    SYMBOLICATE_CURL_ENTRY(easy_getinfo),
+    SYMBOLICATE_CURL_ENTRY(slist_append),
+    SYMBOLICATE_CURL_ENTRY(slist_free_all),
+};
+
+// curl_global_init is not thread-safe; the loader runs this once per process, under its lock.
+static int global_init(char *error, size_t error_size) {
     CURLcode rc = api.global_init(CURL_GLOBAL_ALL);
     if (rc != CURLE_OK) {
-        snprintf(load_error, sizeof load_error, "curl_global_init failed: %s", api.easy_strerror(rc));
-        return;
+        snprintf(error, error_size, "curl_global_init failed: %s", api.easy_strerror(rc));
+        return 0;
     }
     curl_version_info_data *info = api.version_info(CURLVERSION_NOW);
     if (info != NULL && info->version != NULL) snprintf(version, sizeof version, "%s", info->version);
-    loaded = 1;
+    return 1;
 }
 
-int symbolicate_curl_load(void) {
-    pthread_once(&load_once, load);
-    return loaded;
-}
+static symbolicate_library library = SYMBOLICATE_LIBRARY(NULL, "libcurl.so.4", points, global_init);
 
-const char *symbolicate_curl_load_error(void) { return load_error; }
+int symbolicate_curl_load(void) { return symbolicate_library_ensure(&library); }
+const char *symbolicate_curl_load_error(void) { return library.error; }
 const char *symbolicate_curl_version(void) { return version; }
 
 CURL *symbolicate_curl_easy_init(void) { return api.easy_init(); }

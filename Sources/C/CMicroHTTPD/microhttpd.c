@@ -4,7 +4,6 @@
 // ldd list.
 #include "CMicroHTTPD.h"
 #include "CLibraryLoader.h"
-#include <pthread.h>
 
 static struct {
     struct MHD_Daemon *(*start_daemon_va)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *,
@@ -24,40 +23,31 @@ static struct {
     void (*destroy_response)(struct MHD_Response *);
 } api;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int loaded = 0;
-static char load_error[512] = "";
-
 #define CMHD_ENTRY(field) {"MHD_" #field, (void **)&api.field}
 
-static void load(void) {
-    const symbolicate_entry_point points[] = {
-        CMHD_ENTRY(start_daemon_va),
-        CMHD_ENTRY(stop_daemon),
-        CMHD_ENTRY(quiesce_daemon),
-        CMHD_ENTRY(suspend_connection),
-        CMHD_ENTRY(resume_connection),
-        CMHD_ENTRY(get_connection_values),
-        CMHD_ENTRY(get_connection_info),
-        CMHD_ENTRY(create_post_processor),
-        CMHD_ENTRY(post_process),
-        CMHD_ENTRY(destroy_post_processor),
-        CMHD_ENTRY(create_response_from_buffer),
-        CMHD_ENTRY(add_response_header),
-        CMHD_ENTRY(queue_response),
-        CMHD_ENTRY(destroy_response),
-    };
-    // SYMBOLICATE_LIBMICROHTTPD names another file to load instead (a system that names it differently).
-    loaded = symbolicate_library_load("SYMBOLICATE_LIBMICROHTTPD", "libmicrohttpd.so.12", points,
-                                      sizeof points / sizeof points[0], load_error, sizeof load_error);
-}
+static const symbolicate_entry_point points[] = {
+    CMHD_ENTRY(start_daemon_va),
+    CMHD_ENTRY(stop_daemon),
+    CMHD_ENTRY(quiesce_daemon),
+    CMHD_ENTRY(suspend_connection),
+    CMHD_ENTRY(resume_connection),
+    CMHD_ENTRY(get_connection_values),
+    CMHD_ENTRY(get_connection_info),
+    CMHD_ENTRY(create_post_processor),
+    CMHD_ENTRY(post_process),
+    CMHD_ENTRY(destroy_post_processor),
+    CMHD_ENTRY(create_response_from_buffer),
+    CMHD_ENTRY(add_response_header),
+    CMHD_ENTRY(queue_response),
+    CMHD_ENTRY(destroy_response),
+};
 
-int cmhd_load(void) {
-    pthread_once(&load_once, load);
-    return loaded;
-}
+// SYMBOLICATE_LIBMICROHTTPD names another file to load instead (a system that names it differently).
+static symbolicate_library library =
+    SYMBOLICATE_LIBRARY("SYMBOLICATE_LIBMICROHTTPD", "libmicrohttpd.so.12", points, NULL);
 
-const char *cmhd_load_error(void) { return load_error; }
+int cmhd_load(void) { return symbolicate_library_ensure(&library); }
+const char *cmhd_load_error(void) { return library.error; }
 
 struct MHD_Daemon *cmhd_start_daemon_va(unsigned int flags, uint16_t port, MHD_AcceptPolicyCallback accept_policy,
                                         void *accept_policy_context, MHD_AccessHandlerCallback handler,
