@@ -59,9 +59,11 @@ struct RepeatedOption<Value: Sendable>: CommandOption {
     var spec: OptionSpec
     let convert: @Sendable (String) throws -> Value
 
-    init(_ names: [String], value: String, help: String, convert: @escaping @Sendable (String) throws -> Value) {
-        spec = OptionSpec(names: names, valueName: value, repeatable: true, help: help)
-        self.convert = convert
+    /// `option`, accepted more than once.
+    init(_ option: ValueOption<Value>) {
+        spec = option.spec
+        spec.repeatable = true
+        convert = option.convert
     }
 }
 
@@ -74,7 +76,7 @@ extension ValueOption where Value == String {
 
 extension RepeatedOption where Value == String {
     init(_ names: String..., value: String, help: String) {
-        self.init(names, value: value, help: help) { $0 }
+        self.init(ValueOption(names, value: value, help: help) { $0 })
     }
 }
 
