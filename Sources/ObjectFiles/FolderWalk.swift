@@ -29,11 +29,6 @@ public enum FolderWalk {
         /// How many levels of folders are listed, the walked folder being the first; nil for all.
         public var maxDepth: Int?
 
-        public init(followsLinksToFolders: Bool, maxDepth: Int?) {
-            self.followsLinksToFolders = followsLinksToFolders
-            self.maxDepth = maxDepth
-        }
-
         /// Bundles as Xcode makes them: links to folders followed, `FolderWalk.maxDepth` levels.
         public static let followingLinks = Options(followsLinksToFolders: true, maxDepth: FolderWalk.maxDepth)
         /// The folders themselves: links to folders passed over, so the walk cannot loop.

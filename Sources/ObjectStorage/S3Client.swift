@@ -18,13 +18,6 @@ public struct ObjectInfo: Sendable, Equatable {
     /// The Last-Modified header as the server wrote it.
     public var lastModified: String?
     public var contentType: String?
-
-    public init(size: Int64, etag: String? = nil, lastModified: String? = nil, contentType: String? = nil) {
-        self.size = size
-        self.etag = etag
-        self.lastModified = lastModified
-        self.contentType = contentType
-    }
 }
 
 public final class S3Client: Sendable {

@@ -9,22 +9,12 @@ import SymbolicateModel
 
 /// One page of a ListObjectsV2 listing.
 public struct ListPage: Sendable, Equatable {
-    public var objects: [ListedObject]
+    public var objects: [ListedObject] = []
     /// With a delimiter: the "folders" one level below the prefix, each ending in the delimiter.
-    public var commonPrefixes: [String]
-    public var isTruncated: Bool
+    public var commonPrefixes: [String] = []
+    public var isTruncated: Bool = false
     /// Pass to the next request to get the next page; nil on the last page.
     public var nextContinuationToken: String?
-
-    public init(
-        objects: [ListedObject] = [], commonPrefixes: [String] = [], isTruncated: Bool = false,
-        nextContinuationToken: String? = nil
-    ) {
-        self.objects = objects
-        self.commonPrefixes = commonPrefixes
-        self.isTruncated = isTruncated
-        self.nextContinuationToken = nextContinuationToken
-    }
 }
 
 public struct ListedObject: Sendable, Equatable {
@@ -34,13 +24,6 @@ public struct ListedObject: Sendable, Equatable {
     public var etag: String?
     /// As S3 writes it (ISO 8601, `2026-12-01T01:02:03.000Z`).
     public var lastModified: String?
-
-    public init(key: String, size: Int64, etag: String? = nil, lastModified: String? = nil) {
-        self.key = key
-        self.size = size
-        self.etag = etag
-        self.lastModified = lastModified
-    }
 }
 
 /// S3's `<Error>` document.

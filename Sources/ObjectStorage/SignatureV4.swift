@@ -70,13 +70,7 @@ public struct SignatureV4: Sendable {
 
     public var credentials: AWSCredentials
     public var region: String
-    public var service: String
-
-    public init(credentials: AWSCredentials, region: String, service: String = "s3") {
-        self.credentials = credentials
-        self.region = region
-        self.service = service
-    }
+    public var service: String = "s3"
 
     /// What is signed: everything about an HTTP request that S3 checks.
     public struct Request: Sendable {
@@ -86,23 +80,11 @@ public struct SignatureV4: Sendable {
         /// The path as sent, already URI-encoded (see `encodePath`).
         public var encodedPath: String
         /// Query parameters, not encoded; the signer encodes and sorts them.
-        public var query: [(String, String)]
+        public var query: [(String, String)] = []
         /// Further headers to send and sign (Content-Type, If-None-Match, x-amz-meta-*, Range).
-        public var headers: [(String, String)]
+        public var headers: [(String, String)] = []
         /// The hex SHA-256 of the body.
-        public var payloadHash: String
-
-        public init(
-            method: String, host: String, encodedPath: String, query: [(String, String)] = [],
-            headers: [(String, String)] = [], payloadHash: String = SignatureV4.emptyPayloadHash
-        ) {
-            self.method = method
-            self.host = host
-            self.encodedPath = encodedPath
-            self.query = query
-            self.headers = headers
-            self.payloadHash = payloadHash
-        }
+        public var payloadHash: String = SignatureV4.emptyPayloadHash
     }
 
     /// The signer's output: the headers to send, and the intermediate texts for tests and debugging.

@@ -38,26 +38,6 @@ public struct StoredBuild: Sendable, Hashable {
     public var schemaVersion: Int
     /// Path of the build file, relative to the store folder (`builds/<UUID>-<arch>.sqlite`).
     public var file: String
-
-    public init(
-        uuid: BuildID, arch: Arch, name: String, kind: SymbolKind, textVMAddress: UInt64, textSize: UInt64,
-        sourcePath: String, importedAt: Date, lastUsedAt: Date?, byteSize: Int64, status: BuildStatus,
-        schemaVersion: Int, file: String
-    ) {
-        self.uuid = uuid
-        self.arch = arch
-        self.name = name
-        self.kind = kind
-        self.textVMAddress = textVMAddress
-        self.textSize = textSize
-        self.sourcePath = sourcePath
-        self.importedAt = importedAt
-        self.lastUsedAt = lastUsedAt
-        self.byteSize = byteSize
-        self.status = status
-        self.schemaVersion = schemaVersion
-        self.file = file
-    }
 }
 
 /// What importing one slice did.

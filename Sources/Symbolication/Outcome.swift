@@ -22,10 +22,10 @@ public enum ImageStatus: Sendable, Hashable {
 public struct ImageOutcome: Sendable {
     public var image: BinaryImage
     public var status: ImageStatus
-    public var framesSymbolicated: Int
+    public var framesSymbolicated: Int = 0
     /// Frames we have no symbols for that the report names itself (`FrameStatus.namedByReport`).
-    public var framesNamedByReport: Int
-    public var framesTotal: Int
+    public var framesNamedByReport: Int = 0
+    public var framesTotal: Int = 0
     /// The symbol file that answered for the image (for `-v`): a path the user gave, or the
     /// store build imported from `path`.
     public var servedBy: ServedBy?
@@ -37,17 +37,6 @@ public struct ImageOutcome: Sendable {
         public var path: String
         public var fromStore: Bool
         public var kind: SymbolKind
-    }
-
-    public init(
-        image: BinaryImage, status: ImageStatus, framesSymbolicated: Int = 0, framesNamedByReport: Int = 0,
-        framesTotal: Int = 0
-    ) {
-        self.image = image
-        self.status = status
-        self.framesSymbolicated = framesSymbolicated
-        self.framesNamedByReport = framesNamedByReport
-        self.framesTotal = framesTotal
     }
 
     /// Every frame in the image has a name: ours, or the report's own.
@@ -92,18 +81,7 @@ public struct SymbolicationOutcome: Sendable {
     public var symbolicatedFrames: Int
     public var totalFrames: Int
     /// Frames we have no symbols for that the report names itself.
-    public var namedByReportFrames: Int
-
-    public init(
-        results: [FrameID: FrameResult], images: [ImageOutcome], symbolicatedFrames: Int, totalFrames: Int,
-        namedByReportFrames: Int = 0
-    ) {
-        self.results = results
-        self.images = images
-        self.symbolicatedFrames = symbolicatedFrames
-        self.totalFrames = totalFrames
-        self.namedByReportFrames = namedByReportFrames
-    }
+    public var namedByReportFrames: Int = 0
 
     /// Images with a UUID whose symbols were not found or did not match. An image with no
     /// symbols whose every frame the report already names is not missing anything; a mismatched

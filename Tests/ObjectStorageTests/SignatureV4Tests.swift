@@ -6,8 +6,9 @@
 
 import Digest
 import Foundation
-import ObjectStorage
 import Testing
+
+@testable import ObjectStorage
 
 struct SigningVector: Decodable, CustomTestStringConvertible, Sendable {
     var name: String
