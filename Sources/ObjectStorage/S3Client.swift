@@ -201,14 +201,16 @@ public final class S3Client: Sendable {
         }
     }
 
-    /// Every page of a listing, joined.
-    public func listAllObjects(bucket: String, prefix: String = "", delimiter: String? = nil)
+    /// Every page of a listing, joined; `pageSize` keys a page at the most (nil: the server's
+    /// default, 1,000 on S3).
+    public func listAllObjects(bucket: String, prefix: String = "", delimiter: String? = nil, pageSize: Int? = nil)
         throws(ObjectStorageError) -> ListPage
     {
         var all = ListPage()
         var token: String? = nil
         repeat {
-            let page = try listObjects(bucket: bucket, prefix: prefix, delimiter: delimiter, continuationToken: token)
+            let page = try listObjects(
+                bucket: bucket, prefix: prefix, delimiter: delimiter, continuationToken: token, maxKeys: pageSize)
             all.objects += page.objects
             all.commonPrefixes += page.commonPrefixes
             token = page.isTruncated ? page.nextContinuationToken : nil

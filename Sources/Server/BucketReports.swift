@@ -6,16 +6,25 @@
 //                                      and the latest output (base64); one PUT writes it whole
 //   reports/waiting/<UUID>/<id>        a mark: report <id> misses the image <UUID>; the body is
 //                                      the image's name
+//   reports/recent/<T>-<id>            an index entry, empty: T is 9999999999999 minus the report's
+//                                      updatedAt in milliseconds, 13 digits, so a listing in key
+//                                      order is newest first and `list` reads one page, not every key
 //
 // A bucket has no transactions, so the order of writes is what keeps things consistent:
-// - create: the marks first, then the report with a create-only PUT (If-None-Match: *). A process
-//   killed in between leaves marks without a report (harmless: they are skipped, and gc removes
-//   them after an hour); never a report that misses an image without its mark, which would never
-//   be re-symbolicated. The PUT completes before the caller answers 201.
-// - replace: a compare-and-swap PUT (If-Match: the ETag read), then the marks of the images no
-//   longer missing are deleted. The caller only replaces a report with one that misses a subset
-//   of what it missed, so a mark deleted here can never be needed again (see StoredReports).
-// - delete: the report, then its marks.
+// - create: the marks and the index entry first, then the report with a create-only PUT
+//   (If-None-Match: *). A process killed in between leaves marks and an entry without a report
+//   (harmless: they are skipped, and the sweep removes them after an hour); never a report that
+//   misses an image without its mark, which would never be re-symbolicated. The PUT completes
+//   before the caller answers 201.
+// - replace: the new index entry, a compare-and-swap PUT (If-Match: the ETag read), then the old
+//   entry and the marks of the images no longer missing are deleted. The caller only replaces a
+//   report with one that misses a subset of what it missed, so a mark deleted here can never be
+//   needed again (see StoredReports). A replace that loses the swap deletes its new entry.
+// - delete: the report, then its index entry and its marks.
+// The index is a cache of the reports' times: a killed write can leave a second entry for a report
+// (the listing keeps the newest per id) or lose one. The retention sweep rebuilds it from the
+// reports, and a listing that runs out of entries before its limit reads the reports themselves,
+// so reports stored before the index existed are listed too.
 
 import Foundation
 import ObjectStorage
@@ -30,10 +39,13 @@ final class BucketReports: ReportStorage {
 
     let location: S3Location
     let client: S3Client
+    /// Keys a listing asks for at once (nil: the server's default, 1,000 on S3); tests make it small.
+    let pageSize: Int?
     private let names = Mutex<[String: String]>([:])
 
-    init(location: S3Location, configuration: S3Configuration) throws {
+    init(location: S3Location, configuration: S3Configuration, pageSize: Int? = nil) throws {
         self.location = location
+        self.pageSize = pageSize
         do {
             client = try S3Client(configuration: configuration)
         } catch {
@@ -49,6 +61,39 @@ final class BucketReports: ReportStorage {
     private var waitingPrefix: String { location.key("reports/waiting/") }
     private func itemKey(_ id: String) -> String { itemsPrefix + id + ".json" }
     private func markKey(uuid: String, id: String) -> String { waitingPrefix + uuid + "/" + id }
+    private var recentPrefix: String { location.key("reports/recent/") }
+
+    /// The latest time an index entry can hold, in milliseconds since 1970 (the year 2286).
+    static let recentClock: Int64 = 9_999_999_999_999
+
+    private func recentKey(id: String, updatedAt: Double) -> String {
+        let milliseconds = updatedAt.isFinite ? (updatedAt * 1000).rounded(.down) : 0
+        let inverted = String(Self.recentClock - Int64(max(0, min(Double(Self.recentClock), milliseconds))))
+        return recentPrefix + String(repeating: "0", count: max(0, 13 - inverted.count)) + inverted + "-" + id
+    }
+
+    /// The report and time an index entry stands for.
+    private func recentEntry(_ key: String) -> ReportListing? {
+        let name = key.dropFirst(recentPrefix.count)
+        guard name.count > 14, let dash = name.firstIndex(of: "-"),
+            name.distance(from: name.startIndex, to: dash) == 13,
+            let inverted = Int64(name[..<dash]), (0...Self.recentClock).contains(inverted)
+        else { return nil }
+        let id = name[name.index(after: dash)...]
+        guard !id.contains("/") else { return nil }
+        return ReportListing(id: String(id), updatedAt: Double(Self.recentClock - inverted) / 1000)
+    }
+
+    private func putRecent(id: String, updatedAt: Double) throws {
+        try s3 { () throws(ObjectStorageError) in
+            try client.putObject(bucket: location.bucket, key: recentKey(id: id, updatedAt: updatedAt), bytes: [])
+        }
+    }
+
+    /// Deletes an index entry where the write it belonged to did not happen; the sweep would too.
+    private func dropRecent(id: String, updatedAt: Double) {
+        try? client.deleteObject(bucket: location.bucket, key: recentKey(id: id, updatedAt: updatedAt))
+    }
 
     // MARK: ReportStorage
 
@@ -61,6 +106,7 @@ final class BucketReports: ReportStorage {
             }
         }
         let bytes = try encode(report)
+        try putRecent(id: report.id, updatedAt: report.updatedAt)
         do {
             let etag = try client.putObject(
                 bucket: location.bucket, key: itemKey(report.id), bytes: bytes,
@@ -72,8 +118,14 @@ final class BucketReports: ReportStorage {
             // Created meanwhile (the same Idempotency-Key on another replica, or our own PUT whose
             // answer was lost and retried): the stored one is the answer.
             guard let stored = try self.report(id: report.id) else { throw SymbolicateError(storage: error) }
+            if recentKey(id: report.id, updatedAt: report.updatedAt)
+                != recentKey(id: stored.id, updatedAt: stored.updatedAt)
+            {
+                dropRecent(id: report.id, updatedAt: report.updatedAt)
+            }
             return (stored, false)
         } catch {
+            dropRecent(id: report.id, updatedAt: report.updatedAt)
             throw SymbolicateError(storage: error)
         }
     }
@@ -97,16 +149,22 @@ final class BucketReports: ReportStorage {
             throw SymbolicateError(.internal, "a stored report may only be replaced by one that misses less")
         }
         let bytes = try encode(new)
+        let moves = recentKey(id: new.id, updatedAt: new.updatedAt) != recentKey(id: old.id, updatedAt: old.updatedAt)
+        if moves { try putRecent(id: new.id, updatedAt: new.updatedAt) }
         do throws(ObjectStorageError) {
             try client.putObject(
                 bucket: location.bucket, key: itemKey(new.id), bytes: bytes, contentType: "application/json",
                 ifMatch: etag)
-        } catch  where error.code == .preconditionFailed || error.httpStatus == 409 {
-            return .conflict
-        } catch  where error.code == .noSuchKey {
-            return .gone
         } catch {
+            if moves { dropRecent(id: new.id, updatedAt: new.updatedAt) }
+            if error.code == .preconditionFailed || error.httpStatus == 409 { return .conflict }
+            if error.code == .noSuchKey { return .gone }
             throw SymbolicateError(storage: error)
+        }
+        if moves {
+            try s3 { () throws(ObjectStorageError) in
+                try client.deleteObject(bucket: location.bucket, key: recentKey(id: old.id, updatedAt: old.updatedAt))
+            }
         }
         for uuid in Set(old.missing).subtracting(new.missing) {
             try s3 { () throws(ObjectStorageError) in
@@ -120,6 +178,7 @@ final class BucketReports: ReportStorage {
         guard let report = try report(id: id) else { return false }
         try s3 { () throws(ObjectStorageError) in
             try client.deleteObject(bucket: location.bucket, key: itemKey(id))
+            try client.deleteObject(bucket: location.bucket, key: recentKey(id: id, updatedAt: report.updatedAt))
             for uuid in report.missing {
                 try client.deleteObject(bucket: location.bucket, key: markKey(uuid: uuid, id: id))
             }
@@ -128,11 +187,34 @@ final class BucketReports: ReportStorage {
     }
 
     func list(limit: Int, missing: String?) throws -> [ReportListing] {
+        guard limit > 0 else { return [] }
+        let wanted = try missing.map { Set(try reportsMissing($0)) }
+        if let wanted, wanted.isEmpty { return [] }
+        // The index, newest first, one entry per report, until `limit` (or every waiting report).
+        var listed: [ReportListing] = []
+        var seen = Set<String>()
+        var token: String? = nil
+        index: repeat {
+            let page = try s3 { () throws(ObjectStorageError) in
+                try client.listObjects(
+                    bucket: location.bucket, prefix: recentPrefix, continuationToken: token,
+                    maxKeys: pageSize ?? min(1000, limit + 16))
+            }
+            for object in page.objects {
+                guard let entry = recentEntry(object.key), seen.insert(entry.id).inserted else { continue }
+                if let wanted, !wanted.contains(entry.id) { continue }
+                listed.append(entry)
+                if listed.count == limit || listed.count == wanted?.count { break index }
+            }
+            token = page.isTruncated ? page.nextContinuationToken : nil
+        } while token != nil
+        guard listed.count < limit, listed.count != wanted?.count else { return listed }
+        // Fewer entries than asked for: the bucket may hold reports without one (stored before the
+        // index, or a write that died); the reports themselves say which exist.
         var items = try listItems()
-        if let missing {
-            let waiting = Set(try reportsMissing(missing))
-            items = items.filter { waiting.contains($0.id) }
-        }
+        if let wanted { items = items.filter { wanted.contains($0.id) } }
+        let indexed = Dictionary(listed.map { ($0.id, $0.updatedAt) }, uniquingKeysWith: { first, _ in first })
+        items = items.map { ReportListing(id: $0.id, updatedAt: indexed[$0.id] ?? $0.updatedAt) }
         return Array(items.sorted { ($0.updatedAt, $1.id) > ($1.updatedAt, $0.id) }.prefix(limit))
     }
 
@@ -186,14 +268,38 @@ final class BucketReports: ReportStorage {
         for mark in try listMarks() where !remaining.contains(mark.id) && mark.modified < graceCutoff {
             try s3 { () throws(ObjectStorageError) in try client.deleteObject(bucket: location.bucket, key: mark.key) }
         }
+        try rebuildIndex(reports: remaining, graceCutoff: graceCutoff)
         return expired
+    }
+
+    /// Makes the index say what the reports do: an entry for every report (read from the report,
+    /// for one stored before the index or whose entry a killed write lost), and none for a report
+    /// that is gone or a second one for the same report, unless it is young enough to belong to a
+    /// write in flight.
+    private func rebuildIndex(reports: Set<String>, graceCutoff: Double) throws {
+        let page = try s3 { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: recentPrefix, pageSize: pageSize)
+        }
+        var indexed = Set<String>()
+        for object in page.objects {
+            let entry = recentEntry(object.key)
+            if let entry, reports.contains(entry.id), indexed.insert(entry.id).inserted { continue }
+            if let entry, entry.updatedAt >= graceCutoff { continue }
+            try s3 { () throws(ObjectStorageError) in
+                try client.deleteObject(bucket: location.bucket, key: object.key)
+            }
+        }
+        for id in reports.subtracting(indexed).sorted() {
+            guard let report = try report(id: id) else { continue }
+            try putRecent(id: id, updatedAt: report.updatedAt)
+        }
     }
 
     // MARK: Helpers
 
     private func listItems() throws -> [ReportListing] {
         let page = try s3 { () throws(ObjectStorageError) in
-            try client.listAllObjects(bucket: location.bucket, prefix: itemsPrefix)
+            try client.listAllObjects(bucket: location.bucket, prefix: itemsPrefix, pageSize: pageSize)
         }
         return page.objects.compactMap { object in
             let name = object.key.dropFirst(itemsPrefix.count)
@@ -212,7 +318,7 @@ final class BucketReports: ReportStorage {
 
     private func listMarks() throws -> [Mark] {
         let page = try s3 { () throws(ObjectStorageError) in
-            try client.listAllObjects(bucket: location.bucket, prefix: waitingPrefix)
+            try client.listAllObjects(bucket: location.bucket, prefix: waitingPrefix, pageSize: pageSize)
         }
         return page.objects.compactMap { object in
             let parts = object.key.dropFirst(waitingPrefix.count).split(separator: "/")

@@ -1,0 +1,102 @@
+// Listing the stored reports of a bucket, against moto's server on loopback: the newest reports
+// come from the first page of the time-ordered index (one ListObjectsV2 call however many reports
+// the bucket holds), in the order the folder backend (reports.sqlite) gives for the same reports,
+// through creates, re-symbolications and deletes; reports stored before the index existed are
+// still listed, and the retention sweep indexes them and drops entries no report owns.
+
+import Foundation
+import ObjectStorage
+import SymbolicateModel
+import TestSupport
+import Testing
+
+@testable import Server
+
+@Suite(
+    "Listing stored reports in a bucket",
+    .enabled(if: MotoStandIn.available, "moto's server is not installed (pip install 'moto[server]')"))
+struct BucketReportListingTests {
+    static let waiting = "0A0B0C0D-0000-4000-8000-000000000001"
+
+    /// A bucket's reports listing 10 keys a page, and a folder's, holding the same 30 reports
+    /// (`r0` oldest); every other one waits for `waiting`.
+    static func twoBackends() throws -> (bucket: BucketReports, folder: ReportDatabase, cleanup: () -> Void) {
+        let (configuration, location) = try MotoStandIn.bucket()
+        let bucket = try BucketReports(
+            location: try S3Location(parsing: location), configuration: configuration, pageSize: 10)
+        let directory = NSTemporaryDirectory() + "symbolicate-listing-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let folder = try ReportDatabase(path: directory + "/reports.sqlite")
+        for i in 0..<30 {
+            let report = StoredReportTests.stored(
+                "r\(i)", updatedAt: 1_000 + Double(i), missing: i.isMultiple(of: 2) ? [waiting] : [])
+            _ = try bucket.create(report)
+            _ = try folder.create(report)
+        }
+        return (bucket, folder, { try? FileManager.default.removeItem(atPath: directory) })
+    }
+
+    static func listCalls(_ storage: BucketReports) -> UInt64 {
+        storage.client.metrics.snapshot()["ListObjectsV2"]?.requests ?? 0
+    }
+
+    @Test func theNewestReportsComeFromOnePageOfTheIndex() throws {
+        let (bucket, folder, cleanup) = try Self.twoBackends()
+        defer { cleanup() }
+
+        let before = Self.listCalls(bucket)
+        let newest = try bucket.list(limit: 5, missing: nil)
+        #expect(Self.listCalls(bucket) - before == 1)
+        #expect(newest.map(\.id) == ["r29", "r28", "r27", "r26", "r25"])
+        #expect(newest == (try folder.list(limit: 5, missing: nil)))
+        #expect(try bucket.list(limit: 3, missing: Self.waiting) == (try folder.list(limit: 3, missing: Self.waiting)))
+
+        // Re-symbolicated: r0 becomes the newest, listed once.
+        for storage in [bucket, folder] as [any ReportStorage] {
+            let old = try #require(try storage.report(id: "r0"))
+            var new = old
+            new.updatedAt = 2_000
+            new.missing = []
+            #expect(try storage.replace(old, with: new) == .replaced)
+        }
+        #expect(try bucket.list(limit: 2, missing: nil).map(\.id) == ["r0", "r29"])
+        #expect(try bucket.list(limit: 100, missing: nil) == (try folder.list(limit: 100, missing: nil)))
+        #expect(try bucket.list(limit: 3, missing: Self.waiting) == (try folder.list(limit: 3, missing: Self.waiting)))
+
+        // Deleted: gone from the listing.
+        #expect(try bucket.delete(id: "r29"))
+        #expect(try folder.delete(id: "r29"))
+        #expect(try bucket.list(limit: 3, missing: nil).map(\.id) == ["r0", "r28", "r27"])
+        #expect(try bucket.list(limit: 100, missing: nil) == (try folder.list(limit: 100, missing: nil)))
+    }
+
+    @Test func reportsStoredBeforeTheIndexAreListedAndTheSweepIndexesThem() throws {
+        let (bucket, folder, cleanup) = try Self.twoBackends()
+        defer { cleanup() }
+        // A bucket written before the index: no entries, but r5's (kept for the next case).
+        let recent = bucket.location.key("reports/recent/")
+        let entries = try bucket.client.listAllObjects(bucket: bucket.location.bucket, prefix: recent).objects
+        #expect(entries.count == 30)
+        for entry in entries where !entry.key.hasSuffix("-r5") {
+            try bucket.client.deleteObject(bucket: bucket.location.bucket, key: entry.key)
+        }
+        // An entry no report owns, and an older second entry for r5: a re-symbolication killed
+        // between its write and removing the entry it replaced.
+        for key in ["9999999000000-ghost", "9999999000000-r5"] {
+            _ = try bucket.client.putObject(bucket: bucket.location.bucket, key: recent + key, bytes: [])
+        }
+
+        let all = try bucket.list(limit: 100, missing: nil)
+        #expect(Set(all.map(\.id)) == Set((0..<30).map { "r\($0)" }))
+        #expect(try bucket.list(limit: 100, missing: Self.waiting).count == 15)
+
+        // The sweep (nothing is old enough to expire) rebuilds the index from the reports.
+        #expect(try bucket.removeExpired(before: 0, dryRun: false) == [])
+        let after = try bucket.client.listAllObjects(bucket: bucket.location.bucket, prefix: recent).objects
+        #expect(after.count == 30)
+        let before = Self.listCalls(bucket)
+        #expect(try bucket.list(limit: 5, missing: nil) == (try folder.list(limit: 5, missing: nil)))
+        #expect(Self.listCalls(bucket) - before == 1)
+        #expect(try bucket.list(limit: 100, missing: nil) == (try folder.list(limit: 100, missing: nil)))
+    }
+}
