@@ -55,6 +55,18 @@ enum Samples {
         #expect(processed.outcome.results[FrameID(backtrace: leb, frame: pac)]?.status == .symbolicated)
     }
 
+    /// An `.ips` is a header line and a body, two JSON texts, which a JSON parser refuses as a
+    /// whole: its answer is labelled text, and only what is one JSON text is labelled JSON.
+    @Test func anIpsAnswerIsNotLabelledJSON() throws {
+        let (ips, _) = try Samples.process("HoldApp-ios-arm64-dwarf5.ips")
+        #expect(ips.format == .ips)
+        #expect((try? JSONSerialization.jsonObject(with: Data(ips.output))) == nil)
+        #expect(ips.contentType == "text/plain; charset=utf-8")
+        let (json, _) = try Samples.process("HoldApp-ios-arm64-dwarf5.ips", format: .json)
+        #expect((try? JSONSerialization.jsonObject(with: Data(json.output))) != nil)
+        #expect(json.contentType == "application/json")
+    }
+
     @Test func noInlineKeepsOnlyTheOutermostFunction() throws {
         let (full, _) = try Samples.process("HoldApp-ios-arm64-dwarf5.crash")
         let (flat, _) = try Samples.process(
