@@ -168,7 +168,8 @@ enum MetricKitWriter {
     }
 
     /// `  COUNT  symbol + off (File.swift:12) (Image + offset) [0xADDR]`, indented by depth;
-    /// inline levels get their own lines at the same depth, innermost first.
+    /// inline levels get their own lines at the same depth, outermost first, so they read from
+    /// caller to callee like the tree.
     private static func treeLines(
         _ frame: Frame, _ result: FrameResult?, _ report: CrashReport, depth: Int, count: String
     ) -> [String] {
@@ -181,6 +182,6 @@ enum MetricKitWriter {
         guard let result, result.status == .symbolicated, !result.frames.isEmpty else {
             return ["\(indent)\(count)  ??? \(location)"]
         }
-        return result.frames.map { "\(indent)\(count)  \(ReportWriter.symbolColumn($0)) \(location)" }
+        return result.frames.reversed().map { "\(indent)\(count)  \(ReportWriter.symbolColumn($0)) \(location)" }
     }
 }

@@ -111,19 +111,21 @@ public enum ReportWriter {
                 guard let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn else {
                     continue
                 }
-                // A sample-tree line keeps its `(Image + offset) [address]` tail on inline lines too.
                 edits += frameEdits(
-                    original, column: column, result: result, ending: ending, keepsTail: backtrace.kind == .sampleTree)
+                    original, column: column, result: result, ending: ending, inTree: backtrace.kind == .sampleTree)
             }
         }
         return ByteEdit.apply(edits, to: original)
     }
 
     /// The edits that rewrite one frame line: its symbol column gets the outermost level, and
-    /// each inline level is inserted as a copy of the line's prefix before it (and of the text
-    /// after the column to the end of the line, with `keepsTail`).
+    /// each inline level is a copy of the line's prefix with that level's column. In a backtrace
+    /// (innermost first) the inline levels go before the line, innermost first. In a sample tree
+    /// (`inTree`: callers first, as microstackshots print them) they go after it, outermost
+    /// first, so the chain reads down from caller to callee like the tree around it, and each
+    /// copy keeps the line's `(Image + offset) [address]` tail.
     static func frameEdits(
-        _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], keepsTail: Bool = false
+        _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], inTree: Bool = false
     ) -> [ByteEdit] {
         guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else {
             return []
@@ -133,19 +135,23 @@ public enum ReportWriter {
         var prefix = Array(original[lineStart..<column.lowerBound])
         let needsSpace = column.isEmpty && !(prefix.last.map { $0 == 0x20 || $0 == 0x09 } ?? true)
         if needsSpace { prefix.append(0x20) }
-        var tail: [UInt8] = []
-        if keepsTail {
+        let text = (needsSpace ? " " : "") + symbolColumn(outer)
+        if inTree {
             var lineEnd = column.upperBound
             while lineEnd < original.count, original[lineEnd] != 0x0A, original[lineEnd] != 0x0D { lineEnd += 1 }
-            tail = Array(original[column.upperBound..<lineEnd])
+            let tail = Array(original[column.upperBound..<lineEnd])
+            var rewritten = Array(text.utf8) + tail
+            for level in result.frames.dropLast().reversed() {
+                rewritten += ending + prefix + Array(symbolColumn(level).utf8) + tail
+            }
+            return [ByteEdit(range: column.lowerBound..<lineEnd, bytes: rewritten)]
         }
         var edits: [ByteEdit] = []
         var inserted: [UInt8] = []
         for level in result.frames.dropLast() {
-            inserted += prefix + Array(symbolColumn(level).utf8) + tail + ending
+            inserted += prefix + Array(symbolColumn(level).utf8) + ending
         }
         if !inserted.isEmpty { edits.append(ByteEdit(range: lineStart..<lineStart, bytes: inserted)) }
-        let text = (needsSpace ? " " : "") + symbolColumn(outer)
         edits.append(ByteEdit(range: column, bytes: Array(text.utf8)))
         return edits
     }

@@ -181,6 +181,19 @@ struct MetricKitTests {
             })
         // Tree lines: indentation, count, symbol, then the image and address part.
         #expect(lines.contains { $0.hasPrefix("  7  main + ") && $0.hasSuffix(" (HoldApp + 17504) [0x102bc8460]") })
+        // Inline levels of a tree node read callers first, like the tree: outermost, then inward.
+        var sawInline = false
+        for (id, result) in processed.outcome.results where result.frames.count > 1 {
+            let frame = processed.report.backtraces[id.backtrace].frames[id.frame]
+            guard processed.report.backtraces[id.backtrace].kind == .sampleTree else { continue }
+            let tail = " [0x" + String(frame.address, radix: 16) + "]"
+            let levels = lines.filter { $0.hasSuffix(tail) }.map { $0.trimmingCharacters(in: .whitespaces) }
+            let names = result.frames.reversed().map { ReportWriter.symbolColumn($0) }
+            let firstRun = Array(levels.prefix(names.count)).map { String($0.drop { $0 != " " }.dropFirst(2)) }
+            #expect(zip(firstRun, names).allSatisfy { $0.hasPrefix($1) }, "\(firstRun) against \(names)")
+            sawInline = true
+        }
+        #expect(sawInline, "no tree node of the sample has inlined functions")
     }
 
     @Test func jsonFormatGivesStatuses() throws {

@@ -84,12 +84,21 @@ struct MicrostackshotTests {
             output.contains {
                 $0.hasPrefix("    7  main + 40 (AppDelegate.m:") && $0.hasSuffix(" (HoldApp + 17504) [0x102bc8460]")
             })
-        // An inlined call chain: every level keeps the line's count and tail.
+        // An inlined call chain: every level keeps the line's count and tail, and the levels read
+        // callers first like the tree around them: the function the code is in, then down to the
+        // innermost inlined one.
         let inline = output.filter {
             $0.hasSuffix("(HoldKit + 16556) [0x1030a40ac]") && $0.hasPrefix("                      7  ")
         }
         #expect(inline.count == 4)
-        #expect(inline.first?.contains("hk_rotate (HKInline.h:") == true)
+        #expect(inline.last?.contains("hk_rotate (HKInline.h:") == true)
+        let chain = try #require(
+            processed.outcome.results.first { id, _ in
+                processed.report.backtraces[id.backtrace].frames[id.frame].address == 0x1_030a_40ac
+            }?.value.frames)
+        #expect(
+            inline.map { $0.dropFirst(25).prefix { $0 != " " } }
+                == chain.reversed().map { $0.symbol.prefix { $0 != " " } })
     }
 
     /// `line` with its `???` replaced by a symbol: same indentation and count, same tail.
