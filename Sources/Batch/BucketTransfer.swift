@@ -5,7 +5,9 @@
 // folder under its own name; `s3://BUCKET/PREFIX/` (or a PREFIX with objects under it and no object
 // of its own) is fetched as a folder named after the prefix's last part, each object at its key
 // relative to the prefix. The run then reads them as it reads local inputs, so names, shards and
-// archive streaming are what they would be for the same files on disk, on every pod alike.
+// archive streaming are what they would be for the same files on disk, on every pod alike. A
+// sharded run downloads only its own reports from a prefix; an empty file keeps each other
+// shard's name in the walk (and every archive is fetched, since its members are sharded).
 // An output folder `-o s3://BUCKET/PREFIX` is written in the staging folder and each output is
 // uploaded to PREFIX/<its name> after the run (with `--resume`, an empty marker stands in the
 // staging folder for each object already under PREFIX, so those reports count as done); `--output-archive`, `--summary` and `--report-list`
@@ -62,8 +64,12 @@ public final class BucketTransfer {
 
     // MARK: Inputs
 
-    /// Fetches the object or prefix at `url` and answers the local path to read instead.
-    public func fetchInput(_ url: String) throws(SymbolicateError) -> String {
+    /// Fetches the object or prefix at `url` and answers the local path to read instead. With a
+    /// `shard`, the reports under a prefix that belong to other shards are not downloaded: an
+    /// empty file stands in for each, so the run still sees every name (shards hand out output
+    /// names over all files alike) and passes it over unread. Archives are fetched whole by every
+    /// shard, which reads its own members.
+    public func fetchInput(_ url: String, shard: Shard? = nil) throws(SymbolicateError) -> String {
         let location = try Self.location(url)
         staged += 1
         let root = staging + "/in-\(staged)"
@@ -98,6 +104,12 @@ public final class BucketTransfer {
             }
             let local = folder + "/" + safe
             try makeFolder((local as NSString).deletingLastPathComponent)
+            if let shard, !OutputPaths.isArchiveName(safe), !shard.contains(safe) {
+                guard FileManager.default.createFile(atPath: local, contents: nil) else {
+                    throw SymbolicateError(.io, "cannot create the stand-in for another shard's report", path: local)
+                }
+                continue
+            }
             _ = try storage { () throws(ObjectStorageError) in
                 try client.downloadObject(bucket: location.bucket, key: object.key, to: local)
             }

@@ -233,7 +233,7 @@ enum BatchCommand: Command {
         // Fetched last, once every option is known to be good.
         if let transfer {
             for (n, input) in configuration.inputs.enumerated() where BucketTransfer.isBucketURL(input) {
-                configuration.inputs[n] = try transfer.fetchInput(input)
+                configuration.inputs[n] = try transfer.fetchInput(input, shard: configuration.shard)
             }
             for key in transfer.unfetchable { Console.error("warning: \(key): the key names no file; not read") }
         }
