@@ -286,10 +286,12 @@ struct UnitReader {
     private var nameIndex: [String: UInt32] = [:]
     /// The part's index of names met by where they lie (our reader's), so that a name seen
     /// before is neither read nor hashed again.
-    private var placedNames: [UInt64: UInt32] = [:]
+    private var placedNames = OffsetMap<UInt32>()
     private var fileIndex: [String: UInt32] = [:]
     /// Resolved (linkage name, name) of DIEs reached through abstract_origin / specification.
-    private var originNames: [UInt64: (linkage: DieString?, name: DieString?)] = [:]
+    private var originNames = OffsetMap<UInt32>()
+    /// What `originNames` indexes.
+    private var origins: [(linkage: DieString?, name: DieString?)] = []
     private var rangeContext: RangeContext
     private var table = LineTable()
     private var unitFiles: [UInt32] = []
@@ -397,7 +399,7 @@ struct UnitReader {
     private mutating func begin(version: UInt16, addressSize: Int, offsetSize: Int, _ attrs: DieAttributes) throws {
         part = DebugInfo()
         nameIndex = [:]
-        placedNames = [:]
+        placedNames.removeAll()
         fileIndex = [:]
         setRangeContext(version: version, addressSize: addressSize, offsetSize: offsetSize, attrs)
         table = LineTable()
@@ -436,8 +438,17 @@ struct UnitReader {
         _ tag: UInt16, _ attrs: DieAttributes, parent: Int32, _ origin: (UInt64) throws -> DieAttributes?
     ) throws -> (descend: Bool, parent: Int32) {
         guard tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine else { return (true, parent) }
-        let ranges = try pcRanges(attrs)
-        guard !ranges.isEmpty else { return (false, parent) }
+        // Most DIEs state one range as low and high pc: no list is made for those.
+        var single: (start: UInt64, end: UInt64)? = nil
+        var ranges: [(start: UInt64, end: UInt64)] = []
+        if let low = attrs.lowPC, let high = attrs.highPC {
+            let end = attrs.highIsOffset ? low &+ high : high
+            guard end > low else { return (false, parent) }
+            single = (low, end)
+        } else {
+            ranges = try pcRanges(attrs)
+            guard !ranges.isEmpty else { return (false, parent) }
+        }
         let isInline = tag == DW_TAG_inlined_subroutine
         let node = DebugInfo.Node(
             name: try name(of: attrs, origin),
@@ -450,6 +461,7 @@ struct UnitReader {
         )
         let index = Int32(part.nodes.count)
         part.nodes.append(node)
+        if let r = single { part.scopes.append(DebugInfo.Scope(start: r.start, end: r.end, node: index)) }
         for r in ranges { part.scopes.append(DebugInfo.Scope(start: r.start, end: r.end, node: index)) }
         return (true, index)
     }
@@ -505,7 +517,10 @@ struct UnitReader {
         part.names.intern(name, index: &nameIndex)
     }
 
-    /// The part's index of `name`, read from its section the first time it is met there.
+    /// The part's index of `name`, read from its section the first time it is met there. A
+    /// name in a string section is known by where it lies, without hashing its text: linkers
+    /// store each string once, and where two places hold the same text the part names it twice,
+    /// which the table builder's merge, interning by text, makes one again.
     private mutating func intern(_ name: DieString) throws -> UInt32 {
         switch name {
         case .text(let text):
@@ -513,7 +528,8 @@ struct UnitReader {
         case .at(let section, let offset):
             let key = UInt64(section.rawValue) << 56 | offset
             if let known = placedNames[key] { return known }
-            let index = intern(try section.string(at: offset, in: sections[section.name]))
+            let index = UInt32(part.names.count)
+            part.names.append(try section.string(at: offset, in: sections[section.name]))
             placedNames[key] = index
             return index
         }
@@ -533,7 +549,7 @@ struct UnitReader {
     private mutating func originName(
         _ offset: UInt64, depth: Int, _ origin: (UInt64) throws -> DieAttributes?
     ) throws -> (linkage: DieString?, name: DieString?) {
-        if let known = originNames[offset] { return known }
+        if let known = originNames[offset] { return origins[Int(known)] }
         guard depth < 8, let attrs = try origin(offset) else { return (nil, nil) }
         var result: (linkage: DieString?, name: DieString?) = (attrs.linkageName, attrs.name)
         if result.linkage == nil {
@@ -543,7 +559,8 @@ struct UnitReader {
                 if result.linkage != nil { break }
             }
         }
-        originNames[offset] = result
+        originNames[offset] = UInt32(origins.count)
+        origins.append(result)
         return result
     }
 }

@@ -357,8 +357,9 @@ struct TableBuilder {
         b.walksOneUnit = true
         b.symbols = symbols
         b.symbolNames = symbolNames
-        // The unit's names (each stored once) number its functions' names; symbols' names and
-        // "??" are added after them, as other names, when they are used.
+        // The unit's names number its functions' names (a text stored at two places is two
+        // names here, one again once merged); symbols' names and "??" are added after them, as
+        // other names, when they are used.
         b.names = cache.info.names
         if let first = owned.first, let last = owned.last {
             b.symbolBase = firstSymbol(symbols, endingAfter: first.start)
