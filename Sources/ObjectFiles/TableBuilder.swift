@@ -213,8 +213,8 @@ struct TableBuilder {
 
     /// The builder's number of file `f` of `unit`'s DebugInfo (marked when walking one unit alone).
     @inline(__always)
-    private func unitFile(_ unit: NodeCache?, _ f: UInt32) -> UInt32 {
-        guard walksOneUnit else { return unit?.file(f) ?? f }
+    private func unitFile(_ unit: NodeCache, _ f: UInt32) -> UInt32 {
+        guard walksOneUnit else { return unit.file(f) }
         return f == SymbolTable.none ? f : f | TableBuilder.unitFileMark
     }
 
@@ -261,7 +261,7 @@ struct TableBuilder {
     /// `lines` (of `unit`, all inside the region) and the symbols decide. Regions are walked in
     /// ascending, adjacent order.
     private mutating func walk(
-        _ lo: UInt64, _ hi: UInt64?, _ pieces: [ScopeInterval], _ lines: [DebugInfo.LineInterval], _ unit: NodeCache?
+        _ lo: UInt64, _ hi: UInt64?, _ pieces: [ScopeInterval], _ lines: [DebugInfo.LineInterval], _ unit: NodeCache
     ) {
         while symbolCursor < symbols.count, symbols[symbolCursor].end <= lo { symbolCursor += 1 }
         var last = symbolCursor
@@ -283,7 +283,7 @@ struct TableBuilder {
             let symbol = si < syms.count && syms[si].start <= p ? base + si : -1
             let lineFile = line.map { unitFile(unit, $0.file) } ?? SymbolTable.none
             var loc = SymbolTable.none
-            if node >= 0, let unit {
+            if node >= 0 {
                 loc = chain(unit, node, lineFile, line?.line ?? SymbolTable.none, symbol)
             } else if let line {
                 let fn: UInt32
@@ -489,17 +489,17 @@ struct TableBuilder {
                 }
                 continue
             }
-            if position < r.start { walk(position, r.start, [], [], nil) }
+            if position < r.start { walk(position, r.start, [], [], NodeCache.none) }
             if let unit = loaded[r.unit] {
                 merge(unit)
             } else {
-                walk(r.start, r.end, [], [], nil)
+                walk(r.start, r.end, [], [], NodeCache.none)
             }
             position = r.end
             if lastRegion[r.unit] == cursor { loaded[r.unit] = nil }
             cursor += 1
         }
-        walk(position, nil, [], [], nil)
+        walk(position, nil, [], [], NodeCache.none)
     }
 
     /// The builder's index of file `path`, added when new.
@@ -642,6 +642,9 @@ struct TableBuilder {
 /// dynamic exclusivity check and a uniqueness check on each write. Their indices are node
 /// numbers the reader gave out, never bytes of the file.
 final class NodeCache: @unchecked Sendable {
+    /// For stretches no unit covers (symbols only): no nodes, no files; never written.
+    static let none = NodeCache(DebugInfo())
+
     let info: DebugInfo
     let nodeFunction: UnsafeMutableBufferPointer<UInt32>
     let callSite: UnsafeMutableBufferPointer<UInt32>

@@ -319,7 +319,9 @@ private struct Blocks {
                         "ranges reached the build file out of order (0x\(String(r.start, radix: 16)) "
                             + "after 0x\(String(pending.start, radix: 16)))", path: path)
                 }
-                try put(pending, flush)
+                // The closure is only handed on when a block is cut or full, not with every range.
+                if cuts(pending) { try flushRanges(flush) }
+                if add(pending) { try flushRanges(flush) }
             }
             pendingRange = r
         }
@@ -330,13 +332,25 @@ private struct Blocks {
     private mutating func put(_ r: SymbolTable.Range, _ flush: (UInt64, UnsafeRawBufferPointer) throws -> Void)
         throws
     {
-        if !rangeFields.isEmpty, r.start - rangeFirst > UInt64(UInt32.max) { try flushRanges(flush) }
+        if cuts(r) { try flushRanges(flush) }
+        if add(r) { try flushRanges(flush) }
+    }
+
+    /// True when `r` cannot join the block being filled (its start lies 4 GB or more past the first).
+    @inline(__always)
+    private func cuts(_ r: SymbolTable.Range) -> Bool {
+        !rangeFields.isEmpty && r.start - rangeFirst > UInt64(UInt32.max)
+    }
+
+    /// Adds `r` to the block being filled; true when that fills it.
+    @inline(__always)
+    private mutating func add(_ r: SymbolTable.Range) -> Bool {
         if rangeFields.isEmpty { rangeFirst = r.start }
         rangeFields.append(UInt32(r.start - rangeFirst).littleEndian)
         rangeFields.append(r.location.littleEndian)
         sampler.add(r, index: rangeCount)
         rangeCount += 1
-        if rangeFields.count * 4 == BuildFile.rangesPerBlock * BuildFile.rangeRecordSize { try flushRanges(flush) }
+        return rangeFields.count * 4 == BuildFile.rangesPerBlock * BuildFile.rangeRecordSize
     }
 
     /// The block of ranges being filled, keyed by its first start.
