@@ -228,3 +228,56 @@ struct MaxHeap {
         }
     }
 }
+
+/// The builder's functions by (name, entry): the index of each, in the order they were added.
+/// Open addressing over the keys with a multiply-xorshift hash, as `LocationTable` does, where a
+/// Dictionary of a Hashable key spent SipHash on every one of a few hundred thousand lookups.
+struct FunctionIndex {
+    /// The key of function i at i.
+    private var keys: [(name: UInt32, entry: UInt64)] = []
+    /// Index + 1 of the function in each slot; 0 is an empty slot. A power of two, kept at
+    /// least twice the number of keys.
+    private var slots: [UInt32] = Array(repeating: 0, count: 256)
+    private var shift: UInt64 = 64 - 8
+
+    @inline(__always)
+    private func slot(_ name: UInt32, _ entry: UInt64) -> Int {
+        var x = (UInt64(name) &+ 0x9E37_79B9_7F4A_7C15) &* 0xBF58_476D_1CE4_E5B9
+        x ^= entry &* 0xC2B2_AE3D_27D4_EB4F
+        x ^= x >> 31
+        return Int(truncatingIfNeeded: (x &* 0x94D0_49BB_1331_11EB) >> shift)
+    }
+
+    /// The index of function (name, entry), or nil with `count` being the index it would get.
+    func find(_ name: UInt32, _ entry: UInt64) -> UInt32? {
+        let mask = slots.count - 1
+        var i = slot(name, entry)
+        while slots[i] != 0 {
+            let k = keys[Int(slots[i] - 1)]
+            if k.name == name && k.entry == entry { return slots[i] - 1 }
+            i = (i + 1) & mask
+        }
+        return nil
+    }
+
+    var count: Int { keys.count }
+
+    /// Adds (name, entry), which `find` did not know, as function `count`.
+    mutating func add(_ name: UInt32, _ entry: UInt64) {
+        keys.append((name, entry))
+        if keys.count * 2 > slots.count {
+            slots = Array(repeating: 0, count: slots.count * 2)
+            shift -= 1
+            for n in keys.indices { place(n) }
+        } else {
+            place(keys.count - 1)
+        }
+    }
+
+    private mutating func place(_ n: Int) {
+        let mask = slots.count - 1
+        var i = slot(keys[n].name, keys[n].entry)
+        while slots[i] != 0 { i = (i + 1) & mask }
+        slots[i] = UInt32(n + 1)
+    }
+}

@@ -20,15 +20,10 @@ struct TableBuilder {
     private var names: [String] = []
     private var nameIndex: [String: UInt32] = [:]
     private var functions: [SymbolTable.Function] = []
-    private var functionIndex: [FunctionKey: UInt32] = [:]
+    private var functionIndex = FunctionIndex()
     private var locationTable = LocationTable()
     /// Where finished locations and ranges go as the walk goes (nil: they stay in the table).
     private var sink: SymbolTableSink?
-
-    private struct FunctionKey: Hashable {
-        var name: UInt32
-        var entry: UInt64
-    }
 
     struct SymbolInterval: BoundedInterval, Sendable {
         var start: UInt64
@@ -42,11 +37,10 @@ struct TableBuilder {
     }
 
     private mutating func function(_ name: UInt32, _ entry: UInt64) -> UInt32 {
-        let key = FunctionKey(name: name, entry: entry)
-        if let i = functionIndex[key] { return i }
+        if let i = functionIndex.find(name, entry) { return i }
         let i = UInt32(functions.count)
         functions.append(SymbolTable.Function(name: names[Int(name)], entry: entry))
-        functionIndex[key] = i
+        functionIndex.add(name, entry)
         return i
     }
 
@@ -192,6 +186,8 @@ struct TableBuilder {
     private var walksOneUnit = false
     /// The table builder's names, which its symbols' names index (when walking one unit).
     private var symbolNames: [String] = []
+    /// The unit's number of each symbol name it has used, by the table builder's number.
+    private var symbolNameMap = OffsetMap<UInt32>()
     static let unitFileMark: UInt32 = 1 << 31
     /// The first symbol that may still cover the next address walked.
     private var symbolCursor = 0
@@ -204,8 +200,20 @@ struct TableBuilder {
     private mutating func symbolFunction(_ i: Int) -> UInt32 {
         let slot = i - symbolBase
         if symbolFunctions[slot] != SymbolTable.none { return symbolFunctions[slot] }
-        // Symbols' names are the table builder's; a unit's walk interns them among its own.
-        let name = walksOneUnit ? intern(symbolNames[Int(symbols[i].name)]) : symbols[i].name
+        // Symbols' names are the table builder's (each text once); a unit's walk adds each one
+        // it uses to its own names once, known by the builder's number, not by hashing the text.
+        var name = symbols[i].name
+        if walksOneUnit {
+            let key = UInt64(name)
+            if let known = symbolNameMap[key] {
+                name = known
+            } else {
+                let added = UInt32(names.count)
+                names.append(symbolNames[Int(name)])
+                symbolNameMap[key] = added
+                name = added
+            }
+        }
         let fn = function(name, symbols[i].start)
         symbolFunctions[slot] = fn
         return fn
