@@ -36,6 +36,9 @@ struct LocationTable {
         shift = 64 - bits
     }
 
+    /// Room for `n` more locations without growing.
+    mutating func reserve(_ n: Int) { locations.reserveCapacity(locations.count + n) }
+
     private static func hash(_ l: SymbolTable.Location) -> UInt64 {
         var x = (UInt64(l.function) | UInt64(l.file) << 32) &* 0x9E37_79B9_7F4A_7C15
         x ^= (UInt64(l.line) | UInt64(l.parent) << 32) &* 0xC2B2_AE3D_27D4_EB4F

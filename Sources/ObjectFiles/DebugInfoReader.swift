@@ -483,6 +483,7 @@ struct UnitReader {
 
     private mutating func addSequences(addressSize: Int) {
         let rows = table.rows
+        part.lines.reserveCapacity(part.lines.count + rows.count)
         let tombstone: UInt64 = addressSize >= 8 ? .max : (UInt64(1) << (addressSize * 8)) - 1
         var first = 0
         for i in rows.indices where rows[i].endSequence {

@@ -376,6 +376,7 @@ struct TableBuilder {
         }
         var regions: [PreparedUnit.Region] = []
         regions.reserveCapacity(owned.count)
+        b.locationTable.reserve(lines.count + pieces.count / 2)
         var pi = 0
         var li = 0
         for r in owned {
@@ -387,6 +388,8 @@ struct TableBuilder {
             var le = li
             while le < lines.count, lines[le].start < r.end { le += 1 }
             b.ranges = []
+            // About one range per line row; more only where scopes and symbols add boundaries.
+            b.ranges.reserveCapacity((pe - pi) + (le - li) + 1)
             b.lastPoint = nil
             b.locationTable.forget(expected: (pe - pi) + (le - li))
             let first = b.locationTable.locations.count
