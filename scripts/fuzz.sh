@@ -34,6 +34,20 @@ work=$root/.build/fuzz
 scratch=$work/build
 bin=$scratch/release
 
+# SwiftPM keeps the main package's list of source files in this scratch folder and does not see
+# a file added or removed there since (the build then fails on a name it cannot find): when the
+# list has changed, the scratch folder starts afresh. The corpus lives beside it and is kept.
+sources_stamp=$work/sources.list
+mkdir -p "$work"
+find Sources -type f \( -name '*.swift' -o -name '*.c' -o -name '*.h' \) | LC_ALL=C sort > "$work/sources.now"
+if ! cmp -s "$work/sources.now" "$sources_stamp"; then
+  [ -d "$scratch" ] && echo "fuzz: the source files changed since the last build; building afresh" >&2
+  rm -rf "$scratch"
+  mv "$work/sources.now" "$sources_stamp"
+else
+  rm -f "$work/sources.now"
+fi
+
 # The fuzzer runtime and sanitizers go into every module (coverage everywhere); -enable-testing
 # lets FuzzHTTP reach the server's internal checks. A scratch path of its own keeps the normal
 # .build untouched.
