@@ -12,6 +12,8 @@ final class ByteStorage: @unchecked Sendable {
     let base: UnsafeMutableRawPointer?
     let count: Int
     private let mapped: Bool
+    /// For a view (`view()`): the storage that owns the bytes, kept alive by it.
+    private let owner: ByteStorage?
 
     /// Maps the file privately (copy-on-write), so nothing the readers do can change it on disk.
     init(path: String) throws {
@@ -33,6 +35,7 @@ final class ByteStorage: @unchecked Sendable {
             base = nil
             count = 0
             mapped = false
+            owner = nil
             return
         }
         let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0)
@@ -42,11 +45,13 @@ final class ByteStorage: @unchecked Sendable {
         base = p
         count = size
         mapped = true
+        owner = nil
     }
 
     init(bytes: [UInt8]) {
         count = bytes.count
         mapped = false
+        owner = nil
         if bytes.isEmpty {
             base = nil
             return
@@ -63,6 +68,7 @@ final class ByteStorage: @unchecked Sendable {
     init(copying parts: [UnsafeRawBufferPointer]) {
         count = parts.reduce(0) { $0 + $1.count }
         mapped = false
+        owner = nil
         guard count > 0 else {
             base = nil
             return
@@ -77,8 +83,21 @@ final class ByteStorage: @unchecked Sendable {
         base = p
     }
 
+    private init(viewing owner: ByteStorage) {
+        base = owner.base
+        count = owner.count
+        mapped = false
+        self.owner = owner
+    }
+
+    /// The same bytes through an object of its own, for one reading thread. Every copy of a
+    /// ByteReader retains its storage; readers on two cores retaining one shared object contend
+    /// for its reference count's cache line at every copy, and a view per thread keeps that
+    /// traffic on the thread's own line. The view keeps this storage alive.
+    func view() -> ByteStorage { ByteStorage(viewing: owner ?? self) }
+
     deinit {
-        guard let base else { return }
+        guard owner == nil, let base else { return }
         if mapped { munmap(base, count) } else { base.deallocate() }
     }
 
@@ -87,6 +106,7 @@ final class ByteStorage: @unchecked Sendable {
     /// bytes back in from the file. Readers call it on sections they are done with, so that a
     /// large dSYM does not stay resident while its symbol table is built. A no-op for copies.
     func releaseResidentPages(_ offset: Int, _ length: Int) {
+        if let owner { return owner.releaseResidentPages(offset, length) }
         guard mapped, let base, offset >= 0, length > 0, offset <= count - length else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         guard page > 0 else { return }
@@ -125,6 +145,14 @@ struct ByteReader {
 
     var remaining: Int { count - offset }
     var isAtEnd: Bool { offset >= count }
+
+    /// The same window over `storage` (a view of this reader's storage).
+    func on(_ storage: ByteStorage) -> ByteReader {
+        var r = ByteReader(storage: storage, start: start, count: count)
+        r.offset = offset
+        r.bigEndian = bigEndian
+        return r
+    }
 
     /// See ByteStorage.releaseResidentPages: the window's pages leave resident memory.
     func releaseResidentPages() {

@@ -222,8 +222,9 @@ final class DebugInfoStream: @unchecked Sendable {
         let shared = self.shared
         let unitIndex = self.unitIndex
         let work: @Sendable (Int) -> Void = { _ in
-            var reader = UnitReader(sections: shared.sections)
-            let decoder = DieDecoder(file: shared.file)
+            let local = shared.local()
+            var reader = UnitReader(sections: local.sections)
+            let decoder = DieDecoder(file: local.file)
             while let i = slots.claim() {
                 slots.set(
                     i,
@@ -257,6 +258,19 @@ private final class SharedSections: @unchecked Sendable {
     init(sections: [String: ByteReader], file: DwarfInfoFile) {
         self.sections = sections
         self.file = file
+    }
+
+    /// The sections and file over views of their storage of one reading thread's own (see
+    /// ByteStorage.view): what a worker reads through.
+    func local() -> (sections: [String: ByteReader], file: DwarfInfoFile) {
+        var views: [ObjectIdentifier: ByteStorage] = [:]
+        func rebase(_ r: ByteReader) -> ByteReader {
+            let id = ObjectIdentifier(r.storage)
+            let view = views[id] ?? r.storage.view()
+            views[id] = view
+            return r.on(view)
+        }
+        return (sections.mapValues(rebase), file.rebased(rebase))
     }
 }
 

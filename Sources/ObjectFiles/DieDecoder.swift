@@ -31,6 +31,19 @@ struct DwarfInfoFile: @unchecked Sendable {
         if !units.isEmpty, abbrev == nil { throw DecodeError("no .debug_abbrev section") }
     }
 
+    private init(_ other: DwarfInfoFile, _ rebase: (ByteReader) -> ByteReader) {
+        info = rebase(other.info)
+        str = other.str.map(rebase)
+        lineStr = other.lineStr.map(rebase)
+        strOffsets = other.strOffsets.map(rebase)
+        addr = other.addr.map(rebase)
+        units = other.units
+        abbrev = other.abbrev.map(rebase)
+    }
+
+    /// The same file with every section read through `rebase` (a reading thread's own views).
+    func rebased(_ rebase: (ByteReader) -> ByteReader) -> DwarfInfoFile { DwarfInfoFile(self, rebase) }
+
     /// The index of the unit whose DIEs contain `offset`, if any.
     func unitIndex(containing offset: Int) -> Int? {
         var lo = 0
