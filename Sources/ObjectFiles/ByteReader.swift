@@ -238,6 +238,32 @@ struct ByteReader {
         }
     }
 
+    /// The unsigned value of `size` bytes (1, 2, 4 or 8) at `position` in the window, read
+    /// without moving the reader or copying it (a copy retains the storage: this is for lookups
+    /// made once per DIE, such as indexed addresses and string offsets). Errors as seek and read.
+    func unsigned(at position: Int, size: Int) throws -> UInt64 {
+        guard position >= 0, position <= count else {
+            throw DecodeError("offset \(position) is outside the \(count) bytes available")
+        }
+        guard size <= count - position, let base = storage.base else {
+            throw DecodeError("truncated at offset \(position) (need \(size) bytes, \(count - position) left)")
+        }
+        let p = UnsafeRawPointer(base + start + position)
+        switch size {
+        case 1: return UInt64(p.load(as: UInt8.self))
+        case 2:
+            let v = p.loadUnaligned(as: UInt16.self)
+            return UInt64(bigEndian ? UInt16(bigEndian: v) : UInt16(littleEndian: v))
+        case 4:
+            let v = p.loadUnaligned(as: UInt32.self)
+            return UInt64(bigEndian ? UInt32(bigEndian: v) : UInt32(littleEndian: v))
+        case 8:
+            let v = p.loadUnaligned(as: UInt64.self)
+            return bigEndian ? UInt64(bigEndian: v) : UInt64(littleEndian: v)
+        default: throw DecodeError("unsupported field size \(size)")
+        }
+    }
+
     mutating func uleb() throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0

@@ -407,13 +407,11 @@ extension DieDecoder {
     private func entry(
         _ index: UInt64, of section: ByteReader, base: UInt64?, size: Int, _ context: DwarfUnitContext, what: String
     ) throws -> UInt64 {
-        var r = section
         let start = base ?? UInt64(context.header.offsetSize == 8 ? 16 : 8)
         guard index < UInt64(Int32.max) else { throw DecodeError("\(what) index \(index) is out of range") }
         let (off, overflow) = start.addingReportingOverflow(index &* UInt64(size))
         guard !overflow, off <= UInt64(Int.max) else { throw DecodeError("\(what) index \(index) is out of range") }
-        try r.seek(Int(off))
-        return try r.unsigned(size: size)
+        return try section.unsigned(at: Int(off), size: size)
     }
 
     private func unsigned(_ v: RawValue, _ context: DwarfUnitContext) throws -> UInt64 {
@@ -448,6 +446,15 @@ extension DieDecoder {
         return try section.string(at: offset, in: bytes(of: section))
     }
 
+    /// The byte count of `section`, nil when the file lacks it (without copying its reader).
+    private func size(of section: DwarfStringSection) -> Int? {
+        switch section {
+        case .info: return file.info.count
+        case .str: return file.str?.count
+        case .lineStr: return file.lineStr?.count
+        }
+    }
+
     private func bytes(of section: DwarfStringSection) -> ByteReader? {
         switch section {
         case .info: return file.info
@@ -460,11 +467,11 @@ extension DieDecoder {
     /// the section (indexed forms resolved through `.debug_str_offsets`).
     private func stringLocation(_ v: RawValue, _ context: DwarfUnitContext) throws -> DieString {
         func at(_ section: DwarfStringSection, _ offset: UInt64) throws -> DieString {
-            guard let bytes = bytes(of: section) else {
+            guard let count = size(of: section) else {
                 throw DecodeError("a string attribute points into a missing \(section.name) section")
             }
-            guard offset < UInt64(bytes.count) else {
-                throw DecodeError("string offset \(offset) is past the end of \(section.name) (\(bytes.count) bytes)")
+            guard offset < UInt64(count) else {
+                throw DecodeError("string offset \(offset) is past the end of \(section.name) (\(count) bytes)")
             }
             return .at(section, offset)
         }
