@@ -242,7 +242,9 @@ final class DieDecoder {
         raw: inout RawAttributes
     ) throws {
         let h = context.header
-        for spec in context.table.specs[abbrev.specs] {
+        for i in abbrev.specs {
+            // Indexed, not sliced: a slice of the specs would retain their array for every DIE.
+            let spec = context.table.specs[i]
             let form = spec.form == DW_FORM_indirect ? try DieDecoder.indirectForm(&r, start) : spec.form
             guard DieDecoder.isWanted(spec.name) else {
                 try DieDecoder.skip(form, &r, h)
@@ -391,10 +393,11 @@ extension DieDecoder {
         switch v.form {
         case DW_FORM_addr: return v.value
         case DW_FORM_addrx, DW_FORM_addrx1, DW_FORM_addrx2, DW_FORM_addrx3, DW_FORM_addrx4, DW_FORM_GNU_addr_index:
-            guard let section = file.addr else { throw DecodeError("indexed address without a .debug_addr section") }
+            guard case .some = file.addr else {
+                throw DecodeError("indexed address without a .debug_addr section")
+            }
             return try entry(
-                v.value, of: section, base: context.addrBase, size: context.header.addressSize, context,
-                what: "address")
+                v.value, of: .addr, base: context.addrBase, size: context.header.addressSize, context, what: "address")
         default:
             throw DecodeError("an address attribute has form 0x\(String(v.form, radix: 16))")
         }
@@ -404,14 +407,24 @@ extension DieDecoder {
     /// (string offsets), `size` bytes each from the unit's DW_AT_addr_base / DW_AT_str_offsets_base,
     /// or, when its unit DIE states none, from just past the section's first header (DWARF 5
     /// sections 7.27 and 7.26: 8 bytes, 16 in the 64-bit format). `what` names the index in errors.
+    private enum IndexedSection { case addr, strOffsets }
+
     private func entry(
-        _ index: UInt64, of section: ByteReader, base: UInt64?, size: Int, _ context: DwarfUnitContext, what: String
+        _ index: UInt64, of section: IndexedSection, base: UInt64?, size: Int, _ context: DwarfUnitContext,
+        what: String
     ) throws -> UInt64 {
         let start = base ?? UInt64(context.header.offsetSize == 8 ? 16 : 8)
         guard index < UInt64(Int32.max) else { throw DecodeError("\(what) index \(index) is out of range") }
         let (off, overflow) = start.addingReportingOverflow(index &* UInt64(size))
         guard !overflow, off <= UInt64(Int.max) else { throw DecodeError("\(what) index \(index) is out of range") }
-        return try section.unsigned(at: Int(off), size: size)
+        // Read where the section lies, not through a copy of its reader (which retains the storage).
+        let value: UInt64?
+        switch section {
+        case .addr: value = try file.addr?.unsigned(at: Int(off), size: size)
+        case .strOffsets: value = try file.strOffsets?.unsigned(at: Int(off), size: size)
+        }
+        guard let value else { throw DecodeError("\(what) index \(index) names a missing section") }
+        return value
     }
 
     private func unsigned(_ v: RawValue, _ context: DwarfUnitContext) throws -> UInt64 {
@@ -480,11 +493,11 @@ extension DieDecoder {
         case DW_FORM_strp: return try at(.str, v.value)
         case DW_FORM_line_strp: return try at(.lineStr, v.value)
         case DW_FORM_strx, DW_FORM_strx1, DW_FORM_strx2, DW_FORM_strx3, DW_FORM_strx4, DW_FORM_GNU_str_index:
-            guard let section = file.strOffsets else {
+            guard case .some = file.strOffsets else {
                 throw DecodeError("indexed string without a .debug_str_offsets section")
             }
             let offset = try entry(
-                v.value, of: section, base: context.strOffsetsBase, size: context.header.offsetSize, context,
+                v.value, of: .strOffsets, base: context.strOffsetsBase, size: context.header.offsetSize, context,
                 what: "string")
             return try at(.str, offset)
         default:
