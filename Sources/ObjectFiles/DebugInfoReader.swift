@@ -300,10 +300,10 @@ struct UnitReader {
     private var nameIndex: [String: UInt32] = [:]
     /// The part's index of names met by where they lie (our reader's), so that a name seen
     /// before is neither read nor hashed again.
-    private var placedNames = OffsetMap<UInt32>()
+    private var placedNames = OffsetMap()
     private var fileIndex: [String: UInt32] = [:]
     /// Resolved (linkage name, name) of DIEs reached through abstract_origin / specification.
-    private var originNames = OffsetMap<UInt32>()
+    private var originNames = OffsetMap()
     /// What `originNames` indexes.
     private var origins: [(linkage: DieString?, name: DieString?)] = []
     private var rangeContext: RangeContext
@@ -545,7 +545,7 @@ struct UnitReader {
             if let known = placedNames[key] { return known }
             let index = UInt32(part.names.count)
             part.names.append(try section.string(at: offset, in: sections[section.name]))
-            placedNames[key] = index
+            placedNames.set(key, index)
             return index
         }
     }
@@ -574,7 +574,7 @@ struct UnitReader {
                 if result.linkage != nil { break }
             }
         }
-        originNames[offset] = UInt32(origins.count)
+        originNames.set(offset, UInt32(origins.count))
         origins.append(result)
         return result
     }

@@ -187,7 +187,7 @@ struct TableBuilder {
     /// The table builder's names, which its symbols' names index (when walking one unit).
     private var symbolNames: [String] = []
     /// The unit's number of each symbol name it has used, by the table builder's number.
-    private var symbolNameMap = OffsetMap<UInt32>()
+    private var symbolNameMap = OffsetMap()
     static let unitFileMark: UInt32 = 1 << 31
     /// The first symbol that may still cover the next address walked.
     private var symbolCursor = 0
@@ -210,7 +210,7 @@ struct TableBuilder {
             } else {
                 let added = UInt32(names.count)
                 names.append(symbolNames[Int(name)])
-                symbolNameMap[key] = added
+                symbolNameMap.set(key, added)
                 name = added
             }
         }
