@@ -27,7 +27,7 @@ enum HealthcheckCommand: Command {
         """
 
     static let timeout = ValueOption<Int>.integer(
-        "--timeout", value: "SECONDS", in: 1...300, requirement: "--timeout must be from 1 to 300 seconds",
+        "--timeout", value: "SECONDS", in: 1...300,
         help: "Give up after this many seconds, connecting included (default: 5).")
 
     static let options: [any CommandOption] = [timeout]

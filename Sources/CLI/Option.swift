@@ -96,6 +96,22 @@ extension ValueOption where Value == Int {
         integer(names, value: value, in: range, requirement: { _ in requirement }, help: help)
     }
 
+    /// A whole number in `range`, whose usage error says the range: `NAME must be from LO to HI`
+    /// (`seconds` after HI for a SECONDS value, `at least LO` when there is no upper bound), with
+    /// `zero` saying what 0 means where 0 is allowed (`from 0 (no limit) to 3600 seconds`).
+    static func integer(
+        _ names: String..., value: String, in range: ClosedRange<Int>, zero: String? = nil, help: String
+    ) -> Self {
+        let name = names.first ?? ""
+        var low = String(range.lowerBound)
+        if let zero, range.lowerBound == 0 { low += " (\(zero))" }
+        let unit = value == "SECONDS" ? " seconds" : ""
+        let requirement =
+            range.upperBound == Int.max
+            ? "\(name) must be at least \(low)" : "\(name) must be from \(low) to \(range.upperBound)\(unit)"
+        return integer(names, value: value, in: range, requirement: { _ in requirement }, help: help)
+    }
+
     private static func integer(
         _ names: [String], value: String, in range: ClosedRange<Int>, requirement: @escaping @Sendable (Int) -> String,
         help: String

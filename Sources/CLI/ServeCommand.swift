@@ -60,17 +60,16 @@ enum ServeCommand: Command {
     }
 
     static let importCPU = ValueOption<Int>.integer(
-        "--import-cpu", value: "SECONDS", in: 1...86_400, requirement: "--import-cpu must be from 1 to 86400 seconds",
+        "--import-cpu", value: "SECONDS", in: 1...86_400,
         help: "CPU time an upload's import may use (RLIMIT_CPU; default: 900).")
     static let importTimeout = ValueOption<Int>.integer(
         "--import-timeout", value: "SECONDS", in: 1...86_400,
-        requirement: "--import-timeout must be from 1 to 86400 seconds",
         help: "Time an upload's import may take once it has arrived (default: 1800).")
     static let threads = ValueOption<Int>.integer(
-        "--threads", value: "N", in: 1...256, requirement: "--threads must be from 1 to 256",
+        "--threads", value: "N", in: 1...256,
         help: "Network threads (default: the CPUs this process may use, after taskset and the cgroup CPU quota).")
     static let maxConcurrent = ValueOption<Int>.integer(
-        "--max-concurrent", value: "N", in: 1...Int.max, requirement: "--max-concurrent must be at least 1",
+        "--max-concurrent", value: "N", in: 1...Int.max,
         help: "Requests served at once; more get 503 + Retry-After (default: 256).")
     static let maxPerAddress = ValueOption<Int>.integer(
         "--max-per-address", value: "N", in: 0...1_000_000,
@@ -78,11 +77,10 @@ enum ServeCommand: Command {
         help: "Connections one client address may hold open (default: 64; 0: no limit, e.g. behind a proxy"
             + " where every client has the proxy's address).")
     static let timeout = ValueOption<Int>.integer(
-        "--timeout", value: "SECONDS", in: 1...3600, requirement: "--timeout must be from 1 to 3600 seconds",
+        "--timeout", value: "SECONDS", in: 1...3600,
         help: "Idle connection timeout (default: 30).")
     static let headerTimeout = ValueOption<Int>.integer(
-        "--header-timeout", value: "SECONDS", in: 0...3600,
-        requirement: "--header-timeout must be from 0 (no limit) to 3600 seconds",
+        "--header-timeout", value: "SECONDS", in: 0...3600, zero: "no limit",
         help: "Time a connection may take to send a request's headers, however slowly the bytes trickle in,"
             + " and the longest an idle keep-alive connection waits for its next request (default: 10; 0: no"
             + " limit).")
