@@ -18,6 +18,7 @@
 
 internal import CArchive
 import Foundation
+import SymbolicateModel
 
 extension ArchiveReader {
     enum Resumption {
@@ -31,8 +32,9 @@ extension ArchiveReader {
 
     static let maxResumptions = 1_000
 
-    /// "PK\u{3}\u{4}", little-endian 0x04034b50.
-    static let localFileHeaderSignature: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+    /// "PK\u{3}\u{4}": the signature's bytes as they stand in the file.
+    static let localFileHeaderSignature = withUnsafeBytes(
+        of: ContentKind.zipLocalFileHeaderSignature.littleEndian, Array.init)
 
     /// Arranges for `next` to resume after a failure libarchive cannot go on from; false when
     /// that is not possible (not a zip, a policy that makes damage fatal, too many resumptions).

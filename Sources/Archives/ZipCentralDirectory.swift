@@ -11,6 +11,7 @@
 // (nil), and the reader then trusts libarchive alone, as before.
 
 import Foundation
+import SymbolicateModel
 
 struct ZipCentralDirectory {
     struct Member {
@@ -26,11 +27,11 @@ struct ZipCentralDirectory {
     /// one per offset.
     let members: [Member]
 
-    static let endOfCentralDirectorySignature: UInt32 = 0x0605_4B50
+    static let endOfCentralDirectorySignature = ContentKind.zipEndOfCentralDirectorySignature
     static let zip64EndOfCentralDirectoryLocatorSignature: UInt32 = 0x0706_4B50
     static let zip64EndOfCentralDirectorySignature: UInt32 = 0x0606_4B50
     static let centralFileHeaderSignature: UInt32 = 0x0201_4B50
-    static let localFileHeaderSignature: UInt32 = 0x0403_4B50
+    static let localFileHeaderSignature = ContentKind.zipLocalFileHeaderSignature
     static let zip64ExtendedInformationID: UInt16 = 0x0001
     static let endOfCentralDirectoryLength = 22
     static let zip64LocatorLength = 20

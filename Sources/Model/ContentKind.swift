@@ -26,19 +26,22 @@ public enum ContentKind: Sendable, Hashable {
     /// Bytes a caller reads to sniff every kind (the ustar magic sits at offset 257).
     public static let prefixLength = 512
 
-    // mach-o/loader.h and mach-o/fat.h, as read big-endian from the first four bytes.
-    static let MH_MAGIC: UInt32 = 0xfeed_face
-    static let MH_MAGIC_64: UInt32 = 0xfeed_facf
+    // mach-o/loader.h and mach-o/fat.h. A thin header's magic is in the file's byte order (a
+    // little-endian file reads as MH_CIGAM(_64) big-endian); a fat header is big-endian. The
+    // Mach-O reader checks its headers against these too.
+    public static let MH_MAGIC: UInt32 = 0xfeed_face
+    public static let MH_MAGIC_64: UInt32 = 0xfeed_facf
     static let MH_CIGAM: UInt32 = 0xcefa_edfe
     static let MH_CIGAM_64: UInt32 = 0xcffa_edfe
-    static let FAT_MAGIC: UInt32 = 0xcafe_babe
-    static let FAT_MAGIC_64: UInt32 = 0xcafe_babf
+    public static let FAT_MAGIC: UInt32 = 0xcafe_babe
+    public static let FAT_MAGIC_64: UInt32 = 0xcafe_babf
     /// ELFMAG: "\u{7f}ELF".
     static let ELFMAG: UInt32 = 0x7f45_4c46
-    /// APPNOTE 4.3.7 local file header, 4.3.16 end of central directory, 8.5.3 spanned archive.
-    static let zipLocalFileHeaderSignature: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
-    static let zipEndOfCentralDirectorySignature: [UInt8] = [0x50, 0x4B, 0x05, 0x06]
-    static let zipSpanningSignature: [UInt8] = [0x50, 0x4B, 0x07, 0x08]
+    /// APPNOTE 4.3.7 local file header, 4.3.16 end of central directory, 8.5.3 spanned archive;
+    /// little-endian in the file, as APPNOTE writes them. The zip reader looks for the first two.
+    public static let zipLocalFileHeaderSignature: UInt32 = 0x0403_4B50
+    public static let zipEndOfCentralDirectorySignature: UInt32 = 0x0605_4B50
+    static let zipSpanningSignature: UInt32 = 0x0807_4B50
     /// RFC 1952 ID1, ID2.
     static let gzipID: [UInt8] = [0x1F, 0x8B]
     /// "BZh".
@@ -58,6 +61,11 @@ public enum ContentKind: Sendable, Hashable {
         }
         if prefix.count >= 4 {
             let word = UInt32(prefix[0]) << 24 | UInt32(prefix[1]) << 16 | UInt32(prefix[2]) << 8 | UInt32(prefix[3])
+            switch word.byteSwapped {
+            case zipLocalFileHeaderSignature, zipEndOfCentralDirectorySignature, zipSpanningSignature:
+                return .zip
+            default: break
+            }
             switch word {
             case MH_CIGAM, MH_CIGAM_64: return .machO
             case MH_MAGIC, MH_MAGIC_64: return .machOBigEndian
@@ -66,11 +74,6 @@ public enum ContentKind: Sendable, Hashable {
             case ELFMAG: return .elf
             default: break
             }
-        }
-        if starts(zipLocalFileHeaderSignature) || starts(zipEndOfCentralDirectorySignature)
-            || starts(zipSpanningSignature)
-        {
-            return .zip
         }
         if starts(gzipID) { return .gzip }
         if starts(bzip2Magic) { return .bzip2 }

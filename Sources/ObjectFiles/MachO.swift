@@ -17,9 +17,6 @@ struct MachOSection {
 }
 
 struct MachOFile {
-    static let magic32 = MH_MAGIC
-    static let magic64 = MH_MAGIC_64
-
     var is64: Bool
     var cpuType: UInt32
     /// MH_OBJECT, MH_EXECUTE, MH_DYLIB, MH_DSYM, ...
@@ -38,10 +35,10 @@ struct MachOFile {
         self.data = data
         var r = data
         let magic = try r.u32()
-        guard magic == MachOFile.magic32 || magic == MachOFile.magic64 else {
+        guard magic == ContentKind.MH_MAGIC || magic == ContentKind.MH_MAGIC_64 else {
             throw DecodeError("not a little-endian Mach-O file (magic 0x\(String(magic, radix: 16)))")
         }
-        is64 = magic == MachOFile.magic64
+        is64 = magic == ContentKind.MH_MAGIC_64
         cpuType = try r.u32()
         cpuSubtype = try r.u32()
         fileType = try r.u32()

@@ -3,11 +3,7 @@
 // headers line by line.
 // swift-format-ignore-file: AlwaysUseLowerCamelCase
 
-// MARK: Header magic (loader.h, fat.h; as read little-endian / big-endian respectively)
-let MH_MAGIC: UInt32 = 0xfeed_face
-let MH_MAGIC_64: UInt32 = 0xfeed_facf
-let FAT_MAGIC: UInt32 = 0xcafe_babe
-let FAT_MAGIC_64: UInt32 = 0xcafe_babf
+// Header magic (MH_MAGIC, FAT_MAGIC, ...) is ContentKind's, which sniffs files by it.
 
 // MARK: File types (loader.h)
 let MH_OBJECT: UInt32 = 0x1

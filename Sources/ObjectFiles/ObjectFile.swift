@@ -149,7 +149,8 @@ public enum ObjectFile {
             }
             let data = try whole.sub(offset, size)
             var probe = data
-            guard data.count >= 4, let m = try? probe.u32(), m == MachOFile.magic32 || m == MachOFile.magic64 else {
+            guard data.count >= 4, let m = try? probe.u32(), m == ContentKind.MH_MAGIC || m == ContentKind.MH_MAGIC_64
+            else {
                 continue  // e.g. a static-library slice
             }
             out.append(try slice(.machO(MachOFile(data)), name: name, path: path))
