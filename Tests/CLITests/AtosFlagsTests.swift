@@ -4,17 +4,14 @@
 // toolchain's swift-demangle --simplified, as Apple's reports show them), never from our output.
 
 import Foundation
+import TestSupport
 import Testing
 
 /// llvm-symbolizer-14's answer for one address: the inline chain, innermost first.
 struct AtosExpectation {
-    struct Level {
-        var function: String
-        var file: String
-        var line: Int
-    }
     var address: UInt64
-    var levels: [Level]
+    /// Empty where llvm-symbolizer has a level without a name (atos prints the bare address).
+    var levels: [SymbolizerLevel]
 
     /// The atos lines for this address: one per level with -i, else the outermost only. A level
     /// with a name but no file (padding after a function, named from the symbol table) ends in
@@ -31,12 +28,8 @@ struct AtosExpectation {
 }
 
 enum AtosReferee {
-    static let symbolizer = "/usr/bin/llvm-symbolizer-14"
     static let objdump = "/usr/bin/llvm-objdump-14"
-    static var available: Bool {
-        FileManager.default.isExecutableFile(atPath: symbolizer)
-            && FileManager.default.isExecutableFile(atPath: objdump)
-    }
+    static var available: Bool { LLVMSymbolizer.available && FileManager.default.isExecutableFile(atPath: objdump) }
 
     /// Every 4th byte of the slice's __text section, with llvm-symbolizer's inline chain for each.
     static func expectations(dwarfFile: String, arch: String) throws -> [AtosExpectation] {
@@ -47,30 +40,9 @@ enum AtosReferee {
             let size = UInt64(columns[2], radix: 16), let start = UInt64(columns[3], radix: 16)
         else { throw RefereeFailure("no __text section in \(dwarfFile) (\(arch))") }
         let addresses = Array(stride(from: start, to: start + size, by: 4))
-        let output = try run(
-            symbolizer,
-            ["--inlines", "--output-style=JSON", "--default-arch=\(arch)", "--obj=\(dwarfFile)"]
-                + addresses.map { "0x" + String($0, radix: 16) })
-        var result: [AtosExpectation] = []
-        var objects: [[String: Any]] = []
-        for line in output.split(separator: "\n") where !line.isEmpty {
-            let value = try JSONSerialization.jsonObject(with: Data(line.utf8))
-            if let array = value as? [[String: Any]] { objects += array }
-            if let object = value as? [String: Any] { objects.append(object) }
-        }
-        for object in objects {
-            guard let address = (object["Address"] as? String).flatMap({ UInt64($0.dropFirst(2), radix: 16) })
-            else { continue }
-            let symbols = object["Symbol"] as? [[String: Any]] ?? []
-            let levels = symbols.compactMap { s -> AtosExpectation.Level? in
-                guard let name = s["FunctionName"] as? String, !name.isEmpty else { return nil }
-                let file = s["FileName"] as? String ?? ""
-                return AtosExpectation.Level(function: name, file: file, line: s["Line"] as? Int ?? 0)
-            }
-            result.append(AtosExpectation(address: address, levels: levels.count == symbols.count ? levels : []))
-        }
-        guard result.count == addresses.count else {
-            throw RefereeFailure("llvm-symbolizer answered \(result.count) of \(addresses.count) addresses")
+        let chains = try LLVMSymbolizer.levels(obj: dwarfFile, arch: arch, addresses: addresses, demangle: true)
+        let result = zip(addresses, chains).map { address, levels in
+            AtosExpectation(address: address, levels: levels.contains { $0.function.isEmpty } ? [] : levels)
         }
         return try demangleSwift(result)
     }
@@ -92,16 +64,7 @@ enum AtosReferee {
     }
 
     static func run(_ tool: String, _ args: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = args
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try ProcessRunner.run(tool, args).stdoutText
     }
 }
 

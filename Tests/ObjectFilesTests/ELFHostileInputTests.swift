@@ -130,7 +130,7 @@ struct ELFHostileInputTests {
         let addresses = Symbolizer.sampleAddresses(reference, limit: 300)
         let expected = addresses.map { Symbolizer.ours(reference, $0) }
         #expect(expected.contains { !$0.isEmpty })
-        let results = try await withThrowingTaskGroup(of: [[Level]].self) { group in
+        let results = try await withThrowingTaskGroup(of: [[SymbolizerLevel]].self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     let t = try slice.loadSymbolTable()

@@ -84,7 +84,7 @@ enum SymbolicationCheck {
                     continue
                 }
                 let ours = (result?.frames ?? []).map {
-                    RefereeFrame(function: $0.rawSymbol ?? $0.symbol, file: $0.file ?? "", line: $0.line ?? 0)
+                    SymbolizerLevel(function: $0.rawSymbol ?? $0.symbol, file: $0.file ?? "", line: $0.line ?? 0)
                 }
                 #expect(ours == expected, "frame \(frame.number) of backtrace \(b) at 0x\(String(address, radix: 16))")
                 checked += 1

@@ -55,7 +55,8 @@ struct LineZeroTests {
             for source in [table as any SymbolSource, stored] {
                 let chain = try #require(source.lookup(address), "nothing at 0x\(String(address, radix: 16))")
                 #expect(
-                    chain.map { RefereeFrame(function: $0.function, file: $0.file ?? "", line: $0.line ?? 0) } == truth)
+                    chain.map { SymbolizerLevel(function: $0.function, file: $0.file ?? "", line: $0.line ?? 0) }
+                        == truth)
                 #expect(chain.first?.line == 0, "line 0 at 0x\(String(address, radix: 16)) became no line")
             }
             zeros += 1

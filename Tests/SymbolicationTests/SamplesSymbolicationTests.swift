@@ -95,7 +95,7 @@ enum Samples {
                 let address = frame.address - image.loadAddress + vmaddr
                 let expected = try Referee.symbolize(build.path, arch: build.arch.rawValue, addresses: [address])
                 let ours = (raw.outcome.results[FrameID(backtrace: b, frame: f)]?.frames ?? []).map {
-                    RefereeFrame(function: $0.rawSymbol ?? $0.symbol, file: $0.file ?? "", line: $0.line ?? 0)
+                    SymbolizerLevel(function: $0.rawSymbol ?? $0.symbol, file: $0.file ?? "", line: $0.line ?? 0)
                 }
                 #expect(ours == expected.first ?? [])
                 compared += 1
