@@ -136,6 +136,20 @@ struct BatchFixture {
 
     static func toolExists(_ name: String) -> Bool { ProcessRunner.exists(name) }
 
+    /// Writes a deflated zip at `path` whose members, named `names`, each hold the bytes of
+    /// `contents`, with Python's zipfile: it marks UTF-8 names (general-purpose bit 11) and
+    /// takes names longer than a file's.
+    static func pythonZip(_ path: String, names: [String], contents: String) throws {
+        let script = """
+            import sys, zipfile
+            data = open(sys.argv[1], 'rb').read()
+            with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
+                for name in sys.argv[3:]:
+                    z.writestr(name, data)
+            """
+        try shell(["python3", "-c", script, contents, path] + names, in: (path as NSString).deletingLastPathComponent)
+    }
+
     /// A configuration for tests: quiet, two workers, a small queue to exercise back-pressure.
     static func configuration(_ inputs: [String], into output: String) -> BatchConfiguration {
         BatchConfiguration(inputs: inputs, destination: .directory(output), jobs: 2, progress: .none, queueCapacity: 2)

@@ -117,15 +117,9 @@ struct BatchRunTests {
         let sample = try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") })
         let long = String(repeating: "x", count: 294) + ".crash"
         let zip = fixture.root + "/names.zip"
-        let script = """
-            import sys, zipfile
-            data = open(sys.argv[1], 'rb').read()
-            with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
-                for name in ['café.crash', '日本/レポート.crash', '\(long)', 'plain.crash']:
-                    z.writestr(name, data)
-            """
-        try BatchFixture.shell(
-            ["python3", "-c", script, BatchFixture.reportsFolder + "/" + sample, zip], in: fixture.root)
+        try BatchFixture.pythonZip(
+            zip, names: ["café.crash", "日本/レポート.crash", long, "plain.crash"],
+            contents: BatchFixture.reportsFolder + "/" + sample)
 
         let output = fixture.root + "/out"
         let summary = try BatchRunner(

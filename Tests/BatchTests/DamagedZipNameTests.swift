@@ -73,15 +73,8 @@ struct DamagedZipNameTests {
         let sample = try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") })
         let long = String(repeating: "y", count: 294) + ".crash"
         let zip = fixture.root + "/names.zip"
-        let script = """
-            import sys, zipfile
-            data = open(sys.argv[1], 'rb').read()
-            with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
-                for name in ['a.crash', '\(long)', 'b.crash']:
-                    z.writestr(name, data)
-            """
-        try BatchFixture.shell(
-            ["python3", "-c", script, BatchFixture.reportsFolder + "/" + sample, zip], in: fixture.root)
+        try BatchFixture.pythonZip(
+            zip, names: ["a.crash", long, "b.crash"], contents: BatchFixture.reportsFolder + "/" + sample)
         let summary = try BatchRunner(
             configuration: BatchFixture.configuration([zip], into: fixture.root + "/out"),
             service: try BatchFixture.service()
