@@ -112,11 +112,8 @@ struct BatchBucketTests {
         let archive = try #require(try client.headObject(bucket: bucket, key: "runs/out.tar.gz"))
         #expect(archive.size > 0)
         try client.downloadObject(bucket: bucket, key: "runs/out.tar.gz", to: folder + "/out.tar.gz")
-        let tar = Process()
-        tar.executableURL = URL(fileURLWithPath: "/bin/tar")
-        tar.arguments = ["-xzf", folder + "/out.tar.gz", "-C", folder]
-        try tar.run()
-        tar.waitUntilExit()
+        let tar = try ProcessRunner.run("/bin/tar", ["-xzf", folder + "/out.tar.gz", "-C", folder])
+        #expect(tar.status == 0, "\(tar.stderrText)")
         let expected = try CLI.run(["--no-store", Paths.samples + "/reports/" + name, Paths.samples + "/build"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)) == Data(expected.stdout))
         let list = String(decoding: try client.getObject(bucket: bucket, key: "runs/list.jsonl").body, as: UTF8.self)

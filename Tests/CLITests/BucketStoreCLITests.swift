@@ -100,7 +100,7 @@ struct BucketStoreCLITests {
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("s3://no-such-bucket-\(getpid())") && missing.stderr.contains("does not exist"))
 
-        let port = try #require(BucketStand.freePort())
+        let port = try #require(Loopback.freePort())
         let dead = try run(
             ["list", "--store", "s3://\(bucket)", "--cache", folder],
             environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"])
@@ -132,6 +132,4 @@ struct BucketStoreCLITests {
 enum BucketStand {
     static var available: Bool { MotoServer.available }
     static var endpoint: S3Endpoint? { MotoServer.host.map { S3Endpoint(scheme: "http", host: $0) } }
-    static func freePort() -> Int? { MotoServer.freePort() }
-    static func isListening(_ port: Int) -> Bool { MotoServer.isListening(port) }
 }

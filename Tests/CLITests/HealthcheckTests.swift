@@ -158,22 +158,12 @@ final class CannedListener: @unchecked Sendable {
     /// A socket bound to a free loopback port; without `listen`, connecting to it is refused, and
     /// nothing else can take the port while it is held.
     private static func bound(listening: Bool) throws -> (Int32, UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = Loopback.socket()
         guard fd >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && (!listening || listen(fd, 4) == 0) && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard ok else {
+        guard let port = Loopback.bind(fd, listen: listening) else {
             close(fd)
             throw POSIXError(.EADDRINUSE)
         }
-        return (fd, UInt16(bigEndian: address.sin_port))
+        return (fd, UInt16(port))
     }
 }

@@ -3,6 +3,7 @@
 // Foundation's "NSCocoaErrorDomain error 512"), and the default worker count follows taskset.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct MessagesTests {
@@ -82,19 +83,12 @@ import Testing
     func batchStartsOneWorkerPerCPUItMayUse() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("workers-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.taskset))
-        process.arguments = ["-c", "0", CLI.executable, "batch", "--no-store", "-o", out, Paths.samples + "/reports"]
-        var env = ProcessInfo.processInfo.environment
-        env["SYMBOLICATE_STORE"] = "/nonexistent/symbolicate-test-store"
-        process.environment = env
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let result = try ProcessRunner.run(
+            try #require(Self.taskset),
+            ["-c", "0", CLI.executable, "batch", "--no-store", "-o", out, Paths.samples + "/reports"],
+            environment: ["SYMBOLICATE_STORE": "/nonexistent/symbolicate-test-store"])
+        let text = result.stderrText
+        #expect(result.status == 0, "\(text)")
         #expect(text.contains("with 1 worker\n"), "\(text)")
     }
 }

@@ -4,6 +4,7 @@
 // disk, a reader that went away) ends with a message and exit 1, or quietly by SIGPIPE.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct OutputTargetTests {
@@ -194,19 +195,15 @@ import Testing
         let dir = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let errPath = dir + "/stderr"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
         let trap = ignoringSIGPIPE ? "trap '' PIPE; " : "trap - PIPE; "
         // The reader (`true`) is gone before the writer starts.
-        process.arguments = [
-            "-c", trap + "(sleep 0.2; exec \"$0\" --help) 2>\"$1\" | true; echo \"${PIPESTATUS[0]}\"",
-            CLI.executable, errPath,
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try ProcessRunner.run(
+            "/bin/bash",
+            [
+                "-c", trap + "(sleep 0.2; exec \"$0\" --help) 2>\"$1\" | true; echo \"${PIPESTATUS[0]}\"",
+                CLI.executable, errPath,
+            ]
+        ).stdoutText
         #expect(text == "141\n", "not the status of death by SIGPIPE (132 is a trap)")
         #expect(try String(contentsOfFile: errPath, encoding: .utf8) == "")
     }

@@ -33,15 +33,10 @@ struct SyncReportsTests {
 
     /// One curl call; answers the status code and the body.
     func curl(_ arguments: [String]) throws -> (status: Int, body: [UInt8]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments =
+        let data = try ProcessRunner.run(
+            "/usr/bin/curl",
             ["-s", "--max-time", "30", "-w", "\n%{http_code}", "-H", "Authorization: Bearer t0ken"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = [UInt8](out.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
+        ).stdout
         guard let newline = data.lastIndex(of: UInt8(ascii: "\n")) else { return (0, data) }
         return (Int(String(decoding: data[(newline + 1)...], as: UTF8.self)) ?? 0, Array(data[..<newline]))
     }

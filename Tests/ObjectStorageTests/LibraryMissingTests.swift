@@ -5,6 +5,7 @@
 
 import Foundation
 import ObjectStorage
+import TestSupport
 import Testing
 
 @Suite struct LibraryMissingTests {
@@ -12,7 +13,7 @@ import Testing
     static let isProbe = ProcessInfo.processInfo.environment[probeVariable] == "1"
 
     static var canHideLibrary: Bool {
-        getuid() == 0 && TestSupport.which("unshare") != nil && TestSupport.which("mount") != nil
+        getuid() == 0 && ProcessRunner.which("unshare") != nil && ProcessRunner.which("mount") != nil
             && libraryPath != nil && !isProbe
     }
 
@@ -26,23 +27,17 @@ import Testing
     func aMissingLibcurlIsAClearError() throws {
         let library = try #require(LibraryMissingTests.libraryPath)
         let bundle = CommandLine.arguments[0]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(TestSupport.which("unshare")))
-        process.arguments = [
-            "-m", "sh", "-c",
-            "mount --bind /dev/null \"$0\" && exec \"$1\" --testing-library swift-testing --filter probeWithoutLibcurl",
-            library, bundle,
-        ]
-        var environment = ProcessInfo.processInfo.environment
-        environment[LibraryMissingTests.probeVariable] = "1"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let result = try ProcessRunner.run(
+            try #require(ProcessRunner.which("unshare")),
+            [
+                "-m", "sh", "-c",
+                "mount --bind /dev/null \"$0\" && exec \"$1\" --testing-library swift-testing --filter probeWithoutLibcurl",
+                library, bundle,
+            ],
+            environment: [LibraryMissingTests.probeVariable: "1"])
+        // The two streams were one pipe before: the probe's report is looked for in both.
+        let text = result.stdoutText + result.stderrText
+        #expect(result.status == 0, "\(text)")
         #expect(text.contains("Test probeWithoutLibcurl() passed"), "\(text)")
     }
 

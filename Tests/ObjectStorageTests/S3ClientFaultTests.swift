@@ -5,6 +5,7 @@
 
 import Foundation
 import ObjectStorage
+import TestSupport
 import Testing
 
 @Suite(.enabled(if: StandInServers.botocoreAvailable, "python3 with botocore is not installed (pip install botocore)"))
@@ -133,7 +134,7 @@ struct S3ClientFaultTests {
     }
 
     @Test func anUnreachableEndpointIsNamedAfterRetries() throws {
-        let port = try #require(StandInServers.freePort())
+        let port = try #require(Loopback.freePort())
         let configuration = StandInServers.configuration(
             endpoint: S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)"),
             retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02))

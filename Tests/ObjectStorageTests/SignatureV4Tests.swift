@@ -34,7 +34,7 @@ struct SigningVector: Decodable, CustomTestStringConvertible, Sendable {
 
     static let all: [SigningVector] = {
         struct File: Decodable { var vectors: [SigningVector] }
-        let path = TestSupport.fixtures + "/sigv4-vectors.json"
+        let path = ObjectStorageFixtures.fixtures + "/sigv4-vectors.json"
         guard let data = FileManager.default.contents(atPath: path),
             let file = try? JSONDecoder().decode(File.self, from: data)
         else { return [] }

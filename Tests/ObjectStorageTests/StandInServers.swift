@@ -16,7 +16,7 @@ enum StandInServers {
 
     static var motoAvailable: Bool { MotoServer.available }
     static let botocoreAvailable: Bool = {
-        guard let python = TestSupport.which("python3") else { return false }
+        guard let python = ProcessRunner.which("python3") else { return false }
         return run(python, ["-c", "import botocore"]) == 0
     }()
 
@@ -25,9 +25,10 @@ enum StandInServers {
 
     /// `http://127.0.0.1:PORT` of Fixtures/flaky-s3.py.
     static let flaky: S3Endpoint? = {
-        guard let python = TestSupport.which("python3") else { return nil }
+        guard let python = ProcessRunner.which("python3") else { return nil }
         let output = Pipe()
-        guard launch(python, [TestSupport.fixtures + "/flaky-s3.py", String(getpid())], stdout: output) != nil
+        guard
+            launch(python, [ObjectStorageFixtures.fixtures + "/flaky-s3.py", String(getpid())], stdout: output) != nil
         else { return nil }
         var line = Data()
         while let byte = try? output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0a]) {
@@ -46,23 +47,9 @@ enum StandInServers {
             endpoint: endpoint, retry: retry)
     }
 
-    /// A port nothing listens on right now (bound, read, released).
-    static func freePort() -> Int? { MotoServer.freePort() }
-
     private static func waitForListener(port: Int) -> Bool {
         for _ in 0..<300 {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = UInt16(port).bigEndian
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            close(socket)
-            if connected { return true }
+            if Loopback.isListening(port) { return true }
             usleep(100_000)
         }
         return false
@@ -89,10 +76,12 @@ enum StandInServers {
 /// Fixtures/flaky-s3.py over TLS with a certificate for 127.0.0.1 made at test time by openssl,
 /// and the certificate's file (its own authority).
 enum TLSStandIn {
-    static let openSSLAvailable = TestSupport.which("openssl") != nil
+    static let openSSLAvailable = ProcessRunner.which("openssl") != nil
 
     static let server: (endpoint: S3Endpoint, certificate: String)? = {
-        guard let openssl = TestSupport.which("openssl"), let python = TestSupport.which("python3") else { return nil }
+        guard let openssl = ProcessRunner.which("openssl"), let python = ProcessRunner.which("python3") else {
+            return nil
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("s3-tls-" + UUID().uuidString)
             .path
         guard (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil
@@ -114,7 +103,7 @@ enum TLSStandIn {
         let output = Pipe()
         let server = Process()
         server.executableURL = URL(fileURLWithPath: python)
-        server.arguments = [TestSupport.fixtures + "/flaky-s3.py", String(getpid()), certificate, key]
+        server.arguments = [ObjectStorageFixtures.fixtures + "/flaky-s3.py", String(getpid()), certificate, key]
         server.standardOutput = output
         server.standardError = FileHandle.nullDevice
         guard (try? server.run()) != nil else { return nil }

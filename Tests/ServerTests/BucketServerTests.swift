@@ -70,22 +70,17 @@ struct BucketServerTests {
 
     /// What the CLI makes of the report from the symbol files themselves (the same pipeline).
     static func fromSymbolFiles(_ report: String) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Fixtures.executable))
-        process.arguments = [
-            "--no-store", Fixtures.samples + "/reports/" + report, try #require(Fixtures.build(UploadTests.variant)),
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return [UInt8](bytes)
+        let result = try ProcessRunner.run(
+            try #require(Fixtures.executable),
+            [
+                "--no-store", Fixtures.samples + "/reports/" + report,
+                try #require(Fixtures.build(UploadTests.variant)),
+            ])
+        return result.stdout
     }
 
     @Test func readinessFollowsTheBucket() throws {
-        let port = try #require(BucketStandIn.freePort())
+        let port = try #require(Loopback.freePort())
         let server = try TestServer { configuration in
             configuration.storeDirectory = "s3://\(bucket)/symbols"
             configuration.cacheDirectory = NSTemporaryDirectory() + "bucket-server-dead-" + UUID().uuidString
@@ -115,5 +110,4 @@ struct BucketServerTests {
 enum BucketStandIn {
     static var motoAvailable: Bool { MotoServer.available }
     static var endpoint: S3Endpoint? { MotoServer.host.map { S3Endpoint(scheme: "http", host: $0) } }
-    static func freePort() -> Int? { MotoServer.freePort() }
 }

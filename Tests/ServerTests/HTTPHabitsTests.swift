@@ -18,18 +18,10 @@ enum Curl {
         let bodyFile = directory + "/curl-body-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: bodyFile) }
         guard let path else { throw TestConnectionError(description: "curl is not installed") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.arguments = ["-sS", "--max-time", "60", "-o", bodyFile, "-w", "%{http_code}"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let status = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let result = try ProcessRunner.run(
+            path, ["-sS", "--max-time", "60", "-o", bodyFile, "-w", "%{http_code}"] + arguments, directory: directory)
         let body = FileManager.default.contents(atPath: bodyFile).map { [UInt8]($0) } ?? []
-        return TestResponse(status: Int(String(decoding: status, as: UTF8.self)) ?? 0, headers: [:], body: body)
+        return TestResponse(status: Int(result.stdoutText) ?? 0, headers: [:], body: body)
     }
 }
 

@@ -8,6 +8,7 @@
 import Foundation
 import Store
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @testable import Server
@@ -148,16 +149,11 @@ struct StoredReportTests {
         let now = Date().timeIntervalSince1970
         _ = try database.create(Self.stored("aged", updatedAt: now - 10 * 86_400))
         _ = try database.create(Self.stored("kept", updatedAt: now))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Fixtures.executable))
-        process.arguments = ["gc", "--store", directory, "--older-than", "365", "--report-retention", "7"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let result = try ProcessRunner.run(
+            try #require(Fixtures.executable),
+            ["gc", "--store", directory, "--older-than", "365", "--report-retention", "7"])
+        let text = result.stderrText
+        #expect(result.status == 0, "\(text)")
         #expect(text.contains("removed 1 stored reports not written for 7 days"))
         #expect(try database.report(id: "aged") == nil)
         #expect(try database.report(id: "kept") != nil)

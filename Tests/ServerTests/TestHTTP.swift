@@ -2,6 +2,7 @@
 // clients, chunked uploads, and connections held open while another request is made.
 
 import Foundation
+import TestSupport
 
 struct TestResponse {
     var status: Int
@@ -32,32 +33,13 @@ final class TestConnection {
         // The descriptor is ours only once the connection is made: a failed init closes it here, and
         // deinit (which runs for a class whose init throws after its properties are set) must not
         // close it again, or it would close whatever the in-process server opened under that number.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = Loopback.socket()
         guard fd >= 0 else { throw TestConnectionError(description: "socket failed") }
-        if let source {
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            local.sin_addr.s_addr = inet_addr(source)
-            let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard bound == 0 else {
-                close(fd)
-                throw TestConnectionError(description: "bind to \(source) failed: \(String(cString: strerror(errno)))")
-            }
+        if let source, Loopback.bind(fd, host: source) == nil {
+            close(fd)
+            throw TestConnectionError(description: "bind to \(source) failed: \(String(cString: strerror(errno)))")
         }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard rc == 0 else {
+        guard Loopback.connect(fd, port: Int(port)) else {
             close(fd)
             throw TestConnectionError(description: "connect failed: \(String(cString: strerror(errno)))")
         }

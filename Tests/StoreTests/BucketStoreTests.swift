@@ -8,6 +8,7 @@
 import Foundation
 import ObjectStorage
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @testable import Store
@@ -286,7 +287,7 @@ struct BucketStoreTests {
     }
 
     @Test func anUnreachableEndpointIsNamedNotTrapped() throws {
-        let port = try #require(MotoStandIn.freePort())
+        let port = try #require(Loopback.freePort())
         let dead = try S3Client(
             configuration: MotoStandIn.configuration(S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")))
         let unreachable = try BucketStore(

@@ -29,5 +29,4 @@ enum MotoStandIn {
         init(_ description: String) { self.description = description }
     }
 
-    static func freePort() -> Int? { MotoServer.freePort() }
 }

@@ -18,7 +18,7 @@ public enum MotoServer {
 
     /// The loopback port of the running stand-in, or nil when it is unavailable or did not start.
     public static let port: Int? = {
-        guard available, let python, let port = freePort() else { return nil }
+        guard available, let python, let port = Loopback.freePort() else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [
@@ -28,7 +28,7 @@ public enum MotoServer {
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return nil }
         for _ in 0..<300 {
-            if isListening(port) { return port }
+            if Loopback.isListening(port) { return port }
             usleep(100_000)
         }
         return nil
@@ -37,36 +37,4 @@ public enum MotoServer {
     /// `127.0.0.1:PORT` of the stand-in, for an `S3Endpoint` host.
     public static var host: String? { port.map { "127.0.0.1:\($0)" } }
 
-    /// A loopback port nothing listens on right now (for servers, and for endpoints that do not answer).
-    public static func freePort() -> Int? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return nil }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
-            }
-        }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
-    }
-
-    /// Whether something accepts connections on the loopback `port`.
-    public static func isListening(_ port: Int) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return false }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
 }
