@@ -73,33 +73,17 @@ struct ReadAccessTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "ci:write-secret-1\n".write(toFile: directory + "/tokens", atomically: true, encoding: .utf8)
         try "dashboard:read-secret-1\n".write(toFile: directory + "/read-tokens", atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
-            "serve", "--store", directory + "/store", "--listen", "127.0.0.1:0", "--threads", "1",
-            "--token-file", directory + "/tokens", "--read-token-file", directory + "/read-tokens",
-            "--admin-listen", "127.0.0.1:0", "--max-per-address", "8", "--header-timeout", "5",
-        ]
-        let stderr = Pipe()
-        process.standardError = stderr
-        try process.run()
+        let (process, ports) = try ServeProcess.start(
+            executable,
+            [
+                "--store", directory + "/store", "--threads", "1", "--token-file", directory + "/tokens",
+                "--read-token-file", directory + "/read-tokens", "--admin-listen", "127.0.0.1:0",
+                "--max-per-address", "8", "--header-timeout", "5",
+            ], listeners: 2)
         defer { if process.isRunning { process.terminate() } }
-        var collected = ""
-        let reader = stderr.fileHandleForReading
-        let deadline = Date().addingTimeInterval(20)
-        while collected.components(separatedBy: "\"listening\"").count < 3, Date() < deadline {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            collected += String(decoding: chunk, as: UTF8.self)
-        }
-        let ports = collected.split(separator: "\n").filter { $0.contains("\"listening\"") }.compactMap {
-            line -> UInt16? in
-            let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-            return (object?["address"] as? String)?.split(separator: ":").last.flatMap { UInt16($0) }
-        }
         #expect(ports.count == 2)
-        let port = try #require(ports.first)
-        let admin = try #require(ports.last)
+        let port = try #require(UInt16(exactly: ports[0]))
+        let admin = try #require(UInt16(exactly: ports[ports.count - 1]))
         #expect(try TestHTTP.request(port: port, "GET", "/v1/symbols").status == 401)
         #expect(
             try TestHTTP.request(port: port, "GET", "/v1/symbols", headers: [("Authorization", "Bearer read-secret-1")])

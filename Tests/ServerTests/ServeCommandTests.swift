@@ -13,27 +13,11 @@ struct ServeCommandTests {
         let executable = try #require(Fixtures.executable)
         let directory = NSTemporaryDirectory() + "serve-command-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve", "--store", directory + "/store", "--listen", "127.0.0.1:0", "--threads", "1"]
-        let stderr = Pipe()
-        process.standardError = stderr
-        try process.run()
+        // The server names its bound address in its first log line.
+        let (process, listening) = try ServeProcess.start(
+            executable, ["--store", directory + "/store", "--threads", "1"])
         defer { if process.isRunning { process.terminate() } }
-
-        // The first log line names the bound address.
-        var collected = ""
-        let reader = stderr.fileHandleForReading
-        let deadline = Date().addingTimeInterval(20)
-        while !collected.contains("\"listening\""), Date() < deadline {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            collected += String(decoding: chunk, as: UTF8.self)
-        }
-        let line = try #require(collected.split(separator: "\n").first { $0.contains("\"listening\"") })
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        let address = try #require(object["address"] as? String)
-        let port = try #require(address.split(separator: ":").last.flatMap { UInt16($0) })
+        let port = try #require(UInt16(exactly: listening))
 
         #expect(try TestHTTP.request(port: port, "GET", "/healthz").status == 200)
         // No token file: writes are refused.

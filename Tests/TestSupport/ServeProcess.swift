@@ -18,6 +18,15 @@ public enum ServeProcess {
     public static func start(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:]
     ) throws -> (process: Process, port: Int) {
+        let (server, ports) = try start(executable, arguments, environment: environment, listeners: 1)
+        return (server, ports[0])
+    }
+
+    /// The same for a server with more than one listener (`--admin-listen 127.0.0.1:0`): waits
+    /// for `listeners` listening lines and answers their ports in the order the server wrote them.
+    public static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], listeners: Int
+    ) throws -> (process: Process, ports: [Int]) {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: executable)
         server.arguments = ["serve", "--listen", "127.0.0.1:0"] + arguments
@@ -27,17 +36,23 @@ public enum ServeProcess {
         server.standardOutput = FileHandle.nullDevice
         try server.run()
         var text = ""
-        while text.range(of: #""listening".*\n"#, options: .regularExpression) == nil {
+        var ports: [Int] = []
+        while ports.count < listeners {
             let chunk = log.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
+            ports = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                .filter { $0.contains(#""listening""#) }
+                .compactMap { line in
+                    line.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression).flatMap {
+                        Int(line[$0].split(separator: ":")[1])
+                    }
+                }
         }
-        guard let range = text.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
-            let port = Int(text[range].split(separator: ":")[1])
-        else {
+        guard ports.count >= listeners else {
             kill(server.processIdentifier, SIGKILL)
             throw StartError(description: "the server did not start: \(text)")
         }
-        return (server, port)
+        return (server, ports)
     }
 }
