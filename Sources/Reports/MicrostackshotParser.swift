@@ -80,8 +80,8 @@ enum MicrostackshotParser {
         -> CrashReport
     {
         var report = CrashReport(format: format, original: bytes, jsonHeader: jsonHeader)
-        var trees: [(backtrace: Backtrace, lines: [SampleLine], isChain: Bool)] = []
-        var current: (backtrace: Backtrace, lines: [SampleLine], isChain: Bool)? = nil
+        var trees: [(name: String, lines: [SampleLine], isChain: Bool)] = []
+        var current: (name: String, lines: [SampleLine], isChain: Bool)? = nil
         var inImages = false
         var title: String? = nil
         var chainNext = false
@@ -109,8 +109,7 @@ enum MicrostackshotParser {
             }
             if let sample = sampleLine(bytes, line.range) {
                 if current == nil {
-                    let name = title ?? "samples"
-                    current = (Backtrace(kind: .sampleTree, number: trees.count, name: name), [], chainNext)
+                    current = (title ?? "samples", [], chainNext)
                     chainNext = false
                 }
                 current?.lines.append(sample)
@@ -130,30 +129,16 @@ enum MicrostackshotParser {
         }
         finish()
 
-        for tree in trees {
-            var backtrace = tree.backtrace
-            for (n, sample) in tree.lines.enumerated() {
-                let isLeaf: Bool
-                if tree.isChain {
-                    isLeaf = n == tree.lines.count - 1
-                } else {
-                    isLeaf = n + 1 == tree.lines.count || tree.lines[n + 1].indent <= sample.indent
-                }
+        for (number, tree) in trees.enumerated() {
+            let nodes = tree.lines.map { sample in
                 var frame = Frame(
-                    number: n, imageName: sample.image, address: sample.address, isReturnAddress: !isLeaf,
+                    number: 0, imageName: sample.image, address: sample.address, isReturnAddress: false,
                     symbolColumn: sample.symbol)
                 frame.imageIndex = imageIndex(for: sample, in: &report.images)
-                let symbolText = ByteText.string(bytes, sample.symbol)
-                if symbolText != "???" {
-                    let described = FrameLine.symbolText(symbolText)
-                    frame.symbol = described.symbol
-                    frame.symbolOffset = described.offset
-                    frame.sourceFile = described.file
-                    frame.sourceLine = described.line
-                }
-                backtrace.frames.append(frame)
+                SampleTree.describe(&frame, symbol: ByteText.string(bytes, sample.symbol))
+                return SampleTreeNode(indent: sample.indent, frame: frame)
             }
-            report.backtraces.append(backtrace)
+            report.backtraces.append(SampleTree.backtrace(nodes, number: number, name: tree.name, isChain: tree.isChain))
         }
         if let arch = report.field("Architecture") { report.arch = Arch(arch) }
         return report
