@@ -138,7 +138,8 @@ enum MicrostackshotParser {
                 SampleTree.describe(&frame, symbol: ByteText.string(bytes, sample.symbol))
                 return SampleTreeNode(indent: sample.indent, frame: frame)
             }
-            report.backtraces.append(SampleTree.backtrace(nodes, number: number, name: tree.name, isChain: tree.isChain))
+            report.backtraces.append(
+                SampleTree.backtrace(nodes, number: number, name: tree.name, isChain: tree.isChain))
         }
         if let arch = report.field("Architecture") { report.arch = Arch(arch) }
         return report
