@@ -17,6 +17,11 @@ has a matching dSYM under build/. Written to diagnostics/:
   HoldApp-cpu-resource.txt      a microstackshot resource report (Event: cpu usage): the heaviest
                                 stack (one chain, outermost first) and the sample tree, lines
                                 `N  ??? (Image + offset) [0xaddr]`, and its Binary Images
+  HoldApp-sample.txt            /usr/bin/sample output (Report Version 7) for the HoldApp process of
+                                sim-x86_64-dwarf4, from that variant's .ips: one call-graph tree per
+                                thread (outermost first; the main thread's pc split with pc + 4),
+                                `???  (in Image)  load address 0x.. + 0x..  [0x..]` app frames,
+                                "Sort by top of stack" and Binary Images
 
 Usage: make_diagnostics.py --reports Samples/reports --out Samples/diagnostics
 """
@@ -28,8 +33,8 @@ import os
 SOURCE = "HoldApp-ios-arm64-dwarf5.ips"
 
 
-def load(reports):
-    with open(os.path.join(reports, SOURCE)) as handle:
+def load(reports, source=SOURCE):
+    with open(os.path.join(reports, source)) as handle:
         _, body = handle.read().split("\n", 1)
     report = json.loads(body)
     images = report["usedImages"]
@@ -39,7 +44,8 @@ def load(reports):
         for frame in thread["frames"]:
             image = images[frame["imageIndex"]]
             frames.append({"image": image, "offset": frame["imageOffset"],
-                           "address": image["base"] + frame["imageOffset"]})
+                           "address": image["base"] + frame["imageOffset"],
+                           "symbol": frame.get("symbol"), "symbolLocation": frame.get("symbolLocation")})
         threads.append(frames)
     return report, threads
 
@@ -178,6 +184,118 @@ def resource_report(report, threads):
     return "\n".join(lines) + "\n"
 
 
+SAMPLE_SOURCE = "HoldApp-sim-x86_64-dwarf4.ips"
+SAMPLE_APP_IMAGES = ("HoldApp", "HoldKit")
+SAMPLE_VERSIONS = {"libsystem_kernel.dylib": "8020.121.3", "UIKitCore": "6209.1.101", "libdyld.dylib": "957"}
+
+
+def sample_report(reports):
+    """The output of /usr/bin/sample (Report Version 7) over the sim-x86_64-dwarf4 report's threads.
+
+    One call-graph tree per thread, outermost frame first; the main thread's samples are split
+    between its pc (2000) and pc + 4 (449, the next instruction of the same function), so its
+    innermost caller has two leaves. App and framework frames are `???  (in Image)  load address`
+    lines; system frames are named from the report's symbol and symbolLocation when it has them.
+    """
+    report, threads = load(reports, SAMPLE_SOURCE)
+    ids = [16000000 + thread["id"] for thread in report["threads"] if thread["frames"]]
+    threads = [frames for frames in threads if frames]
+    if len(threads) == 1:
+        threads.append(threads[0][2:])
+        ids.append(ids[0] + 7)
+    app = next(image for image in report["usedImages"] if image["name"] == "HoldApp")
+
+    def unnamed(frame):
+        return "???  (in %s)  load address 0x%x + 0x%x  [0x%x]" % (
+            frame["image"]["name"], frame["image"]["base"], frame["offset"], frame["address"])
+
+    def text(frame):
+        if frame["image"]["name"] in SAMPLE_APP_IMAGES or frame.get("symbol") is None:
+            return unnamed(frame)
+        return "%s  (in %s) + %d  [0x%x]" % (frame["symbol"], frame["image"]["name"], frame["symbolLocation"],
+                                             frame["address"])
+
+    def top(frame):
+        if frame["image"]["name"] in SAMPLE_APP_IMAGES or frame.get("symbol") is None:
+            return unnamed(frame)
+        return "%s  (in %s)" % (frame["symbol"], frame["image"]["name"])
+
+    # Each tree: [count, frame, children]; thread 0's pc shares its samples with pc + 4.
+    trees = []
+    for t, frames in enumerate(threads):
+        chain = list(reversed(frames))
+        total = 2449
+        leaves = [[total, chain[-1], []]]
+        if t == 0:
+            pc = chain[-1]
+            other = dict(pc, offset=pc["offset"] + 4, address=pc["address"] + 4)
+            leaves = [[2000, pc, []], [449, other, []]]
+        level = leaves
+        for frame in reversed(chain[:-1]):
+            level = [[total, frame, level]]
+        trees.append((total, level))
+
+    lines = [
+        "Sampling process %d for 3 seconds with 1 millisecond of run time between samples" % report["pid"],
+        "Sampling completed, processing symbols...",
+        "Analysis of sampling HoldApp (pid %d) every 1 millisecond" % report["pid"],
+        "Process:         HoldApp [%d]" % report["pid"],
+        "Path:            " + app["path"],
+        "Load Address:    0x%x" % app["base"],
+        "Identifier:      com.example.HoldApp",
+        "Version:         1.2 (12)",
+        "Code Type:       X86-64",
+        "Platform:        iOS Simulator",
+        "Parent Process:  launchd_sim [4100]",
+        "",
+        "Date/Time:       2026-11-02 09:41:07.000 +0100",
+        "Launch Time:     2026-11-02 09:41:06.998 +0100",
+        "OS Version:      macOS 12.4 (21F79)",
+        "Report Version:  7",
+        "Analysis Tool:   /usr/bin/sample",
+        "",
+        "Physical footprint:         12.3M",
+        "Physical footprint (peak):  12.4M",
+        "----",
+        "",
+        "Call graph:",
+    ]
+    leaf_counts = {}
+
+    def emit(nodes, depth, cells):
+        nodes = sorted(nodes, key=lambda n: -n[0])
+        for i, (count, frame, children) in enumerate(nodes):
+            lines.append("    %s%d %s" % ("".join(cells), count, text(frame)))
+            if children:
+                later = i + 1 < len(nodes)
+                emit(children, depth + 1, cells + [("+!:|"[depth % 4] + " ") if later else "  "])
+            else:
+                leaf_counts[top(frame)] = leaf_counts.get(top(frame), 0) + count
+
+    for t, (total, roots) in enumerate(trees):
+        thread = "    %d Thread_%d" % (total, ids[t])
+        if t == 0:
+            thread += "   DispatchQueue_1: com.apple.main-thread  (serial)"
+        lines.append(thread)
+        emit(roots, 1, ["+ " if t + 1 < len(trees) else "  "])
+
+    lines += ["", "Total number in stack (recursive counted multiple, when >=5):", "",
+              "Sort by top of stack, same collapsed (when >= 5):"]
+    for name, count in sorted(leaf_counts.items(), key=lambda item: -item[1]):
+        lines.append("        %s        %d" % (name, count))
+    lines += ["", "Binary Images:"]
+    for image in sorted(report["usedImages"], key=lambda image: image["base"]):
+        if image["name"] in SAMPLE_APP_IMAGES:
+            version = "1.2 - 12"
+        else:
+            version = SAMPLE_VERSIONS.get(image["name"], "1")
+        lines.append("%18s - %18s %s%s (%s) <%s> %s" % (
+            "0x%x" % image["base"], "0x%x" % (image["base"] + image["size"] - 1),
+            "+" if image["name"] == "HoldApp" else " ", image["name"], version, image["uuid"].upper(),
+            image["path"]))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description="Write MetricKit payloads and resource reports over the samples.")
     parser.add_argument("--reports", required=True)
@@ -222,6 +340,9 @@ def main():
 
     with open(os.path.join(args.out, "HoldApp-cpu-resource.txt"), "w") as handle:
         handle.write(resource_report(report, threads))
+
+    with open(os.path.join(args.out, "HoldApp-sample.txt"), "w") as handle:
+        handle.write(sample_report(args.reports))
 
 
 if __name__ == "__main__":

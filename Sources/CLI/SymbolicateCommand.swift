@@ -10,7 +10,7 @@ import Symbolication
 
 enum SymbolicateCommand: Command {
     static let name = "symbolicate"
-    static let summary = "Symbolicate a .crash, .ips, MetricKit or resource report (symbol files, store)"
+    static let summary = "Symbolicate a .crash, .ips, MetricKit, resource or `sample` report (symbol files, store)"
     static let about = """
         USAGE: symbolicate [-o OUT] [-d DSYM]... [options] REPORT [SYMBOL_PATH...]
 
@@ -18,8 +18,9 @@ enum SymbolicateCommand: Command {
         files in SYMBOL_PATH and -d (dSYM bundles, .app bundles, .xcarchives, folders, Mach-O or ELF
         files), then the symbol store. Every byte that is not a symbolicated frame is kept.
         REPORT is a .crash or .ips report, a MetricKit payload (each frame gets symbolName,
-        offsetIntoSymbol, fileName, lineNumber and inlineFrames) or a resource report (cpu usage,
-        disk writes, wakeups: `???` replaced in place).
+        offsetIntoSymbol, fileName, lineNumber and inlineFrames), a resource report (cpu usage,
+        disk writes, wakeups: `???` replaced in place) or the output of macOS's `sample` (each `???`
+        node named as `sample` names the nodes it has symbols for).
 
         """
 

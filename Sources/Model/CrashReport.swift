@@ -15,6 +15,9 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     /// A resource report (`Event: cpu usage`, ...) of microstackshot sample trees, possibly after
     /// a one-line JSON header; written back in place like a text report.
     case microstackshot
+    /// The output of macOS's `sample` tool (Report Version 7): a call graph per thread; written
+    /// back in place, each node in the form `sample` gives a node it has symbols for.
+    case sample
 }
 
 /// One `Key: value` header line of a text report (or a top-level scalar of an `.ips` body),

@@ -1,7 +1,7 @@
 // FormatSniffer: names what a document is when it is not an Apple crash report, so users get
 // "not an Apple crash report: looks like an Android tombstone" instead of a parse failure.
 // It recognises MetricKit payloads, KSCrash and Sentry JSON, Android tombstones, kernel
-// panics, PLCrashReporter protobuf files, Umeng reports, macOS `sample` and spindump text.
+// panics, PLCrashReporter protobuf files, Umeng reports and spindump text.
 
 import SymbolicateModel
 
@@ -89,9 +89,6 @@ enum FormatSniffer {
     static func textRefusal(_ bytes: [UInt8]) -> SymbolicateError? {
         let apple = ["Incident Identifier:", "Exception Type:", "Crashed Thread:", "Triggered by Thread:"]
         if apple.contains(where: { contains(bytes, $0) }) { return nil }
-        if contains(bytes, "Analysis of sampling ") || contains(bytes, "Sampling process ") {
-            return refusal("macOS `sample` output")
-        }
         if contains(bytes, "Build fingerprint:") || contains(bytes, "*** *** *** *** ***")
             || contains(bytes, "backtrace:\n    #00 pc")
             || (contains(bytes, "ABI: '") && contains(bytes, "signal "))

@@ -34,6 +34,7 @@ public enum ReportParser {
         if MicrostackshotParser.isMicrostackshot(bytes, from: 0) {
             return try MicrostackshotParser.parse(bytes, from: 0, format: .microstackshot, jsonHeader: nil)
         }
+        if SampleParser.isSample(bytes) { return try SampleParser.parse(bytes) }
         if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }
         return try TextReportParser.parse(bytes, from: 0, format: .text, jsonHeader: nil)
     }

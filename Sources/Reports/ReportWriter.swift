@@ -43,7 +43,7 @@ public enum ReportWriter {
         switch report.format {
         case .ips: return IPSWriter.write(report, results: useful)
         case .metricKit: return MetricKitWriter.write(report, results: useful)
-        case .text, .jsonHeaderText, .microstackshot: return writeText(report, results: useful)
+        case .text, .jsonHeaderText, .microstackshot, .sample: return writeText(report, results: useful)
         }
     }
 
@@ -55,7 +55,7 @@ public enum ReportWriter {
             let useful = results.filter { $0.value.status == .symbolicated && !$0.value.frames.isEmpty }
             return IPSTextRenderer.render(report, results: useful)
         case .metricKit: return MetricKitWriter.renderText(report, results: results)
-        case .text, .jsonHeaderText, .microstackshot: return write(report, results: results)
+        case .text, .jsonHeaderText, .microstackshot, .sample: return write(report, results: results)
         }
     }
 
@@ -67,6 +67,16 @@ public enum ReportWriter {
         if let file = f.fileName {
             if let line = f.line { s += " (\(file):\(line))" } else { s += " (\(file))" }
         }
+        return s
+    }
+
+    /// A `sample` call-graph node as `sample` prints one it has symbols for, from the symbol on:
+    /// `SYMBOL  (in IMAGE) + OFFSET  [0xADDRESS]  File.swift:LINE` (an inlined level has no offset).
+    static func sampleNode(_ f: SymbolicatedFrame, image: String, address: UInt64) -> String {
+        var s = f.symbol + "  (in " + image + ")"
+        if let offset = f.symbolOffset { s += " + \(offset)" }
+        s += "  [0x" + String(address, radix: 16) + "]"
+        if let file = f.fileName { s += "  " + file + (f.line.map { ":\($0)" } ?? "") }
         return s
     }
 
@@ -111,11 +121,33 @@ public enum ReportWriter {
                 guard let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn else {
                     continue
                 }
-                edits += frameEdits(
-                    original, column: column, result: result, ending: ending, inTree: backtrace.kind == .sampleTree)
+                if report.format == .sample {
+                    let image = frame.imageName ?? report.image(for: frame)?.name ?? "???"
+                    edits += frameEdits(original, column: column, result: result, ending: ending, inTree: true) {
+                        sampleNode($0, image: image, address: frame.address)
+                    }
+                } else {
+                    edits += frameEdits(
+                        original, column: column, result: result, ending: ending,
+                        inTree: backtrace.kind == .sampleTree)
+                }
             }
         }
+        if report.format == .sample { edits += topOfStackEdits(report, results: results) }
         return ByteEdit.apply(edits, to: original)
+    }
+
+    /// `sample`'s `Sort by top of stack` lines name each pc of the call graph again: one whose pc
+    /// was symbolicated gets the innermost function there, `SYMBOL  (in IMAGE)`, as `sample` writes it.
+    static func topOfStackEdits(_ report: CrashReport, results: [FrameID: FrameResult]) -> [ByteEdit] {
+        var names: [UInt64: String] = [:]
+        for (id, result) in results {
+            let frame = report.backtraces[id.backtrace].frames[id.frame]
+            if !frame.isReturnAddress, let innermost = result.frames.first { names[frame.address] = innermost.symbol }
+        }
+        return SampleParser.topOfStackLines(report.original).compactMap { line in
+            names[line.address].map { ByteEdit(range: line.column, bytes: Array("\($0)  (in \(line.image))".utf8)) }
+        }
     }
 
     /// The edits that rewrite one frame line: its symbol column gets the outermost level, and
@@ -125,7 +157,8 @@ public enum ReportWriter {
     /// first, so the chain reads down from caller to callee like the tree around it, and each
     /// copy keeps the line's `(Image + offset) [address]` tail.
     static func frameEdits(
-        _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], inTree: Bool = false
+        _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], inTree: Bool = false,
+        render: (SymbolicatedFrame) -> String = symbolColumn
     ) -> [ByteEdit] {
         guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else {
             return []
@@ -135,21 +168,21 @@ public enum ReportWriter {
         var prefix = Array(original[lineStart..<column.lowerBound])
         let needsSpace = column.isEmpty && !(prefix.last.map { $0 == 0x20 || $0 == 0x09 } ?? true)
         if needsSpace { prefix.append(0x20) }
-        let text = (needsSpace ? " " : "") + symbolColumn(outer)
+        let text = (needsSpace ? " " : "") + render(outer)
         if inTree {
             var lineEnd = column.upperBound
             while lineEnd < original.count, original[lineEnd] != 0x0A, original[lineEnd] != 0x0D { lineEnd += 1 }
             let tail = Array(original[column.upperBound..<lineEnd])
             var rewritten = Array(text.utf8) + tail
             for level in result.frames.dropLast().reversed() {
-                rewritten += ending + prefix + Array(symbolColumn(level).utf8) + tail
+                rewritten += ending + prefix + Array(render(level).utf8) + tail
             }
             return [ByteEdit(range: column.lowerBound..<lineEnd, bytes: rewritten)]
         }
         var edits: [ByteEdit] = []
         var inserted: [UInt8] = []
         for level in result.frames.dropLast() {
-            inserted += prefix + Array(symbolColumn(level).utf8) + ending
+            inserted += prefix + Array(render(level).utf8) + ending
         }
         if !inserted.isEmpty { edits.append(ByteEdit(range: lineStart..<lineStart, bytes: inserted)) }
         edits.append(ByteEdit(range: column, bytes: Array(text.utf8)))

@@ -27,11 +27,14 @@ enum Corpus {
         $0.format.hasPrefix("apple-text") || $0.format.hasPrefix("apple-ips")
     }
 
-    /// Crash reports in other formats (Apple's `sample` / spindump text included: not crash reports).
+    /// The output of macOS's `sample` tool (raw, and as their project symbolicated it).
+    static let sampleReports: [Entry] = entries.filter { $0.format.hasPrefix("apple-sample") }
+
+    /// Crash reports in other formats (Apple's spindump text included: not a crash report).
     static let otherReports: [Entry] = entries.filter { e in
         let f = e.format
         return !(f.hasPrefix("apple-text") || f.hasPrefix("apple-ips")) && !f.hasPrefix("dsym") && !f.hasPrefix("macho")
-            && !f.hasPrefix("metrickit")
+            && !f.hasPrefix("metrickit") && !f.hasPrefix("apple-sample")
     }
 
     static func bytes(_ file: String) throws -> [UInt8] {

@@ -143,9 +143,20 @@ import Testing
         if format.hasPrefix("android") { return "Android tombstone" }
         if format.hasPrefix("plcrash") { return "PLCrashReporter" }
         if format.hasPrefix("umeng") { return "Umeng" }
-        if format.hasPrefix("apple-sample") { return "sample" }
         if format.hasPrefix("apple-spindump") { return "spindump" }
         return "?"
+    }
+
+    /// `sample` call graphs: one sample tree per thread, every frame in an image of Binary Images.
+    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.sampleReports)
+    func sampleOutputIsRead(entry: Corpus.Entry) throws {
+        let r = try ReportParser.parse(try Corpus.bytes(entry.file))
+        #expect(r.format == .sample)
+        #expect(r.arch == .x86_64)
+        #expect(r.backtraces.allSatisfy { $0.kind == .sampleTree && $0.name?.hasPrefix("Thread_") == true })
+        #expect(r.frameCount == (entry.file.contains("multithread") ? 17 : 6), "counted by hand")
+        #expect(r.backtraces.flatMap(\.frames).allSatisfy { $0.imageIndex != nil })
+        #expect(r.images.count == 130)
     }
 
     @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.otherReports)

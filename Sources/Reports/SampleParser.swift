@@ -1,0 +1,172 @@
+// SampleParser: the output of macOS's `sample` tool (`sample PID`, Activity Monitor's Sample
+// Process, Report Version 7): header fields, a call graph of one sample tree per thread, and
+// Binary Images. A call-graph node reads
+//
+//     +   2397 ???  (in HoldApp)  load address 0x10cd17000 + 0x3e30  [0x10cd1ae30]
+//     +     2397 start  (in dyld) + 462  [0x111e8b51e]  dyldMain.cpp:42
+//
+// tree marks (`+ ! : |`) and indentation, the sample count, the symbol (`???` when sample had
+// none), the image, the offset (in the symbol, or from the image's load address), the address,
+// and the source line when sample knew it. The symbol column runs from the symbol to the end of
+// the line, so the writer can put the whole node in sample's own symbolicated form. Lines of
+// the summary sections (`Sort by top of stack`) have no address and are left as they are.
+
+import SymbolicateModel
+
+enum SampleParser {
+    /// True when `bytes` is `sample` output rather than a crash report.
+    static func isSample(_ bytes: [UInt8]) -> Bool {
+        FormatSniffer.contains(bytes, "Analysis of sampling ")
+    }
+
+    static func parse(_ bytes: [UInt8]) throws -> CrashReport {
+        var report = CrashReport(format: .sample, original: bytes)
+        var trees: [(name: String, nodes: [SampleTreeNode])] = []
+        enum Section { case header, callGraph, summary, images }
+        var section = Section.header
+        for line in ByteText.lines(bytes) {
+            let trimmed = ByteText.trim(bytes, line.range)
+            guard !trimmed.isEmpty else { continue }
+            let text = ByteText.string(bytes, trimmed)
+            if text == "Call graph:" {
+                section = .callGraph
+                continue
+            }
+            if text == "Binary Images:" {
+                section = .images
+                continue
+            }
+            switch section {
+            case .header:
+                if let field = TextReportParser.headerField(bytes, line.range) { report.fields.append(field) }
+            case .callGraph:
+                if let node = node(bytes, line.range) {
+                    if trees.isEmpty { trees.append(("samples", [])) }
+                    trees[trees.count - 1].nodes.append(node)
+                } else if let thread = threadName(text) {
+                    trees.append((thread, []))
+                } else if text.hasPrefix("Total number in stack") || text.hasPrefix("Sort by top of stack") {
+                    section = .summary
+                }
+            case .summary:
+                continue
+            case .images:
+                if let image = BinaryImageLine.parse(bytes, line.range) { report.images.append(image) }
+            }
+        }
+        guard !trees.isEmpty || !report.images.isEmpty else {
+            throw SymbolicateError(.badInput, "`sample` output without a call graph or binary images")
+        }
+        for (number, tree) in trees.enumerated() where !tree.nodes.isEmpty {
+            report.backtraces.append(SampleTree.backtrace(tree.nodes, number: number, name: tree.name))
+        }
+        ImageResolver(report.images).resolve(&report.backtraces)
+        if let codeType = report.field("Code Type") { report.arch = Arch(codeType: codeType) }
+        return report
+    }
+
+    /// The lines of `Sort by top of stack` that name a pc by address (`???  (in IMAGE)  load
+    /// address 0xBASE + 0xOFFSET  [0xADDRESS]        COUNT`): the range from `???` to the address
+    /// (the writer names it), the image and the address. They are not frames of their own: each
+    /// repeats a leaf of the call graph.
+    static func topOfStackLines(_ bytes: [UInt8]) -> [(column: Range<Int>, image: String, address: UInt64)] {
+        var out: [(column: Range<Int>, image: String, address: UInt64)] = []
+        var inSection = false
+        for line in ByteText.lines(bytes) {
+            let t = ByteText.trim(bytes, line.range)
+            let text = ByteText.string(bytes, t)
+            if text.hasPrefix("Sort by top of stack") {
+                inSection = true
+                continue
+            }
+            guard inSection else { continue }
+            if text == "Binary Images:" { break }
+            guard text.hasPrefix("???  (in "), let open = lastRange(of: " [0x", in: bytes, t),
+                let inImage = lastRange(of: " (in ", in: bytes, t.lowerBound..<open.lowerBound)
+            else { continue }
+            var close = open.upperBound
+            while close < t.upperBound, bytes[close] != UInt8(ascii: "]") { close += 1 }
+            guard close < t.upperBound, let address = ByteText.hexAddress(bytes, (open.lowerBound + 2)..<close),
+                let imageEnd = bytes[inImage.upperBound..<open.lowerBound].firstIndex(of: UInt8(ascii: ")"))
+            else { continue }
+            out.append(
+                (t.lowerBound..<(close + 1), ByteText.string(bytes, inImage.upperBound..<imageEnd), address))
+        }
+        return out
+    }
+
+    /// `2397 Thread_16614365   DispatchQueue_1: ...` without its count; nil for other lines.
+    static func threadName(_ text: String) -> String? {
+        let rest = text.drop { $0 == " " }.drop { $0.isNumber }
+        guard rest.first == " " else { return nil }
+        let name = rest.drop { $0 == " " }
+        return name.hasPrefix("Thread_") ? String(name) : nil
+    }
+
+    /// One call-graph node; nil for any other line. Runs of spaces may be single spaces (text
+    /// that passed through a tool that collapses them).
+    static func node(_ bytes: [UInt8], _ line: Range<Int>) -> SampleTreeNode? {
+        let t = ByteText.trim(bytes, line)
+        var i = line.lowerBound
+        while i < t.upperBound, bytes[i] == 0x20 || isMark(bytes[i]) { i += 1 }
+        let countStart = i
+        while i < t.upperBound, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1 }
+        guard i > countStart, i < t.upperBound, bytes[i] == 0x20 else { return nil }
+        while i < t.upperBound, bytes[i] == 0x20 { i += 1 }
+        let symbolStart = i
+        // ` [0xADDRESS]`, then perhaps `  File.m:12`.
+        guard let open = lastRange(of: " [0x", in: bytes, symbolStart..<t.upperBound) else { return nil }
+        var close = open.upperBound
+        while close < t.upperBound, bytes[close] != UInt8(ascii: "]") { close += 1 }
+        guard close < t.upperBound, let address = ByteText.hexAddress(bytes, (open.lowerBound + 2)..<close) else {
+            return nil
+        }
+        let source = ByteText.string(bytes, ByteText.trim(bytes, (close + 1)..<t.upperBound))
+        // ` (in IMAGE)`, then ` + OFFSET`, `  load address 0xBASE + 0xOFFSET` or nothing.
+        guard let inImage = lastRange(of: " (in ", in: bytes, symbolStart..<open.lowerBound) else { return nil }
+        var imageEnd = inImage.upperBound
+        var depth = 1
+        while imageEnd < open.lowerBound {
+            if bytes[imageEnd] == UInt8(ascii: "(") { depth += 1 }
+            if bytes[imageEnd] == UInt8(ascii: ")") {
+                depth -= 1
+                if depth == 0 { break }
+            }
+            imageEnd += 1
+        }
+        guard imageEnd < open.lowerBound else { return nil }
+        let symbol = ByteText.string(bytes, ByteText.trim(bytes, symbolStart..<inImage.lowerBound))
+        guard !symbol.isEmpty else { return nil }
+        var frame = Frame(
+            number: 0, imageName: ByteText.string(bytes, (inImage.lowerBound + 5)..<imageEnd), address: address,
+            isReturnAddress: false, symbolColumn: symbolStart..<t.upperBound)
+        if symbol != "???" {
+            let between = ByteText.string(bytes, ByteText.trim(bytes, (imageEnd + 1)..<open.lowerBound))
+            var described = symbol
+            if between.hasPrefix("+ ") { described += " " + between }
+            if !source.isEmpty {
+                described += " (" + source + ")"
+            } else if between.hasPrefix("("), between.hasSuffix(")") {
+                described += " " + between
+            }
+            SampleTree.describe(&frame, symbol: described)
+        }
+        return SampleTreeNode(indent: countStart - line.lowerBound, frame: frame)
+    }
+
+    /// The marks `sample` draws down the tree's levels: `+ ! : |`.
+    private static func isMark(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "+") || byte == UInt8(ascii: "!") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "|")
+    }
+
+    /// The last occurrence of `needle` within `range` of `bytes`.
+    private static func lastRange(of needle: String, in bytes: [UInt8], _ range: Range<Int>) -> Range<Int>? {
+        let n = Array(needle.utf8)
+        var i = range.upperBound - n.count
+        while i >= range.lowerBound {
+            if bytes[i..<(i + n.count)].elementsEqual(n) { return i..<(i + n.count) }
+            i -= 1
+        }
+        return nil
+    }
+}
