@@ -65,7 +65,7 @@ seeds=$work/seeds
 rm -rf "$seeds"
 mkdir -p "$seeds"/{FuzzReports,FuzzObjectFiles,FuzzHTTP,FuzzArchives}
 
-cp Samples/reports/*.crash Samples/reports/*.ips "$seeds/FuzzReports/"
+cp Samples/reports/*.crash Samples/reports/*.ips Samples/diagnostics/* "$seeds/FuzzReports/"
 
 n=0
 while IFS= read -r -d '' f; do

@@ -14,9 +14,11 @@
 import SymbolicateModel
 
 enum SampleParser {
-    /// True when `bytes` is `sample` output rather than a crash report.
+    /// True when `bytes` is `sample` output rather than a crash report (one that quotes a
+    /// sample in its Application Specific Information stays a crash report).
     static func isSample(_ bytes: [UInt8]) -> Bool {
-        FormatSniffer.contains(bytes, "Analysis of sampling ")
+        FormatSniffer.contains(bytes, "Analysis of sampling ") && !FormatSniffer.contains(bytes, "Exception Type:")
+            && !FormatSniffer.contains(bytes, "Incident Identifier:")
     }
 
     static func parse(_ bytes: [UInt8]) throws -> CrashReport {

@@ -91,6 +91,15 @@ import Testing
         #expect(r.frameCount == 7)
     }
 
+    @Test func aCrashReportQuotingASampleStaysACrashReport() throws {
+        let text = Fixtures.textReport.replacingOccurrences(
+            of: "Process:             My App [123]",
+            with: "Process:             My App [123]\nNote:                Analysis of sampling My App (pid 123)")
+        let r = try ReportParser.parse(Array(text.utf8))
+        #expect(text.contains("Analysis of sampling "))
+        #expect(r.format == .text)
+    }
+
     @Test func aHeaderWithNothingUnderItIsBadInput() throws {
         let text = "Analysis of sampling Demo (pid 812) every 1 millisecond\nProcess:         Demo [812]\n"
         #expect {
