@@ -31,6 +31,20 @@ enum FormatSniffer {
         return false
     }
 
+    /// True when a line of the document starts with `prefix`, after any indentation. A symbol
+    /// column never starts a line, so symbolicating a report cannot add or take away such a line.
+    static func hasLine(_ bytes: [UInt8], startingWith prefix: String) -> Bool {
+        let p = Array(prefix.utf8)
+        var i = 0
+        while i < bytes.count {
+            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 }
+            if bytes.count - i >= p.count, bytes[i..<(i + p.count)].elementsEqual(p) { return true }
+            while i < bytes.count, bytes[i] != 0x0A, bytes[i] != 0x0D { i += 1 }
+            i += 1
+        }
+        return false
+    }
+
     /// Binary formats and binary garbage; nil when the bytes look like text.
     static func binaryRefusal(_ bytes: [UInt8]) -> SymbolicateError? {
         if ByteText.hasPrefix(bytes, at: 0, "plcrash") {

@@ -15,10 +15,12 @@ import SymbolicateModel
 
 enum SampleParser {
     /// True when `bytes` is `sample` output rather than a crash report (one that quotes a
-    /// sample in its Application Specific Information stays a crash report).
+    /// sample stays a crash report). Only whole lines count, so the answer is the same for the
+    /// document once its frames are rewritten.
     static func isSample(_ bytes: [UInt8]) -> Bool {
-        FormatSniffer.contains(bytes, "Analysis of sampling ") && !FormatSniffer.contains(bytes, "Exception Type:")
-            && !FormatSniffer.contains(bytes, "Incident Identifier:")
+        FormatSniffer.hasLine(bytes, startingWith: "Analysis of sampling ")
+            && !FormatSniffer.hasLine(bytes, startingWith: "Exception Type:")
+            && !FormatSniffer.hasLine(bytes, startingWith: "Incident Identifier:")
     }
 
     static func parse(_ bytes: [UInt8]) throws -> CrashReport {

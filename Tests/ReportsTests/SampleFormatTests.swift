@@ -100,6 +100,26 @@ import Testing
         #expect(r.format == .text)
     }
 
+    /// Found by fuzzing: crash-report words inside a node (here where the source line goes) do
+    /// not make the document a crash report, before or after its frames are rewritten.
+    @Test func wordsInsideANodeDoNotChangeTheKind() throws {
+        let text = Self.report.replacingOccurrences(
+            of: "[0x100003def]\n", with: "[0x100003def]  Incident Identifier: 1, Exception Type: 2\n")
+        let r = try ReportParser.parse(Array(text.utf8))
+        #expect(r.format == .sample && r.frameCount == 7)
+        var results: [FrameID: FrameResult] = [:]
+        for (b, backtrace) in r.backtraces.enumerated() {
+            for f in backtrace.frames.indices {
+                results[FrameID(backtrace: b, frame: f)] = FrameResult(
+                    status: .symbolicated, frames: [SymbolicatedFrame(symbol: "f\(f)", symbolOffset: 1)])
+            }
+        }
+        let written = ReportWriter.write(r, results: results)
+        #expect(!String(decoding: written, as: UTF8.self).contains("Incident Identifier"))
+        let again = try ReportParser.parse(written)
+        #expect(again.format == .sample && again.frameCount == 7)
+    }
+
     @Test func aHeaderWithNothingUnderItIsBadInput() throws {
         let text = "Analysis of sampling Demo (pid 812) every 1 millisecond\nProcess:         Demo [812]\n"
         #expect {
