@@ -18,9 +18,10 @@ enum SymbolicateCommand: Command {
         files in SYMBOL_PATH and -d (dSYM bundles, .app bundles, .xcarchives, folders, Mach-O or ELF
         files), then the symbol store. Every byte that is not a symbolicated frame is kept.
         REPORT is a .crash or .ips report, a MetricKit payload (each frame gets symbolName,
-        offsetIntoSymbol, fileName, lineNumber and inlineFrames), a resource report (cpu usage,
-        disk writes, wakeups: `???` replaced in place) or the output of macOS's `sample` (each `???`
-        node named as `sample` names the nodes it has symbols for).
+        offsetIntoSymbol, fileName, lineNumber and inlineFrames), a resource report, hang report
+        or spindump output (cpu usage, disk writes, wakeups, hangs: `???` replaced in place) or
+        the output of macOS's `sample` (each `???` node named as `sample` names the nodes it has
+        symbols for).
 
         """
 

@@ -12,8 +12,9 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     case ips
     /// A MetricKit `MXDiagnosticPayload` (alone or in an array) or a bare `MXCallStackTree`.
     case metricKit = "metrickit"
-    /// A resource report (`Event: cpu usage`, ...) of microstackshot sample trees, possibly after
-    /// a one-line JSON header; written back in place like a text report.
+    /// spindump's layout of sample trees: a resource report (`Event: cpu usage`, ...) of
+    /// microstackshots, a hang report (`Event: hang`), or spindump's process sections, possibly
+    /// after a one-line JSON header; written back in place like a text report.
     case microstackshot
     /// The output of macOS's `sample` tool (Report Version 7): a call graph per thread; written
     /// back in place, each node in the form `sample` gives a node it has symbols for.

@@ -1,5 +1,8 @@
 // MicrostackshotParser: Apple's resource reports (`Event: cpu usage`, `disk writes`, `wakeups`,
-// TestFlight CPU kills; `Data Source: Microstackshots`), with or without a one-line JSON header.
+// TestFlight CPU kills; `Data Source: Microstackshots`), with or without a one-line JSON header,
+// and the other reports spindump writes the same way: hang reports and its process sections
+// (each process with its own threads and Binary Images, so a line's image is the one loaded
+// where its offset says).
 // Their call stacks are sample trees, one line per node:
 //
 //     10  ??? (libsystem_pthread.dylib + 6956) [0x1d95d9b2c]
@@ -15,12 +18,21 @@
 import SymbolicateModel
 
 enum MicrostackshotParser {
-    /// True when the text from `offset` is a resource report rather than a crash report.
+    /// True when the text from `offset` is a resource report, a hang report or spindump
+    /// process sections rather than a crash report.
     static func isMicrostackshot(_ bytes: [UInt8], from offset: Int) -> Bool {
         let head = offset == 0 ? bytes : Array(bytes[min(offset, bytes.count)...])
         if FormatSniffer.contains(head, "Microstackshots") { return true }
-        return FormatSniffer.contains(head, "\nEvent:")
+        if FormatSniffer.contains(head, "\nEvent:")
             && (FormatSniffer.contains(head, "Powerstats for:") || FormatSniffer.contains(head, "Heaviest stack"))
+        {
+            return true
+        }
+        // spindump's process sections (`Process:`, `Num samples:`, threads, `Binary Images:`).
+        return FormatSniffer.hasLine(head, startingWith: "Num samples:")
+            && FormatSniffer.hasLine(head, startingWith: "Thread 0x")
+            && FormatSniffer.hasLine(head, startingWith: "Binary Images:")
+            && !FormatSniffer.hasLine(head, startingWith: "Exception Type:")
     }
 
     /// One sample line: its indentation, count, symbol column, image token and offset, address.
@@ -115,6 +127,7 @@ enum MicrostackshotParser {
                 current?.lines.append(sample)
                 continue
             }
+            if current != nil, isElision(text) { continue }
             finish()
             inImages = false
             if text.hasPrefix("Heaviest stack") {
@@ -145,6 +158,14 @@ enum MicrostackshotParser {
         return report
     }
 
+    /// A node spindump prints where it cut a stack, `1000  <patched truncated backtrace>`: not a
+    /// frame, but the tree goes on below it (the node above it keeps its children).
+    static func isElision(_ text: String) -> Bool {
+        let rest = text.drop { $0 == "*" }.drop { $0.isNumber }
+        return rest.count < text.count && rest.hasPrefix(" ") && rest.drop { $0 == " " }.hasPrefix("<")
+            && rest.hasSuffix(">")
+    }
+
     /// `Name 1.0 (1) <UUID> /path` lists the version before the build: the name loses it.
     private static func resourceImage(_ image: BinaryImage) -> BinaryImage {
         var image = image
@@ -156,19 +177,21 @@ enum MicrostackshotParser {
         return image
     }
 
-    /// The image a sample line names: by `<UUID>` or by name in Binary Images; else a new image
-    /// loaded at address - offset (with the UUID when the line gives one).
+    /// The image a sample line names, by `<UUID>` or by name in Binary Images: the one loaded at
+    /// address - offset (spindump lists each process's images, and two processes can load one
+    /// image at two addresses), else the first of that name; else a new image loaded at
+    /// address - offset (with the UUID when the line gives one).
     private static func imageIndex(for sample: SampleLine, in images: inout [BinaryImage]) -> Int? {
         var uuid: BuildID? = nil
         if sample.image.hasPrefix("<"), sample.image.hasSuffix(">") {
             uuid = BuildID(string: sample.image.dropFirst().dropLast())
         }
-        if let uuid, let i = images.firstIndex(where: { $0.uuid == uuid }) { return i }
-        if uuid == nil, let i = images.firstIndex(where: { $0.name == sample.image }) { return i }
-        guard sample.offset <= sample.address else { return nil }
-        images.append(
-            BinaryImage(loadAddress: sample.address - sample.offset, name: uuid?.uuidString ?? sample.image, uuid: uuid)
-        )
+        let base = sample.offset <= sample.address ? sample.address - sample.offset : nil
+        let named = { (image: BinaryImage) in uuid.map { image.uuid == $0 } ?? (image.name == sample.image) }
+        if let i = images.firstIndex(where: { named($0) && $0.loadAddress == base }) { return i }
+        if let i = images.firstIndex(where: named) { return i }
+        guard let base else { return nil }
+        images.append(BinaryImage(loadAddress: base, name: uuid?.uuidString ?? sample.image, uuid: uuid))
         return images.count - 1
     }
 }

@@ -30,11 +30,14 @@ enum Corpus {
     /// The output of macOS's `sample` tool (raw, and as their project symbolicated it).
     static let sampleReports: [Entry] = entries.filter { $0.format.hasPrefix("apple-sample") }
 
-    /// Crash reports in other formats (Apple's spindump text included: not a crash report).
+    /// spindump's process sections.
+    static let spindumpReports: [Entry] = entries.filter { $0.format.hasPrefix("apple-spindump") }
+
+    /// Crash reports in other formats.
     static let otherReports: [Entry] = entries.filter { e in
         let f = e.format
         return !(f.hasPrefix("apple-text") || f.hasPrefix("apple-ips")) && !f.hasPrefix("dsym") && !f.hasPrefix("macho")
-            && !f.hasPrefix("metrickit") && !f.hasPrefix("apple-sample")
+            && !f.hasPrefix("metrickit") && !f.hasPrefix("apple-sample") && !f.hasPrefix("apple-spindump")
     }
 
     static func bytes(_ file: String) throws -> [UInt8] {

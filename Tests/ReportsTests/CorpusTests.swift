@@ -143,7 +143,6 @@ import Testing
         if format.hasPrefix("android") { return "Android tombstone" }
         if format.hasPrefix("plcrash") { return "PLCrashReporter" }
         if format.hasPrefix("umeng") { return "Umeng" }
-        if format.hasPrefix("apple-spindump") { return "spindump" }
         return "?"
     }
 
@@ -157,6 +156,38 @@ import Testing
         #expect(r.frameCount == (entry.file.contains("multithread") ? 17 : 6), "counted by hand")
         #expect(r.backtraces.flatMap(\.frames).allSatisfy { $0.imageIndex != nil })
         #expect(r.images.count == 130)
+    }
+
+    /// spindump process sections: a sample tree per thread, `<patched truncated backtrace>` inside
+    /// a tree, and every frame in an image its own process loads, at the offset its line states.
+    @Test(
+        .tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.spindumpReports)
+    func spindumpProcessSectionsAreRead(entry: Corpus.Entry) throws {
+        let bytes = try Corpus.bytes(entry.file)
+        let r = try ReportParser.parse(bytes)
+        #expect(r.format == .microstackshot)
+        let text = String(decoding: bytes, as: UTF8.self)
+        let threads = text.components(separatedBy: "\n").filter { $0.hasPrefix("  Thread 0x") }
+        #expect(r.backtraces.count == threads.count && threads.count > 1)
+        #expect(r.backtraces.allSatisfy { $0.kind == .sampleTree && $0.name?.hasPrefix("Thread 0x") == true })
+        let offset = try NSRegularExpression(pattern: #"\(([^()]+) \+ (\d+)\) \[0x([0-9a-f]+)\]$"#)
+        var lines = 0
+        for line in text.components(separatedBy: "\n") {
+            guard let m = offset.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) else { continue }
+            let part = { (i: Int) in (line as NSString).substring(with: m.range(at: i)) }
+            let address = try #require(UInt64(part(3), radix: 16))
+            let frame = try #require(r.backtraces.flatMap(\.frames).first { $0.address == address }, "\(line)")
+            let image = try #require(r.image(for: frame), "\(line)")
+            #expect(image.name == part(1) && image.loadAddress + (UInt64(part(2)) ?? 0) == address, "\(line)")
+            lines += 1
+        }
+        #expect(lines == r.frameCount)
+        // The node above a truncation mark has children below the mark: a return address.
+        let marked = try #require(
+            text.components(separatedBy: "\n").firstIndex { $0.contains("<patched truncated backtrace>") })
+        let above = text.components(separatedBy: "\n")[marked - 1]
+        let aboveAddress = try #require(above.split(separator: "[0x").last.flatMap { UInt64($0.dropLast(), radix: 16) })
+        #expect(r.backtraces.flatMap(\.frames).first { $0.address == aboveAddress }?.isReturnAddress == true)
     }
 
     @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.otherReports)
