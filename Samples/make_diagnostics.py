@@ -22,6 +22,12 @@ has a matching dSYM under build/. Written to diagnostics/:
                                 thread (outermost first; the main thread's pc split with pc + 4),
                                 `???  (in Image)  load address 0x.. + 0x..  [0x..]` app frames,
                                 "Sort by top of stack" and Binary Images
+  HoldApp-spindump.txt          spindump process sections, from the same .ips: HoldApp (both
+                                threads, outermost first, `N  ??? (Image + offset) [0x..]` lines, a
+                                `<patched truncated backtrace>` node after the -[HAViewController
+                                loadView] return address and a `*` kernel frame under the pc), then
+                                a HoldWidget extension that loads HoldKit at another address
+                                (0x104560000); each section with its own Binary Images
 
 Usage: make_diagnostics.py --reports Samples/reports --out Samples/diagnostics
 """
@@ -296,6 +302,114 @@ def sample_report(reports):
     return "\n".join(lines) + "\n"
 
 
+SPINDUMP_LOADS_AFTER = 0xb99  # HoldApp's return address into -[HAViewController loadView]
+SPINDUMP_WIDGET_HOLDKIT = 0x104560000
+SPINDUMP_KERNEL_FRAME = "ipc_mqueue_receive_continue + 0 (kernel + 335600) [0xffffff8000261ef0]"
+SPINDUMP_KERNEL_IMAGE = ("*", 0xffffff8000210000, 0xffffff8000c0ffff, "kernel (8020.121.3)",
+                         "3C587984-4004-3C76-8ADF-997822977184", "/System/Library/Kernels/kernel")
+
+
+def spindump_report(reports):
+    """Two spindump process sections over the sim-x86_64-dwarf4 report's threads.
+
+    HoldApp: both threads as one chain each (1000 samples, outermost first), two spaces of indent
+    per level; thread 0 gets a `<patched truncated backtrace>` node right after the return address
+    into -[HAViewController loadView] and ends in a kernel frame (`*` in place of one space).
+    HoldWidget: an app extension whose only thread runs thread 0's HoldKit frames (same offsets)
+    with HoldKit loaded at 0x104560000, so one image name has two load addresses in the file.
+    """
+    report, threads = load(reports, SAMPLE_SOURCE)
+    threads = [frames for frames in threads if frames]
+    images = {image["name"]: image for image in report["usedImages"]}
+    app = images["HoldApp"]
+
+    def text(frame):
+        if frame["image"]["name"] in SAMPLE_APP_IMAGES or frame.get("symbol") is None:
+            name = "???"
+        else:
+            name = "%s + %d" % (frame["symbol"], frame["symbolLocation"])
+        return "%s (%s + %d) [0x%x]" % (name, frame["image"]["name"], frame["offset"], frame["address"])
+
+    def tree(chain, marker_after=None, kernel=False):
+        out = []
+        depth = 0
+        for frame in chain:
+            out.append("%s1000  %s" % ("  " * (depth + 1), text(frame)))
+            depth += 1
+            if marker_after is not None and frame["image"]["name"] == "HoldApp" and frame["offset"] == marker_after:
+                out.append("%s1000  <patched truncated backtrace>" % ("  " * (depth + 1)))
+                depth += 1
+        if kernel:
+            out.append("%s*1000  %s" % (" " * (2 * (depth + 1) - 1), SPINDUMP_KERNEL_FRAME))
+        return out
+
+    def binary_images(used, kernel):
+        rows = []
+        for image in sorted(used, key=lambda image: image["base"]):
+            if image["name"] in SAMPLE_APP_IMAGES:
+                version = report["bundleInfo"]["CFBundleVersion"]
+            else:
+                version = SAMPLE_VERSIONS.get(image["name"], "1")
+            rows.append((" ", image["base"], image["base"] + image["size"] - 1,
+                         "%s (%s)" % (image["name"], version), image["uuid"].upper(), image["path"]))
+        if kernel:
+            rows.append(SPINDUMP_KERNEL_IMAGE)
+        width = max(len(row[3]) for row in rows)
+        return ["  Binary Images:"] + ["   %s%18s - %18s  %-*s <%s>  %s" % (
+            star, "0x%x" % start, "0x%x" % end, width, name, uuid, path)
+            for star, start, end, name, uuid, path in rows]
+
+    def used(chains):
+        seen = {}
+        for chain in chains:
+            for frame in chain:
+                seen[frame["image"]["name"]] = frame["image"]
+        return list(seen.values())
+
+    chains = [list(reversed(frames)) for frames in threads]
+    lines = [
+        "Process:          HoldApp [%d]" % report["pid"],
+        "UUID:             " + app["uuid"].upper(),
+        "Path:             " + app["path"],
+        "Identifier:       com.example.HoldApp",
+        "Version:          1.2 (12)",
+        "Shared Cache:     398ACFB4-57F6-31E0-BC82-E9959E5C92CE slid base address 0x7ff811b54000, slide 0x11b54000",
+        "Architecture:     x86_64",
+        "Parent:           launchd_sim [4100]",
+        "Footprint:        12.34 MB",
+        "Time Since Fork:  12s",
+        "Num samples:      1000 (1-1000)",
+        "",
+        '  Thread 0x4d8a1    DispatchQueue "com.apple.main-thread"(1)    1000 samples (1-1000)    priority 46 (base 46)',
+    ] + tree(chains[0], marker_after=SPINDUMP_LOADS_AFTER, kernel=True) + [
+        "",
+        "  Thread 0x4d8b3    1000 samples (1-1000)    priority 31 (base 31)",
+    ] + tree(chains[1]) + [""] + binary_images(used(chains), kernel=True)
+
+    holdkit = dict(images["HoldKit"], base=SPINDUMP_WIDGET_HOLDKIT)
+    dyld = next(frame for frame in chains[0] if frame["image"]["name"] == "libdyld.dylib")
+    widget = [dyld] + [dict(frame, image=holdkit, address=SPINDUMP_WIDGET_HOLDKIT + frame["offset"])
+                       for frame in chains[0] if frame["image"]["name"] == "HoldKit"]
+    appex = app["path"].rsplit("/", 1)[0] + "/PlugIns/HoldWidget.appex/HoldWidget"
+    lines += [
+        "",
+        "",
+        "Process:          HoldWidget [4133]",
+        "UUID:             0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0",
+        "Path:             " + appex,
+        "Identifier:       com.example.HoldApp.HoldWidget",
+        "Version:          1.2 (12)",
+        "Architecture:     x86_64",
+        "Parent:           launchd_sim [4100]",
+        "Footprint:        3.21 MB",
+        "Time Since Fork:  5s",
+        "Num samples:      1000 (1-1000)",
+        "",
+        "  Thread 0x4d9c0    1000 samples (1-1000)    priority 31 (base 31)",
+    ] + tree(widget) + [""] + binary_images(used([widget]), kernel=False)
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description="Write MetricKit payloads and resource reports over the samples.")
     parser.add_argument("--reports", required=True)
@@ -343,6 +457,9 @@ def main():
 
     with open(os.path.join(args.out, "HoldApp-sample.txt"), "w") as handle:
         handle.write(sample_report(args.reports))
+
+    with open(os.path.join(args.out, "HoldApp-spindump.txt"), "w") as handle:
+        handle.write(spindump_report(args.reports))
 
 
 if __name__ == "__main__":

@@ -172,3 +172,34 @@ struct CorpusSampleTests {
         #expect(compared == checked)
     }
 }
+
+/// spindump's process sections (Samples/diagnostics/HoldApp-spindump.txt): the app and an app
+/// extension that loads HoldKit at another address, each frame symbolicated against the HoldKit
+/// its own process loads; a `<patched truncated backtrace>` node inside a tree.
+@Suite(.enabled(if: Diagnostics.available, "Samples/diagnostics is absent (run Samples/generate.sh)"))
+struct SpindumpReportTests {
+    @Test(.enabled(if: Referee.available, "llvm-symbolizer-14 is absent"))
+    func eachProcessUsesItsOwnImages() throws {
+        let bytes = try Diagnostics.bytes("HoldApp-spindump.txt")
+        let (processed, locator) = try SampleOutput.process(bytes, paths: SampleReportTests.paths)
+        #expect(processed.report.format == .microstackshot)
+        #expect(processed.report.backtraces.count == 3)
+        let holdKit = processed.report.backtraces.flatMap(\.frames).filter { $0.imageName == "HoldKit" }
+        #expect(
+            Set(holdKit.compactMap { processed.report.image(for: $0)?.loadAddress }) == [0x1_030a_0000, 0x1_0456_0000])
+        let checked = try SymbolicationCheck.compare(processed, locator: locator)
+        #expect(checked == 15, "the app's 11 HoldApp and HoldKit frames and the extension's 4")
+        #expect(processed.outcome.results.values.filter { $0.status == .symbolicated }.count == 15)
+        // The same HoldKit calls in both processes get the same names (the app's last one has a
+        // kernel frame below it and is a return address there, the extension's is its pc).
+        let names = { (base: UInt64) in
+            holdKit.filter { processed.report.image(for: $0)?.loadAddress == base }.map { frame in
+                processed.outcome.results.first { id, _ in
+                    processed.report.backtraces[id.backtrace].frames[id.frame] == frame
+                }?.value.frames.map(\.symbol) ?? []
+            }
+        }
+        #expect(names(0x1_0456_0000).prefix(3) == names(0x1_030a_0000).prefix(3))
+        #expect(names(0x1_0456_0000).count == 4 && names(0x1_0456_0000)[0] == ["hk_codec_run"])
+    }
+}
