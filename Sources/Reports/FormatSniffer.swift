@@ -31,13 +31,22 @@ enum FormatSniffer {
         return false
     }
 
-    /// True when a line of the document starts with `prefix`, after any indentation. A symbol
-    /// column never starts a line, so symbolicating a report cannot add or take away such a line.
+    /// True when a line of the document starts with `prefix`, after any indentation (spaces,
+    /// tabs, non-breaking spaces). A symbol column never starts a line, so symbolicating a report
+    /// cannot add or take away such a line.
     static func hasLine(_ bytes: [UInt8], startingWith prefix: String) -> Bool {
         let p = Array(prefix.utf8)
         var i = 0
         while i < bytes.count {
-            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 }
+            while i < bytes.count {
+                if bytes[i] == 0x20 || bytes[i] == 0x09 {
+                    i += 1
+                } else if bytes[i] == 0xC2, i + 1 < bytes.count, bytes[i + 1] == 0xA0 {
+                    i += 2  // U+00A0, as pasted reports indent
+                } else {
+                    break
+                }
+            }
             if bytes.count - i >= p.count, bytes[i..<(i + p.count)].elementsEqual(p) { return true }
             while i < bytes.count, bytes[i] != 0x0A, bytes[i] != 0x0D { i += 1 }
             i += 1
@@ -102,7 +111,9 @@ enum FormatSniffer {
     /// Text formats that are not Apple crash reports; nil when none matches.
     static func textRefusal(_ bytes: [UInt8]) -> SymbolicateError? {
         let apple = ["Incident Identifier:", "Exception Type:", "Crashed Thread:", "Triggered by Thread:"]
-        if apple.contains(where: { contains(bytes, $0) }) { return nil }
+        // Whole lines only: a key inside a frame's symbol column is gone once the frame is
+        // rewritten, and a report must stay a report when it is symbolicated.
+        if apple.contains(where: { hasLine(bytes, startingWith: $0) }) { return nil }
         if contains(bytes, "Build fingerprint:") || contains(bytes, "*** *** *** *** ***")
             || contains(bytes, "backtrace:\n    #00 pc")
             || (contains(bytes, "ABI: '") && contains(bytes, "signal "))

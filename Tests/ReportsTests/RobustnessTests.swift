@@ -132,4 +132,20 @@ import Testing
             ("{\"bug_type\":\"309\",\"x\":\"" + String(repeating: "y", count: 5_000_000) + "\"}\n{}").utf8)
         _ = try? ReportParser.parse(hugeHeader)
     }
+
+    /// Found by fuzzing: what kind a document is must not hang on words inside a frame's symbol
+    /// column, which symbolication replaces. A spindump-looking document whose only crash-report
+    /// key sits inside a frame line is refused as before, not read as a crash report that stops
+    /// parsing once symbolicated; keys at the start of a line, indented with U+00A0, still count.
+    @Test func theKindIsReadFromWholeLines() throws {
+        let frame = "0   HoldKit   \t0x1030a4044 0x1030a0000 + 16Incident Identifier: E64D8423\n"
+        let spindumpish = "Heaviest stack for the target process:\n" + frame
+        #expect {
+            _ = try ReportParser.parse(Array(spindumpish.utf8))
+        } throws: { error in
+            (error as? SymbolicateError)?.message.contains("spindump") == true
+        }
+        let indented = "Heaviest stack\n\u{A0}\u{A0}Incident Identifier: E64D8423\nThread 0 Crashed:\n" + frame
+        #expect(try ReportParser.parse(Array(indented.utf8)).format == .text)
+    }
 }
