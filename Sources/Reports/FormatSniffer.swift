@@ -31,23 +31,14 @@ enum FormatSniffer {
         return false
     }
 
-    /// True when a line of the document starts with `prefix`, after any indentation (spaces,
-    /// tabs, non-breaking spaces). A symbol column never starts a line, so symbolicating a report
+    /// True when a line of the document starts with `prefix`, after any indentation (what
+    /// ByteText.spaceWidth counts: spaces, tabs, non-breaking spaces). A symbol column never starts a line, so symbolicating a report
     /// cannot add or take away such a line.
     static func hasLine(_ bytes: [UInt8], startingWith prefix: String) -> Bool {
-        let p = Array(prefix.utf8)
         var i = 0
         while i < bytes.count {
-            while i < bytes.count {
-                if bytes[i] == 0x20 || bytes[i] == 0x09 {
-                    i += 1
-                } else if bytes[i] == 0xC2, i + 1 < bytes.count, bytes[i + 1] == 0xA0 {
-                    i += 2  // U+00A0, as pasted reports indent
-                } else {
-                    break
-                }
-            }
-            if bytes.count - i >= p.count, bytes[i..<(i + p.count)].elementsEqual(p) { return true }
+            while case let width = ByteText.spaceWidth(bytes, i, bytes.count), width > 0 { i += width }
+            if ByteText.hasPrefix(bytes, at: i, prefix) { return true }
             while i < bytes.count, bytes[i] != 0x0A, bytes[i] != 0x0D { i += 1 }
             i += 1
         }

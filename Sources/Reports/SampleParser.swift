@@ -85,16 +85,9 @@ enum SampleParser {
             }
             guard inSection else { continue }
             if text == "Binary Images:" { break }
-            guard text.hasPrefix("???  (in "), let open = lastRange(of: " [0x", in: bytes, t),
-                let inImage = lastRange(of: " (in ", in: bytes, t.lowerBound..<open.lowerBound)
-            else { continue }
-            var close = open.upperBound
-            while close < t.upperBound, bytes[close] != UInt8(ascii: "]") { close += 1 }
-            guard close < t.upperBound, let address = ByteText.hexAddress(bytes, (open.lowerBound + 2)..<close),
-                let imageEnd = bytes[inImage.upperBound..<open.lowerBound].firstIndex(of: UInt8(ascii: ")"))
-            else { continue }
+            guard text.hasPrefix("???  (in "), let located = imageAndAddress(bytes, t) else { continue }
             out.append(
-                (t.lowerBound..<(close + 1), ByteText.string(bytes, inImage.upperBound..<imageEnd), address))
+                (t.lowerBound..<located.addressEnd, ByteText.string(bytes, located.image), located.address))
         }
         return out
     }
@@ -118,16 +111,41 @@ enum SampleParser {
         guard i > countStart, i < t.upperBound, bytes[i] == 0x20 else { return nil }
         while i < t.upperBound, bytes[i] == 0x20 { i += 1 }
         let symbolStart = i
-        // ` [0xADDRESS]`, then perhaps `  File.m:12`.
-        guard let open = lastRange(of: " [0x", in: bytes, symbolStart..<t.upperBound) else { return nil }
-        var close = open.upperBound
-        while close < t.upperBound, bytes[close] != UInt8(ascii: "]") { close += 1 }
-        guard close < t.upperBound, let address = ByteText.hexAddress(bytes, (open.lowerBound + 2)..<close) else {
-            return nil
+        guard let located = imageAndAddress(bytes, symbolStart..<t.upperBound) else { return nil }
+        let symbol = ByteText.string(bytes, ByteText.trim(bytes, symbolStart..<located.symbolEnd))
+        guard !symbol.isEmpty else { return nil }
+        var frame = Frame(
+            number: 0, imageName: ByteText.string(bytes, located.image), address: located.address,
+            isReturnAddress: false, symbolColumn: symbolStart..<t.upperBound)
+        if symbol != "???" {
+            // Between the image and the address: ` + OFFSET`, `  load address ...` or nothing;
+            // after the address, perhaps `  File.m:12`.
+            let between = ByteText.string(bytes, ByteText.trim(bytes, located.between))
+            let source = ByteText.string(bytes, ByteText.trim(bytes, located.addressEnd..<t.upperBound))
+            var described = symbol
+            if between.hasPrefix("+ ") { described += " " + between }
+            if !source.isEmpty {
+                described += " (" + source + ")"
+            } else if between.hasPrefix("("), between.hasSuffix(")") {
+                described += " " + between
+            }
+            SampleTree.describe(&frame, symbol: described)
         }
-        let source = ByteText.string(bytes, ByteText.trim(bytes, (close + 1)..<t.upperBound))
-        // ` (in IMAGE)`, then ` + OFFSET`, `  load address 0xBASE + 0xOFFSET` or nothing.
-        guard let inImage = lastRange(of: " (in ", in: bytes, symbolStart..<open.lowerBound) else { return nil }
+        return SampleTreeNode(indent: countStart - line.lowerBound, frame: frame)
+    }
+
+    /// Where the parts of a node sit from its symbol on (`SYMBOL (in IMAGE) ... [0xADDRESS]...`):
+    /// the end of the symbol, the image name (parentheses inside it balanced), what stands
+    /// between the image and the address, the address and where its bracket closes.
+    private static func imageAndAddress(_ bytes: [UInt8], _ range: Range<Int>) -> (
+        symbolEnd: Int, image: Range<Int>, between: Range<Int>, address: UInt64, addressEnd: Int
+    )? {
+        guard let open = lastRange(of: " [0x", in: bytes, range) else { return nil }
+        var close = open.upperBound
+        while close < range.upperBound, bytes[close] != UInt8(ascii: "]") { close += 1 }
+        guard close < range.upperBound, let address = ByteText.hexAddress(bytes, (open.lowerBound + 2)..<close),
+            let inImage = lastRange(of: " (in ", in: bytes, range.lowerBound..<open.lowerBound)
+        else { return nil }
         var imageEnd = inImage.upperBound
         var depth = 1
         while imageEnd < open.lowerBound {
@@ -139,23 +157,7 @@ enum SampleParser {
             imageEnd += 1
         }
         guard imageEnd < open.lowerBound else { return nil }
-        let symbol = ByteText.string(bytes, ByteText.trim(bytes, symbolStart..<inImage.lowerBound))
-        guard !symbol.isEmpty else { return nil }
-        var frame = Frame(
-            number: 0, imageName: ByteText.string(bytes, (inImage.lowerBound + 5)..<imageEnd), address: address,
-            isReturnAddress: false, symbolColumn: symbolStart..<t.upperBound)
-        if symbol != "???" {
-            let between = ByteText.string(bytes, ByteText.trim(bytes, (imageEnd + 1)..<open.lowerBound))
-            var described = symbol
-            if between.hasPrefix("+ ") { described += " " + between }
-            if !source.isEmpty {
-                described += " (" + source + ")"
-            } else if between.hasPrefix("("), between.hasSuffix(")") {
-                described += " " + between
-            }
-            SampleTree.describe(&frame, symbol: described)
-        }
-        return SampleTreeNode(indent: countStart - line.lowerBound, frame: frame)
+        return (inImage.lowerBound, inImage.upperBound..<imageEnd, (imageEnd + 1)..<open.lowerBound, address, close + 1)
     }
 
     /// The marks `sample` draws down the tree's levels: `+ ! : |`.
