@@ -314,7 +314,8 @@ struct UnitReader {
     init(sections: [String: ByteReader]) {
         self.sections = sections
         rangeContext = RangeContext(
-            version: 4, addressSize: 8, offsetSize: 4, baseAddress: 0, debugRanges: sections[".debug_ranges"],
+            format: DwarfFormat(version: 4, addressSize: 8, offsetSize: 4), baseAddress: 0,
+            debugRanges: sections[".debug_ranges"],
             debugRnglists: sections[".debug_rnglists"], debugAddr: sections[".debug_addr"])
     }
 
@@ -325,7 +326,7 @@ struct UnitReader {
         let h = context.header
         let offset = UInt64(h.offset)
         guard unitDie.tag == DW_TAG_compile_unit || unitDie.tag == DW_TAG_partial_unit else { return emptyUnit(offset) }
-        try begin(version: h.version, addressSize: h.addressSize, offsetSize: h.offsetSize, attrs)
+        try begin(h.format, attrs)
         if unitDie.hasChildren {
             var r = start
             // Levels being walked (their DIEs' parent node and depth); below them, `skipped`
@@ -365,8 +366,7 @@ struct UnitReader {
         let (context, unitDie, _) = try decoder.openUnit(index)
         guard let unitDie, let attrs = unitDie.attributes else { return nil }
         guard unitDie.tag == DW_TAG_compile_unit || unitDie.tag == DW_TAG_partial_unit else { return [] }
-        let h = context.header
-        setRangeContext(version: h.version, addressSize: h.addressSize, offsetSize: h.offsetSize, attrs)
+        setRangeContext(context.header.format, attrs)
         return try pcRanges(attrs)
     }
 
@@ -375,7 +375,7 @@ struct UnitReader {
         let tag = try session.tag(unit.die)
         guard tag == DW_TAG_compile_unit || tag == DW_TAG_partial_unit else { return emptyUnit(unit.offset) }
         let attrs = try session.attributes(unit.die)
-        try begin(version: unit.version, addressSize: unit.addressSize, offsetSize: unit.offsetSize, attrs)
+        try begin(unit.format, attrs)
         if let first = try session.child(unit.die) {
             try walk(first, parent: -1, depth: 0, session)
         }
@@ -410,25 +410,23 @@ struct UnitReader {
     }
 
     /// Starts a compilation unit: its range-list context and its line table.
-    private mutating func begin(version: UInt16, addressSize: Int, offsetSize: Int, _ attrs: DieAttributes) throws {
+    private mutating func begin(_ format: DwarfFormat, _ attrs: DieAttributes) throws {
         part = DebugInfo()
         nameIndex = [:]
         placedNames.removeAll()
         fileIndex = [:]
-        setRangeContext(version: version, addressSize: addressSize, offsetSize: offsetSize, attrs)
+        setRangeContext(format, attrs)
         table = LineTable()
         unitFiles = []
         if let stmt = attrs.stmtList, let section = sections[".debug_line"] {
             let strings = LineProgram.Strings(lineStr: sections[".debug_line_str"], str: sections[".debug_str"])
             table = try LineProgram.parse(section, at: stmt, strings: strings, compDir: attrs.compDir ?? "")
-            addSequences(addressSize: addressSize)
+            addSequences(tombstone: format.maxAddress)
         }
     }
 
-    private mutating func setRangeContext(version: UInt16, addressSize: Int, offsetSize: Int, _ attrs: DieAttributes) {
-        rangeContext.version = version
-        rangeContext.addressSize = addressSize
-        rangeContext.offsetSize = offsetSize
+    private mutating func setRangeContext(_ format: DwarfFormat, _ attrs: DieAttributes) {
+        rangeContext.format = format
         rangeContext.baseAddress = attrs.lowPC ?? 0
         rangeContext.addrBase = attrs.addrBase
         rangeContext.rnglistsBase = attrs.rnglistsBase
@@ -495,10 +493,10 @@ struct UnitReader {
         return index
     }
 
-    private mutating func addSequences(addressSize: Int) {
+    /// Adds the unit's line sequences, but those the linker dropped (starting at `tombstone`).
+    private mutating func addSequences(tombstone: UInt64) {
         let rows = table.rows
         part.lines.reserveCapacity(part.lines.count + rows.count)
-        let tombstone: UInt64 = addressSize >= 8 ? .max : (UInt64(1) << (addressSize * 8)) - 1
         var first = 0
         for i in rows.indices where rows[i].endSequence {
             defer { first = i + 1 }

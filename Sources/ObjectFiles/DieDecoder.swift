@@ -180,14 +180,14 @@ final class DieDecoder {
     private func skipAttributes(
         _ r: inout ByteReader, _ start: Int, _ abbrev: Abbreviation, _ context: DwarfUnitContext
     ) throws {
-        let h = context.header
+        let format = context.header.format
         try context.table.specs.withUnsafeBufferPointer { specs in
             for i in abbrev.specs {
                 let form = specs[i].form
                 if form == DW_FORM_indirect {
-                    try DieDecoder.skip(try DieDecoder.indirectForm(&r, start), &r, h)
+                    try DieDecoder.skip(try DieDecoder.indirectForm(&r, start), &r, format)
                 } else {
-                    try DieDecoder.skip(form, &r, h)
+                    try DieDecoder.skip(form, &r, format)
                 }
             }
         }
@@ -241,16 +241,16 @@ final class DieDecoder {
         _ r: inout ByteReader, _ start: Int, _ abbrev: Abbreviation, context: DwarfUnitContext,
         raw: inout RawAttributes
     ) throws {
-        let h = context.header
+        let format = context.header.format
         for i in abbrev.specs {
             // Indexed, not sliced: a slice of the specs would retain their array for every DIE.
             let spec = context.table.specs[i]
             let form = spec.form == DW_FORM_indirect ? try DieDecoder.indirectForm(&r, start) : spec.form
             guard DieDecoder.isWanted(spec.name) else {
-                try DieDecoder.skip(form, &r, h)
+                try DieDecoder.skip(form, &r, format)
                 continue
             }
-            let v = RawValue(form: form, value: try DieDecoder.value(form, spec, &r, h))
+            let v = RawValue(form: form, value: try DieDecoder.value(form, spec, &r, format))
             switch spec.name {
             case DW_AT_low_pc: raw.lowPC = v
             case DW_AT_high_pc: raw.highPC = v
@@ -282,9 +282,9 @@ final class DieDecoder {
         }
     }
 
-    /// The fixed size of `form` in a unit of header `h`; nil when the size is in the data.
+    /// The fixed size of `form` in a unit of format `f`; nil when the size is in the data.
     @inline(__always)
-    private static func fixedSize(_ form: UInt16, _ h: DwarfUnitHeader) -> Int? {
+    private static func fixedSize(_ form: UInt16, _ f: DwarfFormat) -> Int? {
         switch form {
         case DW_FORM_flag_present, DW_FORM_implicit_const: return 0
         case DW_FORM_data1, DW_FORM_ref1, DW_FORM_flag, DW_FORM_strx1, DW_FORM_addrx1: return 1
@@ -293,19 +293,18 @@ final class DieDecoder {
         case DW_FORM_data4, DW_FORM_ref4, DW_FORM_strx4, DW_FORM_addrx4, DW_FORM_ref_sup4: return 4
         case DW_FORM_data8, DW_FORM_ref8, DW_FORM_ref_sig8, DW_FORM_ref_sup8: return 8
         case DW_FORM_data16: return 16
-        case DW_FORM_addr: return h.addressSize
-        // DWARF 2 wrote DW_FORM_ref_addr with the size of an address.
-        case DW_FORM_ref_addr: return h.version <= 2 ? h.addressSize : h.offsetSize
+        case DW_FORM_addr: return f.addressSize
+        case DW_FORM_ref_addr: return f.refAddrSize
         case DW_FORM_strp, DW_FORM_line_strp, DW_FORM_sec_offset, DW_FORM_strp_sup, DW_FORM_GNU_ref_alt,
             DW_FORM_GNU_strp_alt:
-            return h.offsetSize
+            return f.offsetSize
         default: return nil
         }
     }
 
     /// Moves `r` past a value of `form`.
-    private static func skip(_ form: UInt16, _ r: inout ByteReader, _ h: DwarfUnitHeader) throws {
-        if let n = fixedSize(form, h) {
+    private static func skip(_ form: UInt16, _ r: inout ByteReader, _ f: DwarfFormat) throws {
+        if let n = fixedSize(form, f) {
             try r.skip(n)
             return
         }
@@ -324,7 +323,7 @@ final class DieDecoder {
 
     /// The value of `form` as a number: constants, offsets, indices, references (unit-relative
     /// as written), and for DW_FORM_string the offset of the string in `.debug_info`.
-    private static func value(_ form: UInt16, _ spec: AttributeSpec, _ r: inout ByteReader, _ h: DwarfUnitHeader) throws
+    private static func value(_ form: UInt16, _ spec: AttributeSpec, _ r: inout ByteReader, _ f: DwarfFormat) throws
         -> UInt64
     {
         switch form {
@@ -344,10 +343,10 @@ final class DieDecoder {
             _ = try r.cStringLength()
             return at
         case DW_FORM_block1, DW_FORM_block2, DW_FORM_block4, DW_FORM_block, DW_FORM_exprloc:
-            try skip(form, &r, h)
+            try skip(form, &r, f)
             return 0
         default:
-            if let n = fixedSize(form, h) { return try r.unsigned(size: n) }
+            if let n = fixedSize(form, f) { return try r.unsigned(size: n) }
             switch form {
             case DW_FORM_udata, DW_FORM_ref_udata, DW_FORM_strx, DW_FORM_addrx, DW_FORM_loclistx, DW_FORM_rnglistx,
                 DW_FORM_GNU_addr_index, DW_FORM_GNU_str_index:
@@ -397,7 +396,8 @@ extension DieDecoder {
                 throw DecodeError("indexed address without a .debug_addr section")
             }
             return try entry(
-                v.value, of: .addr, base: context.addrBase, size: context.header.addressSize, context, what: "address")
+                v.value, of: .addr, base: context.addrBase, size: context.header.format.addressSize, context,
+                what: "address")
         default:
             throw DecodeError("an address attribute has form 0x\(String(v.form, radix: 16))")
         }
@@ -413,7 +413,7 @@ extension DieDecoder {
         _ index: UInt64, of section: IndexedSection, base: UInt64?, size: Int, _ context: DwarfUnitContext,
         what: String
     ) throws -> UInt64 {
-        let start = base ?? UInt64(context.header.offsetSize == 8 ? 16 : 8)
+        let start = base ?? context.header.format.defaultIndexBase
         guard index < UInt64(Int32.max) else { throw DecodeError("\(what) index \(index) is out of range") }
         let (off, overflow) = start.addingReportingOverflow(index &* UInt64(size))
         guard !overflow, off <= UInt64(Int.max) else { throw DecodeError("\(what) index \(index) is out of range") }
@@ -497,7 +497,7 @@ extension DieDecoder {
                 throw DecodeError("indexed string without a .debug_str_offsets section")
             }
             let offset = try entry(
-                v.value, of: .strOffsets, base: context.strOffsetsBase, size: context.header.offsetSize, context,
+                v.value, of: .strOffsets, base: context.strOffsetsBase, size: context.header.format.offsetSize, context,
                 what: "string")
             return try at(.str, offset)
         default:

@@ -67,9 +67,7 @@ struct DieAttributes {
 struct DwarfUnit {
     /// Offset of the unit header in `.debug_info`.
     var offset: UInt64
-    var version: UInt16
-    var addressSize: Int
-    var offsetSize: Int
+    var format: DwarfFormat
     var die: DwarfDie
 }
 
@@ -224,7 +222,8 @@ final class DwarfSession {
                 continue
             }
             let unit = DwarfUnit(
-                offset: unitOffset, version: version, addressSize: Int(addressSize), offsetSize: Int(offsetSize),
+                offset: unitOffset,
+                format: DwarfFormat(version: version, addressSize: Int(addressSize), offsetSize: Int(offsetSize)),
                 die: DwarfDie(raw: die))
             defer { release(unit.die) }
             try body(unit)

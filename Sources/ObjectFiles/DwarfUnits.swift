@@ -4,16 +4,44 @@
 // that claims more bytes than its section holds, a version we do not know, or an abbreviation
 // table past its section or with absurd counts ends in a DecodeError that says which.
 
+/// What the encoding of a unit's values depends on, as LLVM's `dwarf::FormParams`: the DWARF
+/// version, the size of an address, and the size of a section offset (4 in the 32-bit format, 8
+/// in the 64-bit one; DWARF 5 section 7.4). Sizes and default bases that follow from these are
+/// computed here, once, for every reader of the unit (forms, range lists, indexed sections).
+struct DwarfFormat: Sendable, Equatable {
+    var version: UInt16
+    var addressSize: Int
+    var offsetSize: Int
+
+    /// The largest address: DWARF 5's tombstone for code the linker dropped (section 7.26 of the
+    /// 6 draft; what dsymutil and lld write), and the base-address selection mark of DWARF 2-4's
+    /// `.debug_ranges` (section 2.17.3).
+    var maxAddress: UInt64 { addressSize >= 8 ? .max : (UInt64(1) << (addressSize * 8)) - 1 }
+
+    /// The size of DW_FORM_ref_addr: an offset, but DWARF 2 wrote it with the size of an address.
+    var refAddrSize: Int { version <= 2 ? addressSize : offsetSize }
+
+    /// Where a unit's entries start in `.debug_addr` and `.debug_str_offsets` when its unit DIE
+    /// states no DW_AT_addr_base / DW_AT_str_offsets_base: just past the section's first header
+    /// (DWARF 5 sections 7.27 and 7.26: unit length, version and two more bytes; 8 bytes, 16 in
+    /// the 64-bit format).
+    var defaultIndexBase: UInt64 { offsetSize == 8 ? 16 : 8 }
+
+    /// Where a unit's offsets start in `.debug_rnglists` when its unit DIE states no
+    /// DW_AT_rnglists_base: just past the section's first header (DWARF 5 section 7.28: unit
+    /// length, version, address size, segment selector size, offset entry count; 12 bytes, 20 in
+    /// the 64-bit format).
+    var defaultRnglistsBase: UInt64 { offsetSize == 8 ? 20 : 12 }
+}
+
 /// One unit header of `.debug_info` (DWARF 5 section 7.5.1).
 struct DwarfUnitHeader: Sendable {
     /// Offset of the header in `.debug_info`; references of the ref1..ref_udata forms are relative to it.
     var offset: Int
     /// One past the unit's last byte.
     var end: Int
-    var version: UInt16
+    var format: DwarfFormat
     var unitType: UInt8
-    var addressSize: Int
-    var offsetSize: Int
     var abbrevOffset: UInt64
     /// Offset of the unit's first DIE.
     var firstDie: Int
@@ -59,8 +87,9 @@ struct DwarfUnitHeader: Sendable {
         }
         guard r.offset <= end else { throw DecodeError("unit at \(offset) is shorter than its header") }
         return DwarfUnitHeader(
-            offset: offset, end: end, version: version, unitType: unitType, addressSize: addressSize,
-            offsetSize: offsetSize, abbrevOffset: abbrevOffset, firstDie: r.offset)
+            offset: offset, end: end,
+            format: DwarfFormat(version: version, addressSize: addressSize, offsetSize: offsetSize),
+            unitType: unitType, abbrevOffset: abbrevOffset, firstDie: r.offset)
     }
 
     /// Every unit of `.debug_info`, in section order.

@@ -4,9 +4,7 @@
 // the section bytes; every read is bounds-checked.
 
 struct RangeContext {
-    var version: UInt16
-    var addressSize: Int
-    var offsetSize: Int
+    var format: DwarfFormat
     /// The unit's DW_AT_low_pc: the base for offset pairs.
     var baseAddress: UInt64
     var addrBase: UInt64?
@@ -15,22 +13,20 @@ struct RangeContext {
     var debugRnglists: ByteReader?
     var debugAddr: ByteReader?
 
-    private var maxAddress: UInt64 { addressSize >= 8 ? .max : (UInt64(1) << (addressSize * 8)) - 1 }
-
     /// The half-open ranges of a DW_AT_ranges value of `form`.
     func ranges(form: UInt16, value: UInt64) throws -> [(start: UInt64, end: UInt64)] {
-        if form == DW_FORM_rnglistx || version >= 5 {
+        if form == DW_FORM_rnglistx || format.version >= 5 {
             return try rangeList(form: form, value: value)
         }
         guard var r = debugRanges else { throw DecodeError("DW_AT_ranges without a .debug_ranges section") }
         try r.seek(Int(clamping: value))
         var base = baseAddress
         var out: [(UInt64, UInt64)] = []
-        while r.remaining >= addressSize * 2 {
-            let start = try r.unsigned(size: addressSize)
-            let end = try r.unsigned(size: addressSize)
+        while r.remaining >= format.addressSize * 2 {
+            let start = try r.unsigned(size: format.addressSize)
+            let end = try r.unsigned(size: format.addressSize)
             if start == 0 && end == 0 { break }
-            if start == maxAddress {
+            if start == format.maxAddress {
                 base = end
                 continue
             }
@@ -41,21 +37,21 @@ struct RangeContext {
 
     private func indexedAddress(_ index: UInt64) throws -> UInt64 {
         guard var r = debugAddr else { throw DecodeError("indexed address without a .debug_addr section") }
-        let base = addrBase ?? UInt64(offsetSize == 8 ? 16 : 8)
-        let (off, overflow) = base.addingReportingOverflow(index &* UInt64(addressSize))
+        let base = addrBase ?? format.defaultIndexBase
+        let (off, overflow) = base.addingReportingOverflow(index &* UInt64(format.addressSize))
         guard !overflow, index < UInt64(Int32.max) else { throw DecodeError("address index \(index) is out of range") }
         try r.seek(Int(clamping: off))
-        return try r.unsigned(size: addressSize)
+        return try r.unsigned(size: format.addressSize)
     }
 
     private func rangeList(form: UInt16, value: UInt64) throws -> [(start: UInt64, end: UInt64)] {
         guard var r = debugRnglists else { throw DecodeError("DW_AT_ranges without a .debug_rnglists section") }
         var offset = value
         if form == DW_FORM_rnglistx {
-            let base = rnglistsBase ?? UInt64(offsetSize == 8 ? 20 : 12)
+            let base = rnglistsBase ?? format.defaultRnglistsBase
             guard value < UInt64(Int32.max) else { throw DecodeError("range list index \(value) is out of range") }
-            try r.seek(Int(clamping: base &+ value &* UInt64(offsetSize)))
-            offset = base &+ (try r.unsigned(size: offsetSize))
+            try r.seek(Int(clamping: base &+ value &* UInt64(format.offsetSize)))
+            offset = base &+ (try r.unsigned(size: format.offsetSize))
         }
         try r.seek(Int(clamping: offset))
         var base = baseAddress
@@ -76,12 +72,12 @@ struct RangeContext {
                 let s = try r.uleb()
                 let e = try r.uleb()
                 add(base &+ s, base &+ e)
-            case DW_RLE_base_address: base = try r.unsigned(size: addressSize)
+            case DW_RLE_base_address: base = try r.unsigned(size: format.addressSize)
             case DW_RLE_start_end:
-                let s = try r.unsigned(size: addressSize)
-                add(s, try r.unsigned(size: addressSize))
+                let s = try r.unsigned(size: format.addressSize)
+                add(s, try r.unsigned(size: format.addressSize))
             case DW_RLE_start_length:
-                let s = try r.unsigned(size: addressSize)
+                let s = try r.unsigned(size: format.addressSize)
                 add(s, s &+ (try r.uleb()))
             default:
                 throw DecodeError("unknown range list entry kind \(kind) at offset \(r.offset)")
