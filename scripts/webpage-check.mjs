@@ -13,7 +13,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 const [browserPath, pageURL, reportFile, dropFile, kernelUUID, outDir] = process.argv.slice(2);
 if (!outDir) {
@@ -222,6 +222,25 @@ async function checkActions(page, reportText) {
   check("drop: a report dropped anywhere on the page is symbolicated", afterDrop.status.startsWith("Frames symbolicated: ") &&
     (await evaluate(s, `document.getElementById("report").value`)) === dropText && afterDrop.summary.some(([k, v]) => k === "App" && v === "HoldApp"));
   check("drop: the download is named after the dropped file", (await evaluate(s, `symbolicatedName()`)) === "dropped-symbolicated.ips");
+
+  // Other report kinds: a dropped file keeps its extension (sample output is .txt), and a pasted
+  // report is named by the format the server read (a MetricKit payload is saved as .json).
+  const diagnostics = join(dirname(reportFile), "..", "diagnostics");
+  const sampleText = readFileSync(join(diagnostics, "HoldApp-sample.txt"), "utf8");
+  await evaluate(s, `(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([${JSON.stringify(sampleText)}], "HoldApp-sample.txt", { type: "text/plain" }));
+    document.getElementById("summary").dispatchEvent(new DragEvent("drop", { bubbles: true, cancelable: true, dataTransfer: dt }));
+    return true;
+  })()`);
+  await waitFor(s, `document.getElementById("report").value.includes("Analysis of sampling") && ${finished}`, "the dropped sample");
+  check("drop: sample output is saved as .txt under its own name", (await evaluate(s, `symbolicatedName()`)) === "HoldApp-sample-symbolicated.txt",
+    await evaluate(s, `symbolicatedName() + " / " + document.getElementById("status").textContent`));
+  const payload = readFileSync(join(diagnostics, "HoldApp-metrickit.json"), "utf8");
+  await evaluate(s, `(() => { document.getElementById("report").value = ${JSON.stringify(payload)}; document.getElementById("go").click(); return true; })()`);
+  await waitFor(s, `document.getElementById("report").value.includes("callStackTree") && document.getElementById("status").textContent.startsWith("Frames symbolicated: ") && document.getElementById("text").textContent.includes("callStackTree")`, "the pasted MetricKit payload");
+  check("paste: a MetricKit payload is saved as .json", (await evaluate(s, `symbolicatedName()`)) === "report-symbolicated.json",
+    await evaluate(s, `symbolicatedName() + " / " + document.getElementById("status").textContent`));
 }
 
 try {

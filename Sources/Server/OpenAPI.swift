@@ -9,7 +9,7 @@ enum OpenAPI {
           "info": {
             "title": "symbolicate",
             "version": "0.1.0",
-            "description": "Symbolication of Apple crash reports (.crash text and .ips) against a store of dSYMs and binaries. Writes need a bearer token; reads need one too when the server was started with --read-token-file (a write token also reads). With a bucket store (s3://), a request the bucket cannot serve (it does not answer, times out or fails on its side) is answered 503 with Retry-After."
+            "description": "Symbolication of Apple crash reports and diagnostics (.crash text, .ips, MetricKit payloads, spindump and hang reports, microstackshot resource reports, sample output) against a store of dSYMs and binaries. Writes need a bearer token; reads need one too when the server was started with --read-token-file (a write token also reads). With a bucket store (s3://), a request the bucket cannot serve (it does not answer, times out or fails on its side) is answered 503 with Retry-After."
           },
           "components": {
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
@@ -68,7 +68,7 @@ enum OpenAPI {
               "content": { "application/json": { "schema": { "type": "object" } } } } } } },
             "/v1/symbolicate": { "post": {
               "summary": "Symbolicate one crash report",
-              "description": "Body: a .crash text report or an .ips report (as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
+              "description": "Body: a report (.crash text, .ips, a MetricKit payload, a spindump, hang or resource report, sample output; as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
               "parameters": [ { "$ref": "#/components/parameters/format" } ],
               "requestBody": { "required": true, "content": {
                 "text/plain": { "schema": { "type": "string" } },

@@ -117,7 +117,7 @@ extension SymbolicationServer {
         let bytes = try ContentDecoding.decode(request.body, encoding: encoding, limit: limit)
         guard !bytes.isEmpty else {
             throw HTTPError.badRequest(
-                "the body is empty; send a crash report (.crash text or .ips): "
+                "the body is empty; send a report (.crash, .ips, MetricKit, spindump, sample): "
                     + "curl --data-binary @FILE or -F file=@FILE")
         }
         if lostItsLineBreaks(bytes) {

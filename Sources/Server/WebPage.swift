@@ -107,13 +107,13 @@ enum WebPage {
         </style>
         </head>
         <body>
-        <header class="top"><h1>symbolicate</h1><span class="tagline">Apple crash reports (.crash, .ips) symbolicated against this server's symbol store</span>
+        <header class="top"><h1>symbolicate</h1><span class="tagline">Apple crash reports and diagnostics symbolicated against this server's symbol store</span>
           <span id="tokenBox"><input id="token" type="password" placeholder="Token" autocomplete="off" aria-label="Token"> <button id="forget" class="secondary" type="button">Forget token</button></span></header>
         <main>
           <div>
             <section>
               <h2>Report</h2>
-              <textarea id="report" spellcheck="false" aria-label="Report" placeholder="Paste a .crash or .ips report here, or drop the file anywhere on the page."></textarea>
+              <textarea id="report" spellcheck="false" aria-label="Report" placeholder="Paste a report here (.crash, .ips, a MetricKit payload, a spindump or hang report, sample output), or drop the file anywhere on the page."></textarea>
               <div class="row">
                 <button id="go" type="button">Symbolicate</button>
                 <input id="file" type="file" aria-label="Report file">
@@ -167,7 +167,7 @@ enum WebPage {
         }
 
         // What the last symbolication produced: the report's text, its file name, the symbolicated text.
-        const current = { report: "", name: "report.crash", text: "" };
+        const current = { report: "", name: "", format: "", text: "" };
 
         function renderSummary(summary, backtraces) {
           const box = $("summary"); box.textContent = "";
@@ -281,7 +281,7 @@ enum WebPage {
           const body = $("report").value;
           if (!body.trim()) { setStatus("Paste, pick or drop a report first.", true); return; }
           setStatus("Symbolicating\u2026", false);
-          current.report = body; current.text = "";
+          current.report = body; current.text = ""; current.format = "";
           $("stack").textContent = ""; $("text").textContent = ""; showText(false);
           $("summary").hidden = true; $("missing").hidden = true; $("actions").hidden = true; $("shareLink").hidden = true;
           try {
@@ -293,6 +293,7 @@ enum WebPage {
             if (!response.ok) { setStatus("Error " + response.status + ": " + await errorText(response), true); return; }
             const result = await response.json();
             const summary = result.report || {};
+            current.format = result.format || "";
             document.querySelector("main").classList.add("has-result");
             renderSummary(summary, result.backtraces);
             renderMissing(result.images, summary.os);
@@ -322,9 +323,12 @@ enum WebPage {
           return ok;
         }
 
+        // A file keeps its name and extension (the report comes back in its own format); a pasted
+        // report gets the extension its format is saved with.
+        const extensions = { "text": ".crash", "json-header-text": ".crash", "ips": ".ips", "metrickit": ".json", "microstackshot": ".txt", "sample": ".txt" };
         function symbolicatedName() {
           const m = current.name.match(/^(.*?)(\.[A-Za-z0-9]+)?$/);
-          const ext = current.text.trimStart().startsWith("{") ? ".ips" : (m && m[2] && m[2] !== ".txt" ? m[2] : ".crash");
+          const ext = m && m[2] ? m[2] : (extensions[current.format] || ".txt");
           return (m && m[1] ? m[1] : "report") + "-symbolicated" + ext;
         }
 
@@ -352,12 +356,12 @@ enum WebPage {
 
         function readFileInto(file) {
           const reader = new FileReader();
-          reader.onload = () => { current.name = file.name || "report.crash"; $("report").value = reader.result; symbolicate(); };
+          reader.onload = () => { current.name = file.name || ""; $("report").value = reader.result; symbolicate(); };
           reader.onerror = () => setStatus("The file " + file.name + " could not be read.", true);
           reader.readAsText(file);
         }
 
-        $("go").addEventListener("click", () => { current.name = "report.crash"; symbolicate(); });
+        $("go").addEventListener("click", () => { current.name = ""; symbolicate(); });
         $("file").addEventListener("change", (e) => { if (e.target.files[0]) readFileInto(e.target.files[0]); });
 
         // Drop a report anywhere on the page.
@@ -380,7 +384,7 @@ enum WebPage {
           try {
             const bin = atob(decodeURIComponent(m[1]).replace(/-/g, "+").replace(/_/g, "/"));
             $("report").value = new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
-            current.name = "report.crash";
+            current.name = "";
             symbolicate();
           } catch (e) { setStatus("The report in this link could not be read.", true); }
         }
