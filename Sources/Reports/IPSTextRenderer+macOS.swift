@@ -159,15 +159,10 @@ extension IPSTextRenderer {
     /// `0xLO - 0xHI name (version) <uuid> /path`, the macOS Binary Images line: the bundle
     /// identifier when there is one, `(*)` when the version is unknown, the UUID lowercase.
     static func macImageLine(_ image: BinaryImage, node: JSONNode?) -> String {
-        func right(_ v: UInt64) -> String {
-            let h = "0x" + String(v, radix: 16)
-            return String(repeating: " ", count: max(0, 18 - h.count)) + h
-        }
-        let end = image.loadAddress &+ (image.size ?? 1) &- 1
         let name = node?["CFBundleIdentifier"]?.string ?? node?["name"]?.string ?? "???"
         let version = node?["CFBundleShortVersionString"]?.string ?? "*"
         let uuid = (image.uuid?.uuidString ?? "00000000-0000-0000-0000-000000000000").lowercased()
-        return right(image.loadAddress) + " - " + right(end) + " " + name + " (" + version + ") <" + uuid + "> "
+        return addressRange(image) + " " + name + " (" + version + ") <" + uuid + "> "
             + (image.path ?? "???")
     }
 }

@@ -158,17 +158,22 @@ enum IPSTextRenderer {
 
     /// `0xLO - 0xHI Name arch  <uuid> /path`, the iOS Binary Images line.
     static func imageLine(_ image: BinaryImage) -> String {
+        let uuid =
+            image.uuid.map { $0.bytes.map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined() }
+            ?? String(repeating: "0", count: 32)
+        return addressRange(image) + " " + image.name + " "
+            + (image.arch?.rawValue ?? "unknown-arch")
+            + "  <" + uuid + "> " + (image.path ?? "???")
+    }
+
+    /// `   0xLO -    0xHI`: the image's first and last byte, each right-aligned in 18 columns, as
+    /// both Binary Images layouts start a line.
+    static func addressRange(_ image: BinaryImage) -> String {
         func right(_ v: UInt64) -> String {
             let h = "0x" + String(v, radix: 16)
             return String(repeating: " ", count: max(0, 18 - h.count)) + h
         }
-        let end = image.loadAddress &+ (image.size ?? 1) &- 1
-        let uuid =
-            image.uuid.map { $0.bytes.map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined() }
-            ?? String(repeating: "0", count: 32)
-        return right(image.loadAddress) + " - " + right(end) + " " + image.name + " "
-            + (image.arch?.rawValue ?? "unknown-arch")
-            + "  <" + uuid + "> " + (image.path ?? "???")
+        return right(image.loadAddress) + " - " + right(image.loadAddress &+ (image.size ?? 1) &- 1)
     }
 
     static func hex(_ v: UInt64, _ digits: Int) -> String {
