@@ -7,6 +7,7 @@
 // it talks to the server on the same host or in the same pod.
 
 import Foundation
+import Server
 import SymbolicateModel
 
 enum HealthcheckCommand: Command {
@@ -153,46 +154,31 @@ struct HealthcheckTarget {
 
     /// A connected, non-blocking socket to the first address of `host` that accepts.
     private func connect(deadline: UInt64) throws -> Int32 {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>? = nil
-        let rc = getaddrinfo(host, String(port), &hints, &list)
-        guard rc == 0, let first = list else {
-            let reason = rc == 0 ? "no address" : String(cString: gai_strerror(rc))
-            throw failure("cannot resolve \(host): \(reason)")
-        }
-        defer { freeaddrinfo(list) }
-        var lastError = "no usable address"
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let info = entry {
-            entry = info.pointee.ai_next
-            let type = info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-            let fd = socket(info.pointee.ai_family, type, 0)
-            guard fd >= 0 else {
-                lastError = String(cString: strerror(errno))
-                continue
-            }
-            if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return fd }
+        let outcome = try TCPAddresses.first(
+            host: host, port: port, passive: false, flags: Int32(SOCK_NONBLOCK.rawValue)
+        ) { fd, info, lastError in
+            if Glibc.connect(fd, info.ai_addr, info.ai_addrlen) == 0 { return true }
             guard errno == EINPROGRESS else {
                 lastError = String(cString: strerror(errno))
-                close(fd)
-                continue
+                return false
             }
-            do {
-                try wait(fd, for: Int16(POLLOUT), until: deadline, doing: "connecting")
-            } catch {
-                close(fd)
-                throw error
-            }
+            try wait(fd, for: Int16(POLLOUT), until: deadline, doing: "connecting")
             var socketError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
-            if getsockopt(fd, SOL_SOCKET, SO_ERROR, &socketError, &length) == 0, socketError == 0 { return fd }
+            if getsockopt(fd, SOL_SOCKET, SO_ERROR, &socketError, &length) == 0, socketError == 0 { return true }
             lastError = String(cString: strerror(socketError))
-            close(fd)
+            return false
         }
-        throw failure(
-            "cannot connect to \(host) port \(port): \(lastError); is `symbolicate serve` running and listening there?")
+        switch outcome {
+        case .socket(let fd):
+            return fd
+        case .unresolved(let reason):
+            throw failure("cannot resolve \(host): \(reason)")
+        case .noneTook(let lastError):
+            throw failure(
+                "cannot connect to \(host) port \(port): \(lastError); is `symbolicate serve` running and listening there?"
+            )
+        }
     }
 
     /// Waits until `fd` is ready for `events` or the deadline passes.

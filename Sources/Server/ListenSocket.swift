@@ -46,42 +46,83 @@ struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
-/// An open, listening TCP socket. Closed by whoever ends up owning the descriptor.
-struct ListenSocket {
-    let fd: Int32
-    let port: UInt16
+/// The TCP addresses getaddrinfo gives for a host and port, tried in its order: the server
+/// listens on the first one it can bind, the health check connects to the first one that answers.
+public enum TCPAddresses {
+    public enum Outcome {
+        /// The socket `attempt` kept.
+        case socket(Int32)
+        /// The name does not resolve (getaddrinfo's reason).
+        case unresolved(String)
+        /// No address took; the reason the last one failed.
+        case noneTook(String)
+    }
 
-    static func open(_ address: ListenAddress, backlog: Int32 = 1024) throws -> ListenSocket {
+    /// Makes a stream socket (close-on-exec, plus `flags`) for each address of `host`:`port`
+    /// (`passive`: addresses to bind, for a server) and hands it to `attempt`, which returns true
+    /// to keep it, or false after setting `lastError`; a socket not kept is closed, also when
+    /// `attempt` throws.
+    public static func first(
+        host: String, port: UInt16, passive: Bool, flags: Int32 = 0,
+        _ attempt: (_ fd: Int32, _ address: addrinfo, _ lastError: inout String) throws -> Bool
+    ) throws -> Outcome {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE
+        if passive { hints.ai_flags = AI_PASSIVE }
         var list: UnsafeMutablePointer<addrinfo>? = nil
-        let rc = getaddrinfo(address.host, String(address.port), &hints, &list)
+        let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, let first = list else {
-            let reason = rc == 0 ? "no address" : String(cString: gai_strerror(rc))
-            throw SymbolicateError(.badInput, "cannot resolve listen address \(address): \(reason)")
+            return .unresolved(rc == 0 ? "no address" : String(cString: gai_strerror(rc)))
         }
         defer { freeaddrinfo(list) }
         var lastError = "no usable address"
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let info = entry {
             entry = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | flags, 0)
             guard fd >= 0 else {
                 lastError = String(cString: strerror(errno))
                 continue
             }
+            let kept: Bool
+            do {
+                kept = try attempt(fd, info.pointee, &lastError)
+            } catch {
+                close(fd)
+                throw error
+            }
+            if kept { return .socket(fd) }
+            close(fd)
+        }
+        return .noneTook(lastError)
+    }
+}
+
+/// An open, listening TCP socket. Closed by whoever ends up owning the descriptor.
+struct ListenSocket {
+    let fd: Int32
+    let port: UInt16
+
+    static func open(_ address: ListenAddress, backlog: Int32 = 1024) throws -> ListenSocket {
+        let outcome = try TCPAddresses.first(host: address.host, port: address.port, passive: true) {
+            fd, info, lastError in
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-            guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0, listen(fd, backlog) == 0 else {
+            guard bind(fd, info.ai_addr, info.ai_addrlen) == 0, listen(fd, backlog) == 0 else {
                 lastError = String(cString: strerror(errno))
-                close(fd)
-                continue
+                return false
             }
-            return ListenSocket(fd: fd, port: boundPort(fd) ?? address.port)
+            return true
         }
-        throw SymbolicateError(.io, "cannot listen on \(address): \(lastError)")
+        switch outcome {
+        case .socket(let fd):
+            return ListenSocket(fd: fd, port: boundPort(fd) ?? address.port)
+        case .unresolved(let reason):
+            throw SymbolicateError(.badInput, "cannot resolve listen address \(address): \(reason)")
+        case .noneTook(let lastError):
+            throw SymbolicateError(.io, "cannot listen on \(address): \(lastError)")
+        }
     }
 
     private static func boundPort(_ fd: Int32) -> UInt16? {

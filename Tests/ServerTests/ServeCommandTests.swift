@@ -38,4 +38,19 @@ struct ServeCommandTests {
         let result = try ProcessRunner.run(executable, ["serve", "--store", store] + arguments)
         #expect(result.status == 64 || result.status == 65, "\(arguments)")
     }
+
+    @Test(.enabled(if: Fixtures.executable != nil, "the symbolicate executable was not built beside the tests"))
+    func aPortInUseIsNamedWithTheReason() throws {
+        let executable = try #require(Fixtures.executable)
+        let taken = Loopback.socket()
+        defer { close(taken) }
+        let port = try #require(Loopback.bind(taken, listen: true))
+        let store = NSTemporaryDirectory() + "unused-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: store) }
+        let result = try ProcessRunner.run(executable, ["serve", "--store", store, "--listen", "127.0.0.1:\(port)"])
+        #expect(result.status == 1)
+        #expect(
+            result.stderrText.contains("cannot listen on 127.0.0.1:\(port): Address already in use"),
+            "\(result.stderrText)")
+    }
 }
