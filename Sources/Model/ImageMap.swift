@@ -33,13 +33,7 @@ public struct ImageMap: Sendable {
 
     /// The index of the image whose range holds `address`.
     public func index(containing address: UInt64) -> Int? {
-        var lo = 0
-        var hi = sorted.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if images[sorted[mid]].loadAddress <= address { lo = mid + 1 } else { hi = mid }
-        }
-        var k = lo - 1
+        var k = sorted.partitioningIndex { images[$0].loadAddress > address } - 1
         var steps = 0
         while k >= 0, steps < Self.maxOverlap {
             let image = images[sorted[k]]

@@ -130,12 +130,7 @@ public struct SymbolTable: Sendable {
 
     /// The index of the range holding `address`, or nil.
     public func rangeIndex(containing address: UInt64) -> Int? {
-        var lo = 0
-        var hi = ranges.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if ranges[mid].start <= address { lo = mid + 1 } else { hi = mid }
-        }
+        let lo = ranges.partitioningIndex { $0.start > address }
         guard lo > 0 else { return nil }
         return ranges[lo - 1].location == SymbolTable.none ? nil : lo - 1
     }

@@ -46,12 +46,7 @@ struct DwarfInfoFile: @unchecked Sendable {
 
     /// The index of the unit whose DIEs contain `offset`, if any.
     func unitIndex(containing offset: Int) -> Int? {
-        var lo = 0
-        var hi = units.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if units[mid].end <= offset { lo = mid + 1 } else { hi = mid }
-        }
+        let lo = units.partitioningIndex { $0.end > offset }
         guard lo < units.count, units[lo].firstDie <= offset else { return nil }
         return lo
     }

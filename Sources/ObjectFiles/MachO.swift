@@ -180,12 +180,7 @@ struct MachOFile {
             let sectionEnd = s.address &+ s.size
             var end = sectionEnd
             if let addrs = bySection[f.section] {
-                var lo = 0
-                var hi = addrs.count
-                while lo < hi {
-                    let mid = (lo + hi) / 2
-                    if addrs[mid] <= f.address { lo = mid + 1 } else { hi = mid }
-                }
+                let lo = addrs.partitioningIndex { $0 > f.address }
                 if lo < addrs.count { end = addrs[lo] }
             }
             let size = end > f.address ? end - f.address : 0

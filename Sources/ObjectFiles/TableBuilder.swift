@@ -331,24 +331,12 @@ struct TableBuilder {
     /// The index of the first symbol whose interval ends after `address` (symbols are sorted and
     /// disjoint, so their ends ascend too).
     private static func firstSymbol(_ symbols: [SymbolInterval], endingAfter address: UInt64) -> Int {
-        var lo = 0
-        var hi = symbols.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if symbols[mid].end <= address { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
+        symbols.partitioningIndex { $0.end > address }
     }
 
     /// The index of the first symbol starting at or after `address`.
     private static func firstSymbol(_ symbols: [SymbolInterval], startingAtOrAfter address: UInt64) -> Int {
-        var lo = 0
-        var hi = symbols.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if symbols[mid].start < address { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
+        symbols.partitioningIndex { $0.start >= address }
     }
 
     /// Walks one unit's regions (`owned`, ascending; `pieces` and `lines` inside them) on its own,

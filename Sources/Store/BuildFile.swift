@@ -68,12 +68,7 @@ enum BuildFile {
         func field(_ i: Int, _ n: Int) -> UInt32 {
             UInt32(littleEndian: block.loadUnaligned(fromByteOffset: i * rangeRecordSize + 4 * n, as: UInt32.self))
         }
-        var lo = 0
-        var hi = count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if field(mid, 0) <= offset { lo = mid + 1 } else { hi = mid }
-        }
+        let lo = (0..<count).partitioningIndex { field($0, 0) > offset }
         guard lo > 0 else { return nil }
         return field(lo - 1, 1)
     }
