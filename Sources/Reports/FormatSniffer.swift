@@ -34,12 +34,19 @@ enum FormatSniffer {
     /// True when a line of the document starts with `prefix`, after any indentation (what
     /// ByteText.spaceWidth counts: spaces, tabs, non-breaking spaces). A symbol column never starts a line, so symbolicating a report
     /// cannot add or take away such a line.
-    static func hasLine(_ bytes: [UInt8], startingWith prefix: String) -> Bool {
+    /// With `containing`, the rest of that line must also hold those words (`Data Source:` with
+    /// `Microstackshots`).
+    static func hasLine(_ bytes: [UInt8], startingWith prefix: String, containing words: String? = nil) -> Bool {
         var i = 0
         while i < bytes.count {
             while case let width = ByteText.spaceWidth(bytes, i, bytes.count), width > 0 { i += width }
-            if ByteText.hasPrefix(bytes, at: i, prefix) { return true }
+            let start = i
             while i < bytes.count, bytes[i] != 0x0A, bytes[i] != 0x0D { i += 1 }
+            if ByteText.hasPrefix(bytes, at: start, prefix),
+                words.map({ contains(Array(bytes[start..<i]), $0, limit: .max) }) ?? true
+            {
+                return true
+            }
             i += 1
         }
         return false

@@ -22,9 +22,12 @@ enum MicrostackshotParser {
     /// process sections rather than a crash report.
     static func isMicrostackshot(_ bytes: [UInt8], from offset: Int) -> Bool {
         let head = offset == 0 ? bytes : Array(bytes[min(offset, bytes.count)...])
-        if FormatSniffer.contains(head, "Microstackshots") { return true }
-        if FormatSniffer.contains(head, "\nEvent:")
-            && (FormatSniffer.contains(head, "Powerstats for:") || FormatSniffer.contains(head, "Heaviest stack"))
+        // Whole lines only, as FormatSniffer.textRefusal reads crash-report keys: words in a
+        // sample line's symbol column are gone once it is rewritten.
+        if FormatSniffer.hasLine(head, startingWith: "Data Source:", containing: "Microstackshots") { return true }
+        if FormatSniffer.hasLine(head, startingWith: "Event:")
+            && (FormatSniffer.hasLine(head, startingWith: "Powerstats for:")
+                || FormatSniffer.hasLine(head, startingWith: "Heaviest stack"))
         {
             return true
         }

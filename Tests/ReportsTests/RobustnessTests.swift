@@ -148,4 +148,36 @@ import Testing
         let indented = "Heaviest stack\n\u{A0}\u{A0}Incident Identifier: E64D8423\nThread 0 Crashed:\n" + frame
         #expect(try ReportParser.parse(Array(indented.utf8)).format == .text)
     }
+
+    /// Found by fuzzing: the words that make a document a resource report (`Heaviest stack`,
+    /// `Microstackshots`, `Powerstats for:`) count only as whole lines, so words in a sample
+    /// line's symbol column cannot make one that stops being a resource report once that column
+    /// is rewritten.
+    @Test(arguments: ["Heaviest stack", "Microstackshots", "Powerstats for: x"])
+    func resourceReportWordsInASymbolColumnDoNotMakeTheKind(_ words: String) throws {
+        let text = """
+            Incident Identifier: 6A0D3C0E-1F0B-4C9E-8E1B-5E3C3A9F2D11
+            Data Source:      Other
+
+            Event:            cpu usage
+
+              7  \(words) (HoldApp + 17220) [0x102bc8344]
+                7  ??? (HoldApp + 16672) [0x102bc8120]
+
+            Binary Images:
+                   0x102bc4000 -        0x102bcbfff  HoldApp 1.0 (1)  <4C4C4421-5555-3144-A186-2F41CD93DD95>  /HoldApp
+
+            """
+        guard let report = try? ReportParser.parse(Array(text.utf8)) else { return }
+        #expect(report.format != .microstackshot)
+        var results: [FrameID: FrameResult] = [:]
+        for (b, backtrace) in report.backtraces.enumerated() {
+            for f in backtrace.frames.indices {
+                results[FrameID(backtrace: b, frame: f)] = FrameResult(
+                    status: .symbolicated, frames: [SymbolicatedFrame(symbol: "f\(f)", symbolOffset: 1)])
+            }
+        }
+        let again = try ReportParser.parse(ReportWriter.write(report, results: results))
+        #expect(again.format == report.format)
+    }
 }
