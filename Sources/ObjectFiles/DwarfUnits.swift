@@ -13,9 +13,9 @@ struct DwarfFormat: Sendable, Equatable {
     var addressSize: Int
     var offsetSize: Int
 
-    /// The largest address: DWARF 5's tombstone for code the linker dropped (section 7.26 of the
-    /// 6 draft; what dsymutil and lld write), and the base-address selection mark of DWARF 2-4's
-    /// `.debug_ranges` (section 2.17.3).
+    /// The largest address: the tombstone lld and dsymutil write as the address of code the
+    /// linker dropped, and the base-address selection mark of DWARF 2-4's `.debug_ranges`
+    /// (DWARF 4 section 2.17.3).
     var maxAddress: UInt64 { addressSize >= 8 ? .max : (UInt64(1) << (addressSize * 8)) - 1 }
 
     /// The size of DW_FORM_ref_addr: an offset, but DWARF 2 wrote it with the size of an address.
