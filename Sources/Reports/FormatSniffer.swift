@@ -32,10 +32,9 @@ enum FormatSniffer {
     }
 
     /// True when a line of the document starts with `prefix`, after any indentation (what
-    /// ByteText.spaceWidth counts: spaces, tabs, non-breaking spaces). A symbol column never starts a line, so symbolicating a report
-    /// cannot add or take away such a line.
-    /// With `containing`, the rest of that line must also hold those words (`Data Source:` with
-    /// `Microstackshots`).
+    /// ByteText.spaceWidth counts: spaces, tabs, non-breaking spaces), and, with `containing`,
+    /// holds those words too (`Data Source:` with `Microstackshots`). A symbol column never
+    /// starts a line, so symbolicating a report cannot add or take away such a line.
     static func hasLine(_ bytes: [UInt8], startingWith prefix: String, containing words: String? = nil) -> Bool {
         var i = 0
         while i < bytes.count {
