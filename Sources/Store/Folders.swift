@@ -88,22 +88,27 @@ public enum Folders {
 
     /// The shortest prefix of `path` that does not exist, or nil.
     static func firstMissingComponent(of path: String) -> String? {
-        var current = path.hasPrefix("/") ? "" : "."
-        for part in path.split(separator: "/") {
-            current += "/" + part
+        firstPrefix(of: path) { prefix in
             var st = stat()
-            if lstat(current, &st) != 0 && errno == ENOENT { return current }
+            return lstat(prefix, &st) != 0 && errno == ENOENT
         }
-        return nil
     }
 
-    /// The shortest prefix of `path` (before its last component) that is not a folder, or nil.
+    /// The shortest prefix of `path` that exists and is not a folder, or nil.
     static func firstFileComponent(of path: String) -> String? {
+        firstPrefix(of: path) { prefix in
+            var st = stat()
+            return stat(prefix, &st) == 0 && st.st_mode & S_IFMT != S_IFDIR
+        }
+    }
+
+    /// The shortest of `path`'s prefixes (`/a`, `/a/b`, ...; `./a`, ... for a relative path)
+    /// for which `test` is true, or nil.
+    private static func firstPrefix(of path: String, where test: (String) -> Bool) -> String? {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/" + part
-            var st = stat()
-            if stat(current, &st) == 0, st.st_mode & S_IFMT != S_IFDIR { return current }
+            if test(current) { return current }
         }
         return nil
     }
