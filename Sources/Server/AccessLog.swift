@@ -5,6 +5,7 @@
 
 import Foundation
 import Reports
+import Store
 
 struct AccessLog: Sendable {
     /// The file descriptor lines go to (stderr), or -1 to stay silent (tests that count nothing).
@@ -24,20 +25,8 @@ struct AccessLog: Sendable {
         if clientGone { line += ",\"client_gone\":true" }
         if let token { line += ",\"token\":\(JSONWriter.quote(token))" }
         line += "}\n"
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            guard var base = buffer.baseAddress else { return }
-            var left = buffer.count
-            while left > 0 {
-                let n = write(fd, base, left)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                left -= n
-                base += n
-            }
-        }
+        // A log line that cannot be written is dropped: logging never fails a request.
+        _ = Array(line.utf8).withUnsafeBytes { OutputFile.writeAll(fd, $0) }
     }
 
     /// A message that is not about one request (start, stop), in the same JSON shape.

@@ -9,6 +9,7 @@
 internal import CMicroHTTPD
 import Dispatch
 import Foundation
+import Store
 import SymbolicateModel
 
 /// What the server decides for a request; the daemon carries it out.
@@ -167,18 +168,9 @@ final class Exchange: @unchecked Sendable {
         case .memory:
             body.append(contentsOf: bytes)
         case .file:
-            guard fileDescriptor >= 0, var base = bytes.baseAddress else { return }
-            var left = bytes.count
-            while left > 0 {
-                let n = write(fileDescriptor, base, left)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    writeError = "cannot write the upload to disk: \(String(cString: strerror(errno)))"
-                    return
-                }
-                left -= n
-                base += n
-            }
+            guard fileDescriptor >= 0 else { return }
+            let code = OutputFile.writeAll(fileDescriptor, bytes)
+            if code != 0 { writeError = "cannot write the upload to disk: \(String(cString: strerror(code)))" }
         }
     }
 
