@@ -132,28 +132,7 @@ enum IPSTextRenderer {
     }
 
     static func frames(_ report: CrashReport, _ b: Int, _ results: [FrameID: FrameResult], into out: inout [String]) {
-        for (f, frame) in report.backtraces[b].frames.enumerated() {
-            let image = report.image(for: frame)?.name ?? frame.imageName ?? "???"
-            if let result = results[FrameID(backtrace: b, frame: f)] {
-                for level in result.frames {
-                    out.append(
-                        ReportWriter.frameLine(
-                            number: f, image: image, address: frame.address,
-                            column: ReportWriter.symbolColumn(level)))
-                }
-                continue
-            }
-            var column: String
-            if let symbol = frame.symbol {
-                column = symbol + (frame.symbolOffset.map { " + \($0)" } ?? "")
-                if let file = frame.sourceFile {
-                    column += frame.sourceLine.map { " (\(file):\($0))" } ?? " (\(file))"
-                }
-            } else {
-                column = ReportWriter.unsymbolicatedColumn(frame, in: report)
-            }
-            out.append(ReportWriter.frameLine(number: f, image: image, address: frame.address, column: column))
-        }
+        out += ReportWriter.frameLines(report, backtrace: b, results: results, numberedByIndex: true)
     }
 
     /// `0xLO - 0xHI Name arch  <uuid> /path`, the iOS Binary Images line.

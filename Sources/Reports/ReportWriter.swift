@@ -99,6 +99,38 @@ public enum ReportWriter {
         return "0x" + String(image.loadAddress, radix: 16) + " + \(frame.address - image.loadAddress)"
     }
 
+    /// Backtrace `b` as frame lines of their own (an .ips rendered as text, a parenthesized Last
+    /// Exception Backtrace opened up): a symbolicated frame as its levels, any other with the
+    /// symbol the report gave it, else as image + offset. Frames are numbered by their index, or
+    /// by the number the report gave them.
+    static func frameLines(
+        _ report: CrashReport, backtrace b: Int, results: [FrameID: FrameResult], numberedByIndex: Bool
+    ) -> [String] {
+        var lines: [String] = []
+        for (f, frame) in report.backtraces[b].frames.enumerated() {
+            let image = report.image(for: frame)?.name ?? frame.imageName ?? "???"
+            let number = numberedByIndex ? f : frame.number
+            if let result = results[FrameID(backtrace: b, frame: f)] {
+                for level in result.frames {
+                    lines.append(
+                        frameLine(number: number, image: image, address: frame.address, column: symbolColumn(level)))
+                }
+                continue
+            }
+            var column: String
+            if let symbol = frame.symbol {
+                column = symbol + (frame.symbolOffset.map { " + \($0)" } ?? "")
+                if let file = frame.sourceFile {
+                    column += frame.sourceLine.map { " (\(file):\($0))" } ?? " (\(file))"
+                }
+            } else {
+                column = unsymbolicatedColumn(frame, in: report)
+            }
+            lines.append(frameLine(number: number, image: image, address: frame.address, column: column))
+        }
+        return lines
+    }
+
     static func writeText(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
         let original = report.original
         let ending = ByteText.lineEnding(original)
@@ -198,22 +230,7 @@ public enum ReportWriter {
         guard frames.indices.contains(where: { results[FrameID(backtrace: b, frame: $0)] != nil }),
             let range = TextReportParser.parenthesizedBacktraceRange(report.original, occurrence: occurrence)
         else { return nil }
-        var lines: [String] = []
-        for (f, frame) in frames.enumerated() {
-            let image = report.image(for: frame)?.name ?? frame.imageName ?? "???"
-            if let result = results[FrameID(backtrace: b, frame: f)] {
-                for level in result.frames {
-                    lines.append(
-                        frameLine(
-                            number: frame.number, image: image, address: frame.address, column: symbolColumn(level)))
-                }
-            } else {
-                lines.append(
-                    frameLine(
-                        number: frame.number, image: image, address: frame.address,
-                        column: unsymbolicatedColumn(frame, in: report)))
-            }
-        }
+        let lines = frameLines(report, backtrace: b, results: results, numberedByIndex: false)
         let endingText = String(decoding: ending, as: UTF8.self)
         var text = lines.joined(separator: endingText)
         let before = range.lowerBound > 0 ? report.original[range.lowerBound - 1] : 0x0A
