@@ -46,12 +46,12 @@ enum IPSTextRenderer {
     ) {
         for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .lastException {
             out.append("Last Exception Backtrace:")
-            frames(report, b, results, into: &out)
+            out += ReportWriter.frameLines(report, backtrace: b, results: results)
             out.append("")
         }
         for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .thread {
             out += threadLabel(backtrace, b)
-            frames(report, b, results, into: &out)
+            out += ReportWriter.frameLines(report, backtrace: b, results: results)
             out.append("")
         }
     }
@@ -129,10 +129,6 @@ enum IPSTextRenderer {
             out.append(asi)
             out.append("")
         }
-    }
-
-    static func frames(_ report: CrashReport, _ b: Int, _ results: [FrameID: FrameResult], into out: inout [String]) {
-        out += ReportWriter.frameLines(report, backtrace: b, results: results, numberedByIndex: true)
     }
 
     /// `0xLO - 0xHI Name arch  <uuid> /path`, the iOS Binary Images line.

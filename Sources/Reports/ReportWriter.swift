@@ -101,19 +101,17 @@ public enum ReportWriter {
 
     /// Backtrace `b` as frame lines of their own (an .ips rendered as text, a parenthesized Last
     /// Exception Backtrace opened up): a symbolicated frame as its levels, any other with the
-    /// symbol the report gave it, else as image + offset. Frames are numbered by their index, or
-    /// by the number the report gave them.
-    static func frameLines(
-        _ report: CrashReport, backtrace b: Int, results: [FrameID: FrameResult], numberedByIndex: Bool
-    ) -> [String] {
+    /// symbol the report gave it, else as image + offset. Both kinds of backtrace number their
+    /// frames from 0 in order, so `Frame.number` is the line's number.
+    static func frameLines(_ report: CrashReport, backtrace b: Int, results: [FrameID: FrameResult]) -> [String] {
         var lines: [String] = []
         for (f, frame) in report.backtraces[b].frames.enumerated() {
             let image = report.image(for: frame)?.name ?? frame.imageName ?? "???"
-            let number = numberedByIndex ? f : frame.number
             if let result = results[FrameID(backtrace: b, frame: f)] {
                 for level in result.frames {
                     lines.append(
-                        frameLine(number: number, image: image, address: frame.address, column: symbolColumn(level)))
+                        frameLine(
+                            number: frame.number, image: image, address: frame.address, column: symbolColumn(level)))
                 }
                 continue
             }
@@ -126,7 +124,7 @@ public enum ReportWriter {
             } else {
                 column = unsymbolicatedColumn(frame, in: report)
             }
-            lines.append(frameLine(number: number, image: image, address: frame.address, column: column))
+            lines.append(frameLine(number: frame.number, image: image, address: frame.address, column: column))
         }
         return lines
     }
@@ -230,7 +228,7 @@ public enum ReportWriter {
         guard frames.indices.contains(where: { results[FrameID(backtrace: b, frame: $0)] != nil }),
             let range = TextReportParser.parenthesizedBacktraceRange(report.original, occurrence: occurrence)
         else { return nil }
-        let lines = frameLines(report, backtrace: b, results: results, numberedByIndex: false)
+        let lines = frameLines(report, backtrace: b, results: results)
         let endingText = String(decoding: ending, as: UTF8.self)
         var text = lines.joined(separator: endingText)
         let before = range.lowerBound > 0 ? report.original[range.lowerBound - 1] : 0x0A
