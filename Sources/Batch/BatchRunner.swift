@@ -10,6 +10,7 @@
 // full, permissions) stops the run and is thrown.
 
 import Foundation
+import Reports
 import SymbolicateModel
 import Symbolication
 
@@ -77,7 +78,7 @@ public final class BatchRunner: Sendable {
         do {
             processed = try service.process(item.bytes, format: configuration.format)
         } catch let error as SymbolicateError {
-            if ReportFacts.looksLikeReport(item.bytes) {
+            if ReportParser.looksLikeReport(item.bytes) {
                 collector.recordUnparsable(
                     reason: error.message, path: item.source, kind: ReportFacts.guessKind(item.bytes))
             } else {

@@ -18,6 +18,7 @@
 
 import Digest
 import Foundation
+import Reports
 import SymbolicateModel
 import Symbolication
 
@@ -202,43 +203,11 @@ struct ReportFacts: Sendable {
 
     /// The body object of an `.ips` report (the JSON document after the header line).
     static func ipsBody(_ report: CrashReport) -> [String: Any]? {
-        let bytes = report.original
-        var start = 0
-        if let header = report.jsonHeader {
-            let needle = Array(header.utf8)
-            if let at = find(needle, in: bytes) { start = at + needle.count }
-        }
-        guard start < bytes.count else { return nil }
-        return jsonObject(Array(bytes[start...]))
+        guard let start = ReportParser.ipsBodyStart(report.original) else { return nil }
+        return jsonObject(Array(report.original[start...]))
     }
 
     private static func jsonObject(_ bytes: [UInt8]) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(bytes), options: [])) as? [String: Any]
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
-        let first = needle[0]
-        var i = 0
-        while i <= haystack.count - needle.count {
-            if haystack[i] == first, haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
-            i += 1
-        }
-        return nil
-    }
-
-    // MARK: - Report or not
-
-    /// Markers only crash reports carry, searched in the first 64 KiB.
-    private static let markers: [[UInt8]] = [
-        "Incident Identifier:", "Exception Type:", "Binary Images:", "\"bug_type\"", "Crashed Thread:",
-        "Triggered by Thread:", "Hardware Model:", "Code Type:", "Thread 0 Crashed",
-    ].map { Array($0.utf8) }
-
-    /// True when bytes that failed to parse still look like a crash report (they are then
-    /// counted as unparsable with the parser's reason, not skipped as a non-report).
-    static func looksLikeReport(_ bytes: [UInt8]) -> Bool {
-        let head = Array(bytes.prefix(64 << 10))
-        return markers.contains { find($0, in: head) != nil }
     }
 }

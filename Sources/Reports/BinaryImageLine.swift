@@ -13,25 +13,6 @@ enum BinaryImageLine {
 
     static func isArchName(_ s: String) -> Bool { archNames.contains(s) }
 
-    /// The last index in `range` holding `byte`.
-    private static func lastIndex(of byte: UInt8, in bytes: [UInt8], _ range: Range<Int>) -> Int? {
-        var i = range.upperBound
-        while i > range.lowerBound {
-            i -= 1
-            if bytes[i] == byte { return i }
-        }
-        return nil
-    }
-
-    private static func firstIndex(of byte: UInt8, in bytes: [UInt8], _ range: Range<Int>) -> Int? {
-        var i = range.lowerBound
-        while i < range.upperBound {
-            if bytes[i] == byte { return i }
-            i += 1
-        }
-        return nil
-    }
-
     static func parse(_ bytes: [UInt8], _ line: Range<Int>) -> BinaryImage? {
         let tokens = ByteText.tokens(bytes, line, limit: 3)
         guard tokens.count == 3, let lo = ByteText.hexAddress(bytes, tokens[0]), tokens[1].count == 1,
@@ -42,8 +23,8 @@ enum BinaryImageLine {
         var head = rest
         var uuid: BuildID? = nil
         var path: String? = nil
-        if let open = firstIndex(of: UInt8(ascii: "<"), in: bytes, rest),
-            let close = firstIndex(of: UInt8(ascii: ">"), in: bytes, open..<rest.upperBound)
+        if let open = bytes[rest].firstIndex(of: UInt8(ascii: "<")),
+            let close = bytes[open..<rest.upperBound].firstIndex(of: UInt8(ascii: ">"))
         {
             uuid = BuildID(string: ByteText.string(bytes, (open + 1)..<close))
             let after = ByteText.trim(bytes, (close + 1)..<rest.upperBound)
@@ -66,7 +47,7 @@ enum BinaryImageLine {
             head = (first + 1)..<head.upperBound
         }
         if let last = head.last, bytes[last] == UInt8(ascii: ")"),
-            let open = lastIndex(of: UInt8(ascii: "("), in: bytes, head)
+            let open = bytes[head].lastIndex(of: UInt8(ascii: "("))
         {
             let inner = ByteText.string(bytes, (open + 1)..<last)
             if inner == "*" {
@@ -78,7 +59,7 @@ enum BinaryImageLine {
             }
             head = ByteText.trim(bytes, head.lowerBound..<open)
         }
-        if let space = lastIndex(of: 0x20, in: bytes, head) {
+        if let space = bytes[head].lastIndex(of: 0x20) {
             let last = ByteText.string(bytes, (space + 1)..<head.upperBound)
             if isArchName(last) {
                 arch = Arch(last)

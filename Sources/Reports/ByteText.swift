@@ -58,6 +58,23 @@ enum ByteText {
         return 0
     }
 
+    /// The first index from `start` on that is neither whitespace (as `spaceWidth` counts it)
+    /// nor a line end; `bytes.count` when there is none.
+    static func skipBlank(_ bytes: [UInt8], from start: Int) -> Int {
+        var i = max(0, start)
+        while i < bytes.count {
+            let w = spaceWidth(bytes, i, bytes.count)
+            if w > 0 {
+                i += w
+            } else if bytes[i] == 0x0A || bytes[i] == 0x0D {
+                i += 1
+            } else {
+                break
+            }
+        }
+        return i
+    }
+
     /// Whitespace-separated tokens of `range`, as byte ranges.
     static func tokens(_ bytes: [UInt8], _ range: Range<Int>, limit: Int = .max) -> [Range<Int>] {
         var result: [Range<Int>] = []
@@ -128,6 +145,36 @@ enum ByteText {
         return true
     }
 
+    /// The first place `needle` occurs within `range` of `bytes`.
+    static func firstRange(of needle: String, in bytes: [UInt8], _ range: Range<Int>) -> Range<Int>? {
+        let n = Array(needle.utf8)
+        guard let first = n.first, range.count >= n.count else { return nil }
+        var i = range.lowerBound
+        while i <= range.upperBound - n.count {
+            if bytes[i] == first, matches(n, in: bytes, at: i) { return i..<(i + n.count) }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The last place `needle` occurs within `range` of `bytes`.
+    static func lastRange(of needle: String, in bytes: [UInt8], _ range: Range<Int>) -> Range<Int>? {
+        let n = Array(needle.utf8)
+        guard !n.isEmpty, range.count >= n.count else { return nil }
+        var i = range.upperBound - n.count
+        while i >= range.lowerBound {
+            if matches(n, in: bytes, at: i) { return i..<(i + n.count) }
+            i -= 1
+        }
+        return nil
+    }
+
+    private static func matches(_ needle: [UInt8], in bytes: [UInt8], at i: Int) -> Bool {
+        var k = 0
+        while k < needle.count, bytes[i + k] == needle[k] { k += 1 }
+        return k == needle.count
+    }
+
     /// Parses `0x` followed by 1-16 hex digits filling the whole range.
     static func hexAddress(_ bytes: [UInt8], _ range: Range<Int>) -> UInt64? {
         guard range.count >= 3, range.count <= 18, range.upperBound <= bytes.count, range.lowerBound >= 0 else {
@@ -154,5 +201,39 @@ enum ByteText {
             value = value * 10 + UInt64(b - 0x30)
         }
         return value
+    }
+}
+
+extension BidirectionalCollection where Element: Equatable {
+    /// Where the bracket that closes just past the end of this collection was opened: the last
+    /// `open` that no `close` after it balances (`a (b (c) d` → the `(` before `b`).
+    func lastUnbalanced(_ open: Element, closedBy close: Element) -> Index? {
+        var depth = 1
+        var i = endIndex
+        while i > startIndex {
+            formIndex(before: &i)
+            if self[i] == close { depth += 1 }
+            if self[i] == open {
+                depth -= 1
+                if depth == 0 { return i }
+            }
+        }
+        return nil
+    }
+
+    /// Where the bracket opened just before the start of this collection closes: the first
+    /// `close` that no `open` before it balances (`a (b) c) d` → the `)` after `c`).
+    func firstUnbalanced(_ close: Element, openedBy open: Element) -> Index? {
+        var depth = 1
+        var i = startIndex
+        while i < endIndex {
+            if self[i] == open { depth += 1 }
+            if self[i] == close {
+                depth -= 1
+                if depth == 0 { return i }
+            }
+            formIndex(after: &i)
+        }
+        return nil
     }
 }

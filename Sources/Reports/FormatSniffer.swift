@@ -9,26 +9,19 @@ enum FormatSniffer {
     /// How much of a document the text sniffers look at.
     static let window = 64 * 1024
 
+    /// Words only crash reports carry, anywhere in the text (see ReportParser.looksLikeReport).
+    static let reportMarkers = [
+        "Incident Identifier:", "Exception Type:", "Binary Images:", "\"bug_type\"", "Crashed Thread:",
+        "Triggered by Thread:", "Hardware Model:", "Code Type:", "Thread 0 Crashed",
+    ]
+
     static func refusal(_ what: String) -> SymbolicateError {
         SymbolicateError(.unsupported, "not an Apple crash report: looks like \(what)")
     }
 
     /// True when `needle` occurs in the first `limit` bytes.
     static func contains(_ bytes: [UInt8], _ needle: String, limit: Int = window) -> Bool {
-        let n = Array(needle.utf8)
-        guard let first = n.first else { return false }
-        let end = min(bytes.count, limit) - n.count
-        guard end >= 0 else { return false }
-        var i = 0
-        while i <= end {
-            if bytes[i] == first {
-                var k = 1
-                while k < n.count, bytes[i + k] == n[k] { k += 1 }
-                if k == n.count { return true }
-            }
-            i += 1
-        }
-        return false
+        ByteText.firstRange(of: needle, in: bytes, 0..<min(bytes.count, limit)) != nil
     }
 
     /// True when a line of the document starts with `prefix`, after any indentation (what

@@ -81,7 +81,7 @@ enum FrameLine {
         var body = Substring(text)
         var file: String? = nil
         var line: Int? = nil
-        if body.hasSuffix(")"), let open = matchingOpen(body) {
+        if body.hasSuffix(")"), let open = body.dropLast().lastUnbalanced("(", closedBy: ")") {
             let inner = body[body.index(after: open)..<body.index(before: body.endIndex)]
             let before = body[..<open]
             if before.hasSuffix(" "), looksLikeFile(inner) {
@@ -116,20 +116,6 @@ enum FrameLine {
                 return s.index(before: i)
             }
             if !(s[i].isNumber || s[i] == " ") { return nil }
-        }
-        return nil
-    }
-
-    private static func matchingOpen(_ s: Substring) -> Substring.Index? {
-        var depth = 0
-        var i = s.endIndex
-        while i > s.startIndex {
-            i = s.index(before: i)
-            if s[i] == ")" { depth += 1 }
-            if s[i] == "(" {
-                depth -= 1
-                if depth == 0 { return i }
-            }
         }
         return nil
     }

@@ -67,17 +67,8 @@ enum MicrostackshotParser {
         var close = open - 1
         while close > i, bytes[close] == 0x20 { close -= 1 }
         guard close > i, bytes[close] == UInt8(ascii: ")") else { return nil }
-        var depth = 0
-        var paren = close
-        while paren >= i {
-            if bytes[paren] == UInt8(ascii: ")") { depth += 1 }
-            if bytes[paren] == UInt8(ascii: "(") {
-                depth -= 1
-                if depth == 0 { break }
-            }
-            paren -= 1
-        }
-        guard paren > i, depth == 0 else { return nil }
+        guard let paren = bytes[i..<close].lastUnbalanced(UInt8(ascii: "("), closedBy: UInt8(ascii: ")")), paren > i
+        else { return nil }
         // IMAGE + OFFSET: the offset is the digits after the last ` + `.
         var plus = close - 1
         while plus > paren, bytes[plus] >= 0x30, bytes[plus] <= 0x39 { plus -= 1 }

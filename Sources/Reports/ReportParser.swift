@@ -62,20 +62,23 @@ public enum ReportParser {
         return nil
     }
 
-    /// Where the `.ips` body starts (its first `{`), for the writer.
-    static func ipsBodyStart(_ bytes: [UInt8]) -> Int? {
+    /// Where the `.ips` body starts in a report's bytes (its first `{`), for the writers and for
+    /// readers of fields the parsed report does not keep; nil for any other form.
+    public static func ipsBodyStart(_ bytes: [UInt8]) -> Int? {
         let lines = ByteText.lines(bytes)
         guard let firstIndex = lines.firstIndex(where: { !ByteText.isBlank(bytes, $0.range) }),
             let found = jsonHeader(bytes, lines: lines, firstIndex: firstIndex)
         else { return nil }
-        var k = found.bodyStart
-        while k < bytes.count, bytes[k] != UInt8(ascii: "{") {
-            guard ByteText.spaceWidth(bytes, k, bytes.count) > 0 || bytes[k] == 0x0A || bytes[k] == 0x0D else {
-                return nil
-            }
-            k += 1
-        }
-        return k < bytes.count ? k : nil
+        let k = ByteText.skipBlank(bytes, from: found.bodyStart)
+        return k < bytes.count && bytes[k] == UInt8(ascii: "{") ? k : nil
+    }
+
+    /// True when bytes that failed to parse still carry a marker only crash reports carry in
+    /// their first 64 KiB (`Incident Identifier:`, `"bug_type"`, `Thread 0 Crashed`, ...): a
+    /// damaged report rather than some other file. A batch run counts the first as unparsable,
+    /// with the parser's reason, and skips the second.
+    public static func looksLikeReport(_ bytes: [UInt8]) -> Bool {
+        FormatSniffer.reportMarkers.contains { FormatSniffer.contains(bytes, $0) }
     }
 
     private static func parseWithHeader(
@@ -83,10 +86,7 @@ public enum ReportParser {
     ) throws -> CrashReport {
         let headerText = ByteText.string(bytes, headerRange)
         let bugType = header["bug_type"]?.scalarText ?? ""
-        var k = bodyStart
-        while k < bytes.count, ByteText.spaceWidth(bytes, k, bytes.count) > 0 || bytes[k] == 0x0A || bytes[k] == 0x0D {
-            k += 1
-        }
+        let k = ByteText.skipBlank(bytes, from: bodyStart)
         if bugType == "210" || bugType == "110" {
             throw FormatSniffer.refusal("a kernel panic (bug_type \(bugType))")
         }

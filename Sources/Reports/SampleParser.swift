@@ -140,39 +140,21 @@ enum SampleParser {
     private static func imageAndAddress(_ bytes: [UInt8], _ range: Range<Int>) -> (
         symbolEnd: Int, image: Range<Int>, between: Range<Int>, address: UInt64, addressEnd: Int
     )? {
-        guard let open = lastRange(of: " [0x", in: bytes, range) else { return nil }
+        guard let open = ByteText.lastRange(of: " [0x", in: bytes, range) else { return nil }
         var close = open.upperBound
         while close < range.upperBound, bytes[close] != UInt8(ascii: "]") { close += 1 }
         guard close < range.upperBound, let address = ByteText.hexAddress(bytes, (open.lowerBound + 2)..<close),
-            let inImage = lastRange(of: " (in ", in: bytes, range.lowerBound..<open.lowerBound)
+            let inImage = ByteText.lastRange(of: " (in ", in: bytes, range.lowerBound..<open.lowerBound)
         else { return nil }
-        var imageEnd = inImage.upperBound
-        var depth = 1
-        while imageEnd < open.lowerBound {
-            if bytes[imageEnd] == UInt8(ascii: "(") { depth += 1 }
-            if bytes[imageEnd] == UInt8(ascii: ")") {
-                depth -= 1
-                if depth == 0 { break }
-            }
-            imageEnd += 1
-        }
-        guard imageEnd < open.lowerBound else { return nil }
+        guard
+            let imageEnd = bytes[inImage.upperBound..<open.lowerBound].firstUnbalanced(
+                UInt8(ascii: ")"), openedBy: UInt8(ascii: "("))
+        else { return nil }
         return (inImage.lowerBound, inImage.upperBound..<imageEnd, (imageEnd + 1)..<open.lowerBound, address, close + 1)
     }
 
     /// The marks `sample` draws down the tree's levels: `+ ! : |`.
     private static func isMark(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: "+") || byte == UInt8(ascii: "!") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "|")
-    }
-
-    /// The last occurrence of `needle` within `range` of `bytes`.
-    private static func lastRange(of needle: String, in bytes: [UInt8], _ range: Range<Int>) -> Range<Int>? {
-        let n = Array(needle.utf8)
-        var i = range.upperBound - n.count
-        while i >= range.lowerBound {
-            if bytes[i..<(i + n.count)].elementsEqual(n) { return i..<(i + n.count) }
-            i -= 1
-        }
-        return nil
     }
 }

@@ -5,6 +5,7 @@
 // and telling an unparsable report from a non-report.
 
 import Foundation
+import Reports
 import SymbolicateModel
 import Testing
 
@@ -112,10 +113,10 @@ struct BatchUnitTests {
     }
 
     @Test func reportLookingBytes() {
-        #expect(ReportFacts.looksLikeReport(Array("Incident Identifier: 1\nHardware Model: x\n".utf8)))
-        #expect(ReportFacts.looksLikeReport(Array("{\"bug_type\":\"309\"}\n{\"threads\":".utf8)))
-        #expect(!ReportFacts.looksLikeReport(Array("just some notes\n".utf8)))
-        #expect(!ReportFacts.looksLikeReport([0x7F, 0x45, 0x4C, 0x46, 0, 0, 0]))
+        #expect(ReportParser.looksLikeReport(Array("Incident Identifier: 1\nHardware Model: x\n".utf8)))
+        #expect(ReportParser.looksLikeReport(Array("{\"bug_type\":\"309\"}\n{\"threads\":".utf8)))
+        #expect(!ReportParser.looksLikeReport(Array("just some notes\n".utf8)))
+        #expect(!ReportParser.looksLikeReport([0x7F, 0x45, 0x4C, 0x46, 0, 0, 0]))
     }
 
     @Test func validationRefusesContradictions() throws {

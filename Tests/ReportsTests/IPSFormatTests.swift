@@ -43,6 +43,20 @@ import Testing
         #expect(try ReportParser.parse(out).frameCount == 6)
     }
 
+    /// A no-break space (C2 A0, as chat tools paste) on the blank line between the header and
+    /// the body is blank like a space or a tab, for the parser and for the writer alike.
+    @Test func noBreakSpaceBetweenTheHeaderAndTheBody() throws {
+        let original = Array(Fixtures.ipsReport.utf8)
+        let bodyStart = try #require(original.firstIndex(of: 0x0A)) + 1
+        let blankLine = Array("\u{A0}\t\u{A0}\n".utf8)
+        let bytes = Array(original[..<bodyStart]) + blankLine + original[bodyStart...]
+        let r = try ReportParser.parse(bytes)
+        #expect(r.format == .ips && r.frameCount == 5)
+        #expect(ReportParser.ipsBodyStart(bytes) == bodyStart + blankLine.count)
+        #expect(ReportWriter.write(r, results: [:]) == bytes)
+        #expect(try ReportParser.parse(ReportWriter.write(r, results: WriterTests.ipsResults)).frameCount == 6)
+    }
+
     @Test func truncatedBodyIsBadInput() throws {
         let text = Fixtures.ipsReport
         let cut = String(text.prefix(text.count / 2))
