@@ -51,11 +51,7 @@ public final class BucketTransfer {
         }
         var random = SystemRandomNumberGenerator()
         staging = scratchParent + "/batch-\(getpid())-\(String(random.next() & 0xffff_ffff, radix: 16))"
-        do {
-            try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
-        } catch {
-            throw SymbolicateError(.io, "cannot create the staging folder for s3:// inputs and outputs", path: staging)
-        }
+        try makeFolder(staging, "the staging folder for s3:// inputs and outputs")
     }
 
     deinit {
@@ -260,11 +256,11 @@ public final class BucketTransfer {
         return part == "." || part == ".." || part.isEmpty ? "object" : part
     }
 
-    private func makeFolder(_ path: String) throws(SymbolicateError) {
+    private func makeFolder(_ path: String, _ what: String = "a staging folder") throws(SymbolicateError) {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw SymbolicateError(.io, "cannot create a staging folder", path: path)
+            throw SymbolicateError(.io, "cannot create \(what)", path: path)
         }
     }
 
