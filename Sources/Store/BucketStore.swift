@@ -25,7 +25,7 @@ public final class BucketStore: Sendable {
     let cacheRoot: String
     /// `gc` never removes a build used or imported more recently than this.
     let gracePeriod: TimeInterval
-    private let openSources = Locked(SourceCache())
+    private let openSources = OpenBuildFiles()
     /// Metadata already read, by key and ETag: a listing whose ETags did not change costs no GETs.
     private let metadataByKey = Locked([String: (etag: String?, metadata: BuildMetadata)]())
     private let cachedStatistics = Locked<(at: Date, value: StoreStatistics)?>(nil)
@@ -277,8 +277,7 @@ public final class BucketStore: Sendable {
 
     /// Answers from the store's open files, else fetches the build file into the cache and opens it.
     func openSource(_ row: StoredBuild) throws -> any SymbolSource {
-        let key = SourceCache.Key(file: row.file, importedAt: row.importedAt)
-        if let source = openSources.withLock({ $0.get(key) }) {
+        if let source = openSources.source(for: row) {
             noteUse(row)
             return source
         }
@@ -323,7 +322,7 @@ public final class BucketStore: Sendable {
                     + "its entry lists (an import is replacing it): try again")
         }
         noteUse(row)
-        return openSources.withLock { $0.put(key, source) }
+        return openSources.keep(source, for: row)
     }
 
     /// The cached copy of `row`'s build file, fetched when missing; nil when the bucket has no such object.
@@ -357,7 +356,7 @@ public final class BucketStore: Sendable {
     }
 
     func forget(_ rows: [StoredBuild]) {
-        openSources.withLock { cache in for row in rows { cache.remove(row.file) } }
+        openSources.forget(rows)
         for row in rows { cache.forget(row.file) }
     }
 

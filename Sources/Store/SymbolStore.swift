@@ -25,7 +25,7 @@ public final class SymbolStore: Sendable {
     /// Asked before a build is indexed, when set: true means a store this one stages imports for
     /// (a bucket) already has the build at least as good, so it is reported present unread.
     let presence: (@Sendable (BuildInfo) throws -> Bool)?
-    private let openSources: Locked<SourceCache>
+    private let openSources = OpenBuildFiles()
     /// True when this process cannot write the store (a read-only mount, another user's
     /// folder): reading works, and every writer refuses with `requireWritable`.
     public let isReadOnly: Bool
@@ -62,7 +62,6 @@ public final class SymbolStore: Sendable {
             catalog = Locked(try Catalog(path: catalogPath))
             catalogReader = Locked(try Catalog(path: catalogPath))
         }
-        openSources = Locked(SourceCache())
     }
 
     /// A store folder that exists and that this process may not write: on a read-only file
@@ -178,7 +177,7 @@ public final class SymbolStore: Sendable {
 
     /// Drops removed builds from the cache of open build files.
     func forget(_ rows: [StoredBuild]) {
-        openSources.withLock { cache in for row in rows { cache.remove(row.file) } }
+        openSources.forget(rows)
     }
 
     public var statistics: StoreStatistics {
@@ -189,8 +188,7 @@ public final class SymbolStore: Sendable {
 
     /// Serves `row` from the cache of open build files, opening (or rebuilding) it when needed.
     func openSource(_ row: StoredBuild) throws -> any SymbolSource {
-        let key = SourceCache.Key(file: row.file, importedAt: row.importedAt)
-        if let source = openSources.withLock({ $0.get(key) }) {
+        if let source = openSources.source(for: row) {
             noteUse(row)
             return source
         }
@@ -205,7 +203,7 @@ public final class SymbolStore: Sendable {
             return try rebuild(row, after: error)
         }
         noteUse(row)
-        return openSources.withLock { $0.put(key, source) }
+        return openSources.keep(source, for: row)
     }
 
     /// Records that `row` was used, at most once an hour per build, and never waits for a lock.
@@ -219,41 +217,4 @@ public final class SymbolStore: Sendable {
             catalog.database.setBusyTimeout(milliseconds: Catalog.busyTimeoutMilliseconds)
         }
     }
-}
-
-/// The build files a store has open, keyed by file and import time (a re-import, here or in
-/// another process, changes the time, so a superseded file is never served). Bounded: the least
-/// recently used entry is dropped past `capacity`.
-struct SourceCache {
-    struct Key: Hashable {
-        var file: String
-        var importedAt: Date
-    }
-
-    var capacity = 64
-    private var entries: [String: (key: Key, source: BuildFileSource, used: UInt64)] = [:]
-    private var clock: UInt64 = 0
-
-    mutating func get(_ key: Key) -> BuildFileSource? {
-        guard let entry = entries[key.file], entry.key == key else { return nil }
-        clock += 1
-        entries[key.file]?.used = clock
-        return entry.source
-    }
-
-    /// Stores `source` unless another thread stored the same build first; returns the one kept.
-    mutating func put(_ key: Key, _ source: BuildFileSource) -> BuildFileSource {
-        clock += 1
-        if let entry = entries[key.file], entry.key == key {
-            entries[key.file]?.used = clock
-            return entry.source
-        }
-        entries[key.file] = (key, source, clock)
-        if entries.count > capacity, let oldest = entries.min(by: { $0.value.used < $1.value.used }) {
-            entries[oldest.key] = nil
-        }
-        return source
-    }
-
-    mutating func remove(_ file: String) { entries[file] = nil }
 }
