@@ -121,37 +121,38 @@ struct ElfImage: ~Copyable {
         func corrupt(_ what: String) -> SymbolicateError {
             SymbolicateError(.badInput, "corrupt ELF file: \(what)", path: path)
         }
+        /// One table: its entries have the format's size, and as many as it holds fit in the file.
+        func check(
+            _ what: String, type: Elf_Type, offset: UInt64, entrySize: UInt16, count: () throws -> UInt64
+        ) throws {
+            let entry = UInt64(gelf_fsize(elf, type, 1, UInt32(EV_CURRENT)))
+            guard entry > 0 else { throw failure("cannot size the \(what)s", path: path) }
+            guard UInt64(entrySize) == entry else {
+                throw corrupt("\(what) entries of \(entrySize) bytes (the format's are \(entry))")
+            }
+            let claimed = try count()
+            guard offset <= fileSize, claimed <= (fileSize - offset) / entry else {
+                throw corrupt("\(claimed) \(what)s at offset \(offset) do not fit in the \(fileSize)-byte file")
+            }
+        }
         if ehdr.e_shoff != 0 {
-            let entry = UInt64(gelf_fsize(elf, ELF_T_SHDR, 1, UInt32(EV_CURRENT)))
-            guard entry > 0 else { throw failure("cannot size the section headers", path: path) }
-            guard UInt64(ehdr.e_shentsize) == entry else {
-                throw corrupt("section header entries of \(ehdr.e_shentsize) bytes (the format's are \(entry))")
-            }
-            var count = 0
-            guard elf_getshdrnum(elf, &count) == 0 else {
-                throw failure("cannot count the section headers", path: path)
-            }
-            let claimed = max(UInt64(ehdr.e_shnum), UInt64(count), 1)
-            guard ehdr.e_shoff <= fileSize, claimed <= (fileSize - ehdr.e_shoff) / entry else {
-                throw corrupt(
-                    "\(claimed) section headers at offset \(ehdr.e_shoff) do not fit in the \(fileSize)-byte file")
+            try check("section header", type: ELF_T_SHDR, offset: ehdr.e_shoff, entrySize: ehdr.e_shentsize) {
+                var count = 0
+                guard elf_getshdrnum(elf, &count) == 0 else {
+                    throw failure("cannot count the section headers", path: path)
+                }
+                return max(UInt64(ehdr.e_shnum), UInt64(count), 1)
             }
         }
         if ehdr.e_phoff != 0, ehdr.e_phnum != 0 {
-            let entry = UInt64(gelf_fsize(elf, ELF_T_PHDR, 1, UInt32(EV_CURRENT)))
-            guard entry > 0 else { throw failure("cannot size the program headers", path: path) }
-            guard UInt64(ehdr.e_phentsize) == entry else {
-                throw corrupt("program header entries of \(ehdr.e_phentsize) bytes (the format's are \(entry))")
-            }
-            var count = Int(ehdr.e_phnum)
-            if ehdr.e_phnum == UInt16(PN_XNUM) {
-                guard elf_getphdrnum(elf, &count) == 0 else {
-                    throw failure("cannot count the program headers", path: path)
+            try check("program header", type: ELF_T_PHDR, offset: ehdr.e_phoff, entrySize: ehdr.e_phentsize) {
+                var count = Int(ehdr.e_phnum)
+                if ehdr.e_phnum == UInt16(PN_XNUM) {
+                    guard elf_getphdrnum(elf, &count) == 0 else {
+                        throw failure("cannot count the program headers", path: path)
+                    }
                 }
-            }
-            guard ehdr.e_phoff <= fileSize, UInt64(count) <= (fileSize - ehdr.e_phoff) / entry else {
-                throw corrupt(
-                    "\(count) program headers at offset \(ehdr.e_phoff) do not fit in the \(fileSize)-byte file")
+                return UInt64(count)
             }
         }
     }

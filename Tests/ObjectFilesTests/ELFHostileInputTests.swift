@@ -82,6 +82,33 @@ struct ELFHostileInputTests {
         #expect(e?.message.contains("symbol table .symtab (libelf: ") == true, "\(String(describing: e))")
     }
 
+    /// The section and program header tables pass the same two checks (entries of the format's
+    /// size; as many as the header claims fit in the file), and each failure names its table.
+    @Test func headerTablesAreCheckedAlike() throws {
+        let dir = try Fixtures.temporaryDirectory()
+        defer { Fixtures.cleanup(dir) }
+        let bytes = try Self.seed(in: dir)
+        #expect(bytes[4] == 2 && bytes[5] == 1, "expected a little-endian ELF64 seed")
+        #expect(Self.little(bytes, 0x38, 2) > 0, "expected program headers in the seed")
+        func patched(_ offset: Int, _ value: [UInt8]) -> [UInt8] {
+            var copy = bytes
+            copy.replaceSubrange(offset..<(offset + value.count), with: value)
+            return copy
+        }
+        let far: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0x40]
+        let cases: [(String, [UInt8], String)] = [
+            ("shentsize.elf", patched(0x3a, [65, 0]), "section header entries of 65 bytes (the format's are 64)"),
+            ("phentsize.elf", patched(0x36, [57, 0]), "program header entries of 57 bytes (the format's are 56)"),
+            ("shoff.elf", patched(0x28, far), "section headers at offset 4611686018427387904 do not fit in the"),
+            ("phoff.elf", patched(0x20, far), "program headers at offset 4611686018427387904 do not fit in the"),
+        ]
+        for (name, copy, words) in cases {
+            let e = Self.error(copy, name)
+            #expect(e?.code == .badInput && e?.path == name, "\(name): \(String(describing: e))")
+            #expect(e?.message.contains(words) == true, "\(name): \(String(describing: e))")
+        }
+    }
+
     /// The little-endian value of `size` bytes at `offset` (the seed is checked to be ELF64 LE).
     static func little(_ bytes: [UInt8], _ offset: Int, _ size: Int) -> Int {
         (0..<size).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
