@@ -13,7 +13,9 @@ let package = Package(
         // The libraries, for the fuzz targets in Fuzz/ (a package of its own: normal builds never see them).
         .library(
             name: "SymbolicateLibraries",
-            targets: ["SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch"]),
+            targets: [
+                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch", "ObjectStorage",
+            ]),
     ],
     targets: [
         // C libraries from Debian, one target each.

@@ -8,7 +8,7 @@
 # goes on with the others, then prints every reproducer and exits 1.
 #
 # Usage: scripts/fuzz.sh [--seconds N] [--build-only] [TARGET...]
-#   TARGET: FuzzReports FuzzObjectFiles FuzzHTTP FuzzArchives (default: all)
+#   TARGET: FuzzReports FuzzObjectFiles FuzzHTTP FuzzArchives FuzzObjectStorage (default: all)
 #   Environment: FUZZ_SECONDS (default 60), FUZZ_ARGS (extra libFuzzer options, e.g. -jobs=2).
 # Reproduce a finding: .build/fuzz/build/release/TARGET PATH-TO-REPRODUCER
 set -euo pipefail
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzReports FuzzObjectFiles FuzzHTTP FuzzArchives)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzReports FuzzObjectFiles FuzzHTTP FuzzArchives FuzzObjectStorage)
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: --seconds needs a whole number, got '$seconds'" >&2; exit 64 ;; esac
 
 work=$root/.build/fuzz
@@ -63,7 +63,7 @@ done
 # --- Seeds, from files in the repository ---------------------------------------------------
 seeds=$work/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{FuzzReports,FuzzObjectFiles,FuzzHTTP,FuzzArchives}
+mkdir -p "$seeds"/{FuzzReports,FuzzObjectFiles,FuzzHTTP,FuzzArchives,FuzzObjectStorage}
 
 cp Samples/reports/*.crash Samples/reports/*.ips Samples/diagnostics/* "$seeds/FuzzReports/"
 
@@ -133,6 +133,23 @@ put("FuzzHTTP", "upload.req", request("POST", "/v1/symbols?filename=..%2FHold%20
     [("Authorization", "Bearer fuzz-token"), ("Content-Disposition", 'attachment; filename="x.zip"')], zipped(dsyms[:1], zipfile.ZIP_STORED)))
 put("FuzzHTTP", "delete.req", request("DELETE", "/v1/symbols/" + app[3], [("Authorization", "Bearer nope")]))
 put("FuzzHTTP", "metrics.req", request("GET", "/metrics"))
+
+# A bucket server's answers: listing pages as S3 writes them (URL-encoded keys or literal ones with
+# entities and CDATA, a truncated page with its token, folders) and an error document.
+ns = ' xmlns="http://s3.amazonaws.com/doc/2006-03-01/"'
+put("FuzzObjectStorage", "list-encoded.xml", ('<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult' + ns + '>'
+    '<Name>b</Name><Prefix>p%2F</Prefix><KeyCount>2</KeyCount><MaxKeys>2</MaxKeys><Delimiter>/</Delimiter>'
+    '<EncodingType>url</EncodingType><IsTruncated>true</IsTruncated>'
+    '<Contents><Key>p/a+b%2Bc.txt</Key><LastModified>2026-12-01T01:02:03.000Z</LastModified>'
+    '<ETag>&quot;9b2cf535f27731c974343645a3985328&quot;</ETag><Size>12</Size><StorageClass>STANDARD</StorageClass></Contents>'
+    '<Contents><Key>p/r%C3%A9sum%C3%A9</Key><Size>0</Size></Contents>'
+    '<CommonPrefixes><Prefix>p/sub%20dir/</Prefix></CommonPrefixes>'
+    '<NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=</NextContinuationToken></ListBucketResult>').encode())
+put("FuzzObjectStorage", "list-literal.xml", ('<ListBucketResult><IsTruncated>false</IsTruncated><Contents>'
+    '<Key>a+b &amp; &#233;&#x1F4A5;<![CDATA[<x>]]></Key><Size>1</Size></Contents><!-- c --><Empty/></ListBucketResult>').encode())
+put("FuzzObjectStorage", "error.xml", ('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
+    '<Message>Please reduce your request rate.</Message><RequestId>4442587FB7D0A2F9</RequestId>'
+    '<Region>eu-west-1</Region><Endpoint>b.s3.eu-west-1.amazonaws.com</Endpoint></Error>').encode())
 PY
 
 # --- Runs ------------------------------------------------------------------------------------

@@ -1,0 +1,5 @@
+// Starts libFuzzer over `fuzzObjectStorage` (see FuzzObjectStorage.swift).
+
+import FuzzSupport
+
+Fuzz.main(fuzzObjectStorage)
