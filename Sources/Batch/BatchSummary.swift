@@ -4,6 +4,7 @@
 // crash groups that happen most. Rendered as a table for stderr and as JSON for `--summary`.
 
 import Foundation
+import SymbolicateModel
 
 public struct BatchSummary: Sendable, Codable, Equatable {
     public struct Counts: Sendable, Codable, Equatable {
@@ -113,8 +114,8 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     public func table(limit: Int = 10) -> String {
         var out = "Batch summary"
         if let shard { out += " (shard \(shard))" }
-        out += ": \(counts.files) files in \(Self.format(elapsedSeconds)) s"
-        out += ", \(Self.format(reportsPerSecond)) reports/s with \(jobs) worker\(jobs == 1 ? "" : "s")\n"
+        out += ": \(count: counts.files, "file") in \(Self.format(elapsedSeconds)) s"
+        out += ", \(Self.format(reportsPerSecond)) reports/s with \(count: jobs, "worker")\n"
         var rows: [(String, Int)] = [
             ("reports read", counts.reportsRead),
             ("  fully symbolicated", counts.fullySymbolicated),

@@ -5,6 +5,7 @@
 // a file count, or for archives the share of compressed bytes consumed.
 
 import Foundation
+import SymbolicateModel
 
 /// How much of the archive inputs the reader has consumed; written by the reader thread.
 final class InputProgress: @unchecked Sendable {
@@ -98,7 +99,7 @@ final class ProgressReporter: @unchecked Sendable {
         let done = collector.finishedCount
         let rate = Double(summary.reportsRead) / elapsed
         var fraction: Double? = nil
-        var position = "\(done) files"
+        var position = "\(count: done, "file")"
         if let total = census.files {
             position = "\(done)/\(total) files"
             // Files added after the census can push `done` past `total`; the bar stays full.

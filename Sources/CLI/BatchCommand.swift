@@ -144,10 +144,10 @@ enum BatchCommand: Command {
         }
         if let transfer {
             let objects = try transfer.publish()
-            Console.error("uploaded \(objects) object\(objects == 1 ? "" : "s") to object storage")
+            Console.error("uploaded \(count: objects, "object") to object storage")
         }
         if !summary.inputErrors.isEmpty {
-            Console.error("error: \(summary.inputErrors.count) input(s) could not be read to the end; see above")
+            Console.error("error: \(count: summary.inputErrors.count, "input") could not be read to the end; see above")
             return ExitCode.failure
         }
         return ExitCode.ok
@@ -198,7 +198,7 @@ enum BatchCommand: Command {
             try IO.write(json, to: out)
         }
         Console.error(merged.table())
-        Console.error("merged \(parts.count) summaries into \(out)")
+        Console.error("merged \(count: parts.count, "summary", plural: "summaries") into \(out)")
         return ExitCode.ok
     }
 

@@ -4,6 +4,7 @@
 
 import Server
 import Store
+import SymbolicateModel
 
 enum GCCommand: Command {
     static let name = "gc"
@@ -45,9 +46,9 @@ enum GCCommand: Command {
         let expired = try StoredReportRetention.removeExpired(at: location, days: retention, dryRun: dryRun)
         let verb = dryRun ? "would remove" : "removed"
         for b in removed { Console.error("\(verb) \(b.uuid.uuidString) \(b.arch) \(b.name)") }
-        Console.error("\(verb) \(removed.count) builds")
+        Console.error("\(verb) \(count: removed.count, "build")")
         if !expired.isEmpty {
-            Console.error("\(verb) \(expired.count) stored reports not written for \(retention) days")
+            Console.error("\(verb) \(count: expired.count, "stored report") not written for \(count: retention, "day")")
         }
         return ExitCode.ok
     }

@@ -37,7 +37,8 @@ enum ImportCommand: Command {
         try store.requireWritable("import")
         let bar = ProgressLine(enabled: Console.stderrIsTerminal)
         let summary = store.importPaths(args.positionals) { progress in
-            var line = "importing \(progress.inputsDone + 1)/\(progress.inputsTotal): \(progress.slicesDone) slices"
+            var line =
+                "importing \(progress.inputsDone + 1)/\(progress.inputsTotal): \(count: progress.slicesDone, "slice")"
             if progress.bytesTotal > 0 {
                 line += ", \(progress.bytesDone * 100 / max(progress.bytesTotal, 1))% of \(progress.input)"
             }
@@ -57,7 +58,7 @@ enum ImportCommand: Command {
 
     static func text(_ s: ImportSummary) -> String {
         var lines = [
-            "imported \(s.imported.count) builds, \(s.alreadyPresent.count) already present, \(s.failures.count) failed"
+            "imported \(count: s.imported.count, "build"), \(s.alreadyPresent.count) already present, \(s.failures.count) failed"
         ]
         for item in s.imported {
             let verb = item.outcome == .superseded ? "replaced" : "imported"

@@ -101,12 +101,11 @@ enum SymbolicateCommand: Command {
     static func summary(_ processed: ProcessedReport) -> String {
         let report = processed.report
         let outcome = processed.outcome
-        func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
         let trees = report.backtraces.filter { $0.kind == .sampleTree }.count
         var parts = ["\(report.format.rawValue) report"]
-        if !report.threads.isEmpty || trees == 0 { parts.append(counted(report.threads.count, "thread")) }
-        if trees > 0 { parts.append(counted(trees, "sample tree")) }
-        parts.append(counted(report.images.count, "image"))
+        if !report.threads.isEmpty || trees == 0 { parts.append("\(count: report.threads.count, "thread")") }
+        if trees > 0 { parts.append("\(count: trees, "sample tree")") }
+        parts.append("\(count: report.images.count, "image")")
         var lines = [
             "symbolicated \(outcome.symbolicatedFrames)/\(outcome.totalFrames) frames (\(parts.joined(separator: ", ")))"
         ]

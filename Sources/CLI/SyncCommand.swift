@@ -58,7 +58,7 @@ enum SyncCommand: Command {
             }
         }
         Console.error(
-            "copied \(totals.copied) builds to \(bucket.locationDescription), \(totals.skipped) already there, \(totals.failed) failed"
+            "copied \(count: totals.copied, "build") to \(bucket.locationDescription), \(totals.skipped) already there, \(totals.failed) failed"
         )
         // Reports after builds: a report copied first would name UUIDs the bucket has no build for yet.
         let reportsCopied = copyStoredReports(from: folder, to: target)

@@ -2,6 +2,7 @@
 // schema, and cleans leftovers of interrupted imports.
 
 import Store
+import SymbolicateModel
 
 enum VerifyCommand: Command {
     static let name = "verify"
@@ -34,8 +35,8 @@ enum VerifyCommand: Command {
         for fixed in report.repaired { Console.error("repaired \(fixed.description)") }
         for problem in report.problems { Console.error("problem  \(problem.description)") }
         Console.error(
-            "checked \(report.buildsChecked) builds: "
-                + (report.isHealthy ? "healthy" : "\(report.problems.count) problems"))
+            "checked \(count: report.buildsChecked, "build"): "
+                + (report.isHealthy ? "healthy" : "\(count: report.problems.count, "problem")"))
         return report.isHealthy ? ExitCode.ok : ExitCode.failure
     }
 }

@@ -24,7 +24,7 @@ public enum ReportInspector {
             if b.crashed { title += " (crashed)" }
             if let name = b.name { title += " name: \(name)" }
             if let queue = b.queue { title += " queue: \(queue)" }
-            out.append("  \(title): \(b.frames.count) frames")
+            out.append("  \(title): \(count: b.frames.count, "frame")")
             for f in b.frames {
                 var line = "    \(f.number) \(f.imageName ?? "???") \(hex(f.address))"
                 if let i = f.imageIndex { line += " image #\(i)" }

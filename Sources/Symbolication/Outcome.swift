@@ -59,7 +59,7 @@ public struct ImageOutcome: Sendable {
             return
                 "\(name): symbol table only, \(framesSymbolicated)/\(framesTotal) frames (no file:line without a dSYM)"
         case .missing where isNamed:
-            return "\(name): \(framesNamedByReport) frames named by the report (no symbols for \(uuid))"
+            return "\(name): \(count: framesNamedByReport, "frame") named by the report (no symbols for \(uuid))"
         case .missing:
             return "\(name): missing \(uuid) (\(name)\(arch))"
         case .uuidMismatch(let found, let foundArch, let path):
