@@ -219,26 +219,28 @@ public final class BucketTransfer {
 
     /// The bytes of the object at `url` (a summary to merge), at most `maxBytes`.
     public func read(_ url: String, maxBytes: Int = 256 << 20) throws(SymbolicateError) -> [UInt8] {
-        let location = try Self.location(url)
-        let key = String(location.prefix.dropLast())
-        guard !key.isEmpty else {
-            throw SymbolicateError(.badInput, "name an object, not a whole bucket: s3://BUCKET/KEY", path: url)
-        }
+        let (bucket, key) = try Self.object(url)
         return try storage { () throws(ObjectStorageError) in
-            try client.getObject(bucket: location.bucket, key: key, maxBytes: maxBytes).body
+            try client.getObject(bucket: bucket, key: key, maxBytes: maxBytes).body
         }
     }
 
     /// Stores `bytes` as the object at `url`, in one PUT.
     public func write(_ bytes: [UInt8], to url: String, contentType: String? = nil) throws(SymbolicateError) {
-        let location = try Self.location(url)
+        let (bucket, key) = try Self.object(url)
+        _ = try storage { () throws(ObjectStorageError) in
+            try client.putObject(bucket: bucket, key: key, bytes: bytes, contentType: contentType)
+        }
+    }
+
+    /// The bucket and key of the single object `url` names (`s3://BUCKET/KEY`, not a bucket alone).
+    private static func object(_ url: String) throws(SymbolicateError) -> (bucket: String, key: String) {
+        let location = try location(url)
         let key = String(location.prefix.dropLast())
         guard !key.isEmpty else {
             throw SymbolicateError(.badInput, "name an object, not a whole bucket: s3://BUCKET/KEY", path: url)
         }
-        _ = try storage { () throws(ObjectStorageError) in
-            try client.putObject(bucket: location.bucket, key: key, bytes: bytes, contentType: contentType)
-        }
+        return (location.bucket, key)
     }
 
     // MARK: Helpers

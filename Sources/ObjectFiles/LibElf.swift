@@ -186,16 +186,26 @@ struct ElfImage: ~Copyable {
         return out
     }
 
-    /// The lowest executable PT_LOAD (by address): its address and size in memory.
-    func executableSegment() throws -> (address: UInt64, size: UInt64)? {
+    /// How many program headers the file has (a count past PN_XNUM read from section 0).
+    private func programHeaderCount() throws -> Int {
         var count = 0
         guard elf_getphdrnum(elf, &count) == 0 else { throw failure("cannot count the program headers") }
+        return count
+    }
+
+    private func programHeader(_ index: Int) throws -> GElf_Phdr {
+        var phdr = GElf_Phdr()
+        guard index <= Int(Int32.max), gelf_getphdr(elf, Int32(index), &phdr) != nil else {
+            throw failure("cannot read program header \(index)")
+        }
+        return phdr
+    }
+
+    /// The lowest executable PT_LOAD (by address): its address and size in memory.
+    func executableSegment() throws -> (address: UInt64, size: UInt64)? {
         var lowest: (address: UInt64, size: UInt64)?
-        for i in 0..<count {
-            var phdr = GElf_Phdr()
-            guard i <= Int(Int32.max), gelf_getphdr(elf, Int32(i), &phdr) != nil else {
-                throw failure("cannot read program header \(i)")
-            }
+        for i in 0..<(try programHeaderCount()) {
+            let phdr = try programHeader(i)
             guard phdr.p_type == UInt32(PT_LOAD), phdr.p_flags & UInt32(PF_X) != 0 else { continue }
             if lowest.map({ phdr.p_vaddr < $0.address }) ?? true { lowest = (phdr.p_vaddr, phdr.p_memsz) }
         }
@@ -211,13 +221,8 @@ struct ElfImage: ~Copyable {
             }
             if let id = try buildID(in: data, what: "note section \(section.name)") { return id }
         }
-        var count = 0
-        guard elf_getphdrnum(elf, &count) == 0 else { throw failure("cannot count the program headers") }
-        for i in 0..<count {
-            var phdr = GElf_Phdr()
-            guard i <= Int(Int32.max), gelf_getphdr(elf, Int32(i), &phdr) != nil else {
-                throw failure("cannot read program header \(i)")
-            }
+        for i in 0..<(try programHeaderCount()) {
+            let phdr = try programHeader(i)
             guard phdr.p_type == UInt32(PT_NOTE), phdr.p_offset <= UInt64(Int64.max), phdr.p_filesz <= UInt64(Int.max)
             else { continue }
             let type = phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR
