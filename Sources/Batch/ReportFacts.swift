@@ -75,9 +75,9 @@ struct ReportFacts: Sendable {
             guard let uuid = image.uuid, seen.insert(uuid).inserted else { return nil }
             return Missing(uuid: uuid, name: image.name, arch: (image.arch ?? report.arch)?.rawValue ?? "unknown")
         }
-        let ipsBody = report.format == .ips ? Self.ipsBody(report) : nil
-        appVersion = Self.appVersion(report)
-        exceptionType = Self.exceptionType(report, ipsBody: ipsBody)
+        let summary = ReportSummary(report)
+        appVersion = summary.version
+        exceptionType = summary.exceptionType ?? report.field("Termination Signal") ?? "unknown exception"
         topFrames = Self.topFrames(report, outcome)
         kind = Self.kind(report.format)
         framesSymbolicated = outcome.symbolicatedFrames
@@ -98,26 +98,6 @@ struct ReportFacts: Sendable {
     }
 
     // MARK: - Fields
-
-    static func appVersion(_ report: CrashReport) -> String? {
-        if let version = report.field("Version"), !version.isEmpty { return version }
-        guard let header = report.jsonHeader, let object = jsonObject(Array(header.utf8)) else { return nil }
-        guard let short = object["app_version"] as? String, !short.isEmpty else { return nil }
-        if let build = object["build_version"] as? String, !build.isEmpty, build != short {
-            return "\(short) (\(build))"
-        }
-        return short
-    }
-
-    static func exceptionType(_ report: CrashReport, ipsBody: [String: Any]?) -> String {
-        if let type = report.field("Exception Type"), !type.isEmpty { return type }
-        if let exception = ipsBody?["exception"] as? [String: Any], let type = exception["type"] as? String {
-            if let signal = exception["signal"] as? String, !signal.isEmpty { return "\(type) (\(signal))" }
-            return type
-        }
-        if let signal = report.field("Termination Signal") { return signal }
-        return "unknown exception"
-    }
 
     static func topFrames(_ report: CrashReport, _ outcome: SymbolicationOutcome) -> [String] {
         let index =
@@ -197,17 +177,5 @@ struct ReportFacts: Sendable {
             if let range = path.range(of: root) { path = "/" + path[range.upperBound...] }
         }
         return systemFolders.contains { path.hasPrefix($0) }
-    }
-
-    // MARK: - .ips body
-
-    /// The body object of an `.ips` report (the JSON document after the header line).
-    static func ipsBody(_ report: CrashReport) -> [String: Any]? {
-        guard let start = ReportParser.ipsBodyStart(report.original) else { return nil }
-        return jsonObject(Array(report.original[start...]))
-    }
-
-    private static func jsonObject(_ bytes: [UInt8]) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(bytes), options: [])) as? [String: Any]
     }
 }

@@ -17,22 +17,13 @@ public struct ReportSummary: Sendable, Hashable {
     public var os: String?
     public var device: String?
     public var exception: String?
+    /// The exception's type and signal alone (`EXC_BAD_ACCESS (SIGSEGV)`), without the codes or
+    /// subtype that `exception` adds, which differ from one crash to the next: what a batch run's
+    /// crash signatures start with.
+    public var exceptionType: String?
     public var crashedThread: Int?
 
-    public init(
-        app: String? = nil, version: String? = nil, os: String? = nil, device: String? = nil,
-        exception: String? = nil, crashedThread: Int? = nil
-    ) {
-        self.app = app
-        self.version = version
-        self.os = os
-        self.device = device
-        self.exception = exception
-        self.crashedThread = crashedThread
-    }
-
     public init(_ report: CrashReport) {
-        self.init()
         if report.format == .ips { readIPS(report) } else { readText(report) }
         // Whatever the header says, a thread marked crashed in the backtraces is the answer.
         if crashedThread == nil {
@@ -51,10 +42,11 @@ public struct ReportSummary: Sendable, Hashable {
             // `HoldApp [4127]`: the name without the pid.
             app = process.split(separator: "[").first.map { $0.trimmingCharacters(in: " ") } ?? process
         }
-        version = field("Version")
+        version = field("Version") ?? Self.headerVersion(report)
         os = field("OS Version", "osVersion")
         device = field("Hardware Model", "Hardware model", "Model", "deviceType")
-        if var exception = field("Exception Type") {
+        exceptionType = field("Exception Type")
+        if var exception = exceptionType {
             if let codes = field("Exception Codes"), !codes.hasPrefix("0x0000000000000000, 0x0000000000000000") {
                 exception += ", " + codes
             }
@@ -67,24 +59,38 @@ public struct ReportSummary: Sendable, Hashable {
         crashedThread = thread.flatMap { Int($0.prefix { $0.isNumber }) }
     }
 
+    /// The one-line JSON header of an `.ips` or JSON-header + text report, parsed.
+    private static func header(_ report: CrashReport) -> JSONNode? {
+        report.jsonHeader.flatMap { try? JSONScanner.parse(Array($0.utf8)).0 }
+    }
+
+    /// The version a JSON header states (`app_version`, `build_version`).
+    private static func headerVersion(_ report: CrashReport) -> String? {
+        let header = header(report)
+        return version(short: header?["app_version"]?.string, build: header?["build_version"]?.string)
+    }
+
+    /// `1.2 (12)`: the short version and the build, the build alone when there is no short
+    /// version, and the short version alone when the build is missing or the same.
+    private static func version(short: String?, build: String?) -> String? {
+        let short = short.flatMap { $0.isEmpty ? nil : $0 }
+        let build = build.flatMap { $0.isEmpty ? nil : $0 }
+        guard let short else { return build }
+        guard let build, build != short else { return short }
+        return "\(short) (\(build))"
+    }
+
     private mutating func readIPS(_ report: CrashReport) {
-        var header: JSONNode? = nil
-        if let text = report.jsonHeader {
-            header = try? JSONScanner.parse(Array(text.utf8)).0
-        }
+        let header = Self.header(report)
         var body: JSONNode? = nil
         if let start = ReportParser.ipsBodyStart(report.original) {
             body = try? IPSReportParser.parseBody(report.original, bodyStart: start)
         }
         app = header?["app_name"]?.string ?? header?["name"]?.string ?? body?["procName"]?.string
         let bundle = body?["bundleInfo"]
-        let short = header?["app_version"]?.string ?? bundle?["CFBundleShortVersionString"]?.string
-        let build = header?["build_version"]?.string ?? bundle?["CFBundleVersion"]?.string
-        if let short {
-            version = build.map { "\(short) (\($0))" } ?? short
-        } else {
-            version = build
-        }
+        version = Self.version(
+            short: header?["app_version"]?.string ?? bundle?["CFBundleShortVersionString"]?.string,
+            build: header?["build_version"]?.string ?? bundle?["CFBundleVersion"]?.string)
         // The header's os_version says "(Simulator)" where the body's osVersion does not.
         if let stated = header?["os_version"]?.string {
             os = stated
@@ -94,10 +100,10 @@ public struct ReportSummary: Sendable, Hashable {
         }
         device = body?["modelCode"]?.string
         if let e = body?["exception"] {
-            var text = e["type"]?.string ?? "?"
-            if let signal = e["signal"]?.string { text += " (\(signal))" }
-            if let subtype = e["subtype"]?.string { text += ", " + subtype }
-            exception = text
+            let signal = e["signal"]?.string.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? ""
+            let typed = (e["type"]?.string ?? "?") + signal
+            if e["type"]?.string != nil { exceptionType = typed }
+            exception = typed + (e["subtype"]?.string.map { ", " + $0 } ?? "")
         }
         crashedThread = body?["faultingThread"]?.scalarText.flatMap { Int($0) }
     }

@@ -37,6 +37,36 @@ import Testing
         #expect(s.crashedThread == 0)
     }
 
+    /// The exception's type alone, for crash signatures: the text header's `Exception Type:`, or
+    /// the `.ips` body's type and signal, never the codes or subtype that `exception` adds.
+    @Test(arguments: ["ios-arm64-dwarf5", "sim-x86_64-dwarf4"])
+    func exceptionTypeLeavesOutCodesAndSubtype(_ variant: String) throws {
+        let text = try Self.summary("HoldApp-\(variant).crash")
+        let ips = try Self.summary("HoldApp-\(variant).ips")
+        let type = try #require(text.exceptionType)
+        #expect(ips.exceptionType == type)
+        #expect(type.hasPrefix("EXC_") && type.hasSuffix(")") && !type.contains(","), "\(type)")
+        #expect(text.exception?.hasPrefix(type) == true)
+    }
+
+    /// A JSON header + text report without a `Version:` line takes the header's version; a
+    /// build number equal to the short version is not repeated, and a build alone is the version.
+    @Test func versionFromAJSONHeader() throws {
+        func summary(header: String) throws -> ReportSummary {
+            let text = Fixtures.textReport.split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { !$0.hasPrefix("Version:") }.joined(separator: "\n")
+            return ReportSummary(try ReportParser.parse(Array((header + "\n" + text).utf8)))
+        }
+        let both = try summary(header: #"{"bug_type":"109","app_version":"2.0","build_version":"57"}"#)
+        #expect(both.version == "2.0 (57)")
+        #expect(both.exceptionType == "EXC_CRASH (SIGABRT)")
+        #expect(try summary(header: #"{"bug_type":"109","app_version":"2.0","build_version":"2.0"}"#).version == "2.0")
+        #expect(try summary(header: #"{"bug_type":"109","build_version":"57"}"#).version == "57")
+        #expect(try summary(header: #"{"bug_type":"109"}"#).version == nil)
+        let stated = ReportSummary(try ReportParser.parse(Array(Fixtures.textReport.utf8)))
+        #expect(stated.version == "1.0 (1)" && stated.exceptionType == "EXC_CRASH (SIGABRT)")
+    }
+
     static let diagnostics =
         URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path + "/Samples/diagnostics"

@@ -154,7 +154,7 @@ struct StoredReportTests {
             ["gc", "--store", directory, "--older-than", "365", "--report-retention", "7"])
         let text = result.stderrText
         #expect(result.status == 0, "\(text)")
-        #expect(text.contains("removed 1 stored reports not written for 7 days"))
+        #expect(text.contains("removed 1 stored report not written for 7 days"))
         #expect(try database.report(id: "aged") == nil)
         #expect(try database.report(id: "kept") != nil)
     }
