@@ -139,7 +139,8 @@ enum ServeCommand: Command {
         let stale = SymbolStore.removeStaleTransfers(inStore: configuration.localDirectory)
         if !stale.isEmpty {
             Console.error(
-                "removed \(stale.count) upload(s) left in \(configuration.localDirectory)/tmp by a stopped server")
+                "removed \(count: stale.count, "upload") left in \(configuration.localDirectory)/tmp by a stopped server"
+            )
         }
         let server = try SymbolicationServer(configuration: configuration)
         try server.start()

@@ -404,7 +404,7 @@ enum WebPage {
             (j.imported || []).forEach((b) => lines.push("imported " + b.uuid + " " + b.arch + " " + b.name));
             (j.already_present || []).forEach((b) => lines.push("already present " + b.uuid + " " + b.arch + " " + b.name));
             (j.failures || []).forEach((f) => lines.push("failed: " + f));
-            if (j.resymbolicated_reports) lines.push(j.resymbolicated_reports + " stored report(s) re-symbolicated");
+            if (j.resymbolicated_reports) lines.push(j.resymbolicated_reports + " stored report" + (j.resymbolicated_reports === 1 ? "" : "s") + " re-symbolicated");
             out.textContent = lines.join("\n") || "Nothing imported.";
             if (current.report && (j.imported || []).length) symbolicate();
           } catch (e) { out.textContent = "Upload failed: " + e; }
