@@ -1,6 +1,6 @@
 // ASCII: byte-level rules that readers of several formats share (crash-report text and JSON,
-// build ids, S3's percent-encoded keys), written once here so that each format reads its digits
-// the same way.
+// build ids, S3's percent-encoded keys, addresses in JSON requests), written once here so that
+// each format reads its digits the same way.
 
 public enum ASCII {
     /// The value of hex digit `byte` (`0`-`9`, `A`-`F`, `a`-`f`); nil for any other byte.
@@ -12,5 +12,20 @@ public enum ASCII {
         case 0x61...0x66: return byte - 0x61 + 10
         default: return nil
         }
+    }
+
+    /// An address or size that a JSON document writes as a number: its digits, or a double with
+    /// no fraction below 2^64 (`4.3e9`); nil for anything else.
+    public static func unsignedInteger(number text: String) -> UInt64? {
+        if let value = UInt64(text) { return value }
+        guard let d = Double(text), d >= 0, d < 18_446_744_073_709_551_616.0, d == d.rounded() else { return nil }
+        return UInt64(d)
+    }
+
+    /// An address or size that a JSON document writes as a string: hex digits after `0x` or `0X`,
+    /// else decimal digits; nil for anything else.
+    public static func unsignedInteger(string text: some StringProtocol) -> UInt64? {
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt64(text.dropFirst(2), radix: 16) }
+        return UInt64(text)
     }
 }

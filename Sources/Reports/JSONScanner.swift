@@ -56,13 +56,8 @@ struct JSONNode: Sendable {
     /// Integer value of a number (or a decimal / 0x string); nil for fractions and other kinds.
     var uint64: UInt64? {
         switch kind {
-        case .number(let raw):
-            if let v = UInt64(raw) { return v }
-            if let d = Double(raw), d >= 0, d < 1.8e19, d == d.rounded() { return UInt64(d) }
-            return nil
-        case .string(let s):
-            if s.hasPrefix("0x") || s.hasPrefix("0X") { return UInt64(s.dropFirst(2), radix: 16) }
-            return UInt64(s)
+        case .number(let raw): return ASCII.unsignedInteger(number: raw)
+        case .string(let s): return ASCII.unsignedInteger(string: s)
         default: return nil
         }
     }

@@ -191,13 +191,8 @@ struct JSONTape: Sendable {
     func uint64(_ i: Int?) -> UInt64? {
         guard let i, let text = entries[i].text else { return nil }
         switch entries[i].kind {
-        case .number:
-            if let v = UInt64(text) { return v }
-            if let d = Double(text), d >= 0, d < 1.8e19, d == d.rounded() { return UInt64(d) }
-            return nil
-        case .string:
-            if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt64(text.dropFirst(2), radix: 16) }
-            return UInt64(text)
+        case .number: return ASCII.unsignedInteger(number: text)
+        case .string: return ASCII.unsignedInteger(string: text)
         default: return nil
         }
     }

@@ -158,8 +158,7 @@ public enum JSONValue {
             guard d >= 0, d < 18_446_744_073_709_551_616.0, d == d.rounded() else { return nil }
             return n.uint64Value
         case let s as String:
-            if s.hasPrefix("0x") || s.hasPrefix("0X") { return UInt64(s.dropFirst(2), radix: 16) }
-            return UInt64(s)
+            return ASCII.unsignedInteger(string: s)
         default:
             return nil
         }

@@ -1,6 +1,7 @@
 // The hex-digit rule every reader shares (ASCII.hexDigitValue), held to the standard library's
 // Character.hexDigitValue for every byte, and seen through the readers that use it: build ids,
-// report addresses and JSON's \u escapes.
+// report addresses and JSON's \u escapes; and the rule for addresses and sizes in JSON, as
+// numbers or as strings, which the .ips, MetricKit and request readers share.
 
 import SymbolicateModel
 import Testing
@@ -24,5 +25,28 @@ struct HexDigitTests {
         #expect(ByteText.hexAddress(text, 0..<text.count) == 0x1af)
         let bad = Array("0x1aG".utf8)
         #expect(ByteText.hexAddress(bad, 0..<bad.count) == nil)
+    }
+
+    @Test func unsignedIntegersInJSON() throws {
+        #expect(ASCII.unsignedInteger(number: "4303175680") == 4_303_175_680)
+        #expect(ASCII.unsignedInteger(number: "18446744073709551615") == .max)
+        #expect(ASCII.unsignedInteger(number: "4.3e9") == 4_300_000_000)
+        #expect(ASCII.unsignedInteger(number: "1.81e19") == 18_100_000_000_000_000_000)
+        for refused in ["1.5", "-1", "1.8446744073709552e19", "1e300", "nan", ""] {
+            #expect(ASCII.unsignedInteger(number: refused) == nil, "\(refused)")
+        }
+        #expect(ASCII.unsignedInteger(string: "0x1F") == 31 && ASCII.unsignedInteger(string: "0X1f") == 31)
+        #expect(ASCII.unsignedInteger(string: "31") == 31)
+        for refused in ["0x", "1f", "x1", "", "0x-1", " 31"] {
+            #expect(ASCII.unsignedInteger(string: refused) == nil, "\(refused)")
+        }
+        // The two JSON readers of reports read both forms alike.
+        let document = Array(#"{"n":4.3e9,"s":"0x100","d":"256","f":1.5}"#.utf8)
+        let (node, _) = try JSONScanner.parse(document)
+        #expect(node["n"]?.uint64 == 4_300_000_000 && node["s"]?.uint64 == 256 && node["d"]?.uint64 == 256)
+        #expect(node["f"]?.uint64 == nil)
+        let (tape, _) = try JSONTape.parse(document, from: 0)
+        let values = tape.children(0).map { tape.uint64($0) }
+        #expect(values == [4_300_000_000, 256, 256, nil])
     }
 }
