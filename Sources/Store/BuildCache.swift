@@ -82,6 +82,12 @@ public final class BuildCache: Sendable {
         directory + "/" + relativeKey.replacingOccurrences(of: "/", with: "_")
     }
 
+    /// True when the bucket lacked `relativeKey` less than `missRetention` seconds ago.
+    private func recentlyMissing(_ relativeKey: String) -> Bool {
+        guard let missed = misses.withLock({ $0[relativeKey] }) else { return false }
+        return Date().timeIntervalSince(missed) < BuildCache.missRetention
+    }
+
     /// The local copy of `relativeKey`, fetched with `download` on a miss. nil when the bucket
     /// does not have it (remembered for `missRetention` seconds).
     func file(
@@ -90,11 +96,7 @@ public final class BuildCache: Sendable {
     ) throws -> String? {
         let path = path(for: relativeKey)
         if let hit = hit(path, expectedSize: expectedSize) { return hit }
-        if let missed = misses.withLock({ $0[relativeKey] }),
-            Date().timeIntervalSince(missed) < BuildCache.missRetention
-        {
-            return nil
-        }
+        if recentlyMissing(relativeKey) { return nil }
         let fetch = fetchLocks.withLock { locks in
             if let lock = locks[relativeKey] { return lock }
             let lock = FetchLock()
@@ -104,15 +106,12 @@ public final class BuildCache: Sendable {
         fetch.lock.lock()
         defer {
             fetch.lock.unlock()
-            fetchLocks.withLock { _ = $0.removeValue(forKey: relativeKey) }
+            // Only this fetch's own lock: a caller that came after it was removed made another.
+            fetchLocks.withLock { locks in if locks[relativeKey] === fetch { locks[relativeKey] = nil } }
         }
         // Another caller may have fetched it while this one waited.
         if let hit = hit(path, expectedSize: expectedSize) { return hit }
-        if let missed = misses.withLock({ $0[relativeKey] }),
-            Date().timeIntervalSince(missed) < BuildCache.missRetention
-        {
-            return nil
-        }
+        if recentlyMissing(relativeKey) { return nil }
         counters.withLock { $0.misses += 1 }
         for attempt in 0..<2 {
             var failure: ObjectStorageError? = nil
