@@ -12,6 +12,8 @@ enum ListCommand: Command {
         USAGE: symbolicate list [--store DIR] [--json]
 
         One line per build: UUID, arch, kind (dwarf or symtab), name, size, import date, status.
+        --json adds last_used_at, the last time a lookup used the build (recorded at most hourly;
+        absent until the first), which `gc --older-than` goes by with the import date.
 
         """
 
@@ -61,6 +63,7 @@ enum ListCommand: Command {
             w.number("bytes", b.byteSize)
             w.string("source", b.sourcePath)
             w.string("imported_at", dates.string(from: b.importedAt))
+            if let used = b.lastUsedAt { w.string("last_used_at", dates.string(from: used)) }
             w.string("status", b.status.rawValue)
             w.endObject()
         }

@@ -68,6 +68,13 @@ import Testing
         let rows = try JSONSerialization.jsonObject(with: Data(list.stdout)) as? [[String: Any]] ?? []
         #expect(rows.count == 1)
         let uuid = try #require(rows.first?["uuid"] as? String)
+        #expect(rows.first?["last_used_at"] == nil)
+        // A report that needs the build records its use, which the listing then shows.
+        let report = Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5.crash"
+        #expect(try CLI.run(["--store", store, report]).status == 0)
+        let used = try CLI.run(["list", "--store", store, "--json"])
+        let usedRows = try JSONSerialization.jsonObject(with: Data(used.stdout)) as? [[String: Any]] ?? []
+        #expect((usedRows.first?["last_used_at"] as? String)?.hasPrefix("20") == true, "\(used.stdoutText)")
 
         let dry = try CLI.run(["gc", "--store", store, "--older-than", "0", "--dry-run"])
         #expect(dry.status == 0)
