@@ -23,8 +23,10 @@ demo: release
 	$(BIN) Samples/reports/HoldApp-ios-arm64-dwarf5.crash Samples/build/ios-arm64-dwarf5
 
 # PyPI tools some tests use (moto as an S3 stand-in) go into .build/test-venv when PyPI can be
-# reached; without it those tests are reported as skipped.
+# reached; without it those tests are reported as skipped. lld-14 links the watchOS (arm64_32)
+# build that WatchOSTests compile at test time.
 test: deps
+	@scripts/install-deps.sh lld-14
 	@scripts/test-venv.sh .build/test-venv
 	PATH="$(CURDIR)/.build/test-venv/bin:$$PATH" $(SWIFT) test
 
