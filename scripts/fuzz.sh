@@ -80,6 +80,23 @@ for v in 4 5; do
     -o "$seeds/FuzzObjectFiles/elf-dwarf$v.so" 2>/dev/null \
     || echo "fuzz: no ELF seed (clang could not build one); Mach-O seeds only" >&2
 done
+# A 32-bit Mach-O (watchOS arm64_32: LC_SEGMENT, 12-byte nlist entries) and its dSYM's DWARF,
+# when lld-14 is there to link it (make test installs it).
+if command -v ld64.lld-14 >/dev/null && command -v dsymutil-14 >/dev/null; then
+  w32=$work/watchos
+  rm -rf "$w32" && mkdir -p "$w32"
+  if clang -target arm64_32-apple-watchos8.0 -x c -std=c11 -O2 -g -gdwarf-4 -ffreestanding -fno-stack-protector \
+       -ISamples/src/HoldKit/include -DHOLD_VARIANT='"fuzz-watch"' -c Samples/src/HoldKit/HKStore.c -o "$w32/HKStore.o" \
+       2>/dev/null \
+     && ld64.lld-14 -arch arm64_32 -platform_version watchos 8.0 8.0 -dylib -install_name @rpath/HoldKit \
+       -undefined dynamic_lookup "$w32/HKStore.o" -o "$w32/HoldKit" 2>/dev/null \
+     && dsymutil-14 "$w32/HoldKit" -o "$w32/HoldKit.dSYM" 2>/dev/null; then
+    cp "$w32/HoldKit" "$seeds/FuzzObjectFiles/macho-arm64_32-HoldKit"
+    cp "$w32/HoldKit.dSYM/Contents/Resources/DWARF/HoldKit" "$seeds/FuzzObjectFiles/macho-arm64_32-HoldKit.dwarf"
+  else
+    echo "fuzz: no arm64_32 seed (clang, ld64.lld-14 or dsymutil-14 failed)" >&2
+  fi
+fi
 
 python3 - "$seeds" <<'PY'
 import gzip, io, json, os, sys, tarfile, zipfile
