@@ -21,6 +21,7 @@ public enum OutcomeJSON {
         w.string("os", summary.os)
         w.string("device", summary.device)
         w.string("exception", summary.exception)
+        w.string("exception_type", summary.exceptionType)
         w.number("crashed_thread", summary.crashedThread)
         w.endObject()
         w.beginArray("images")

@@ -67,6 +67,20 @@ enum Samples {
         #expect(json.contentType == "application/json")
     }
 
+    /// The JSON answer's `report` object: the summary the web page shows, with the exception's
+    /// type alone beside the whole exception, the same from a text report and from its `.ips`.
+    @Test(arguments: ["HoldApp-ios-arm64-dwarf5.crash", "HoldApp-ios-arm64-dwarf5.ips"])
+    func theJSONAnswerSummarizesTheReport(_ name: String) throws {
+        let (json, _) = try Samples.process(name, format: .json)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output)) as? [String: Any])
+        let report = try #require(object["report"] as? [String: Any])
+        #expect(report["app"] as? String == "HoldApp" && report["version"] as? String == "1.2 (12)")
+        #expect(report["crashed_thread"] as? Int == 0)
+        let type = try #require(report["exception_type"] as? String)
+        #expect(type.hasPrefix("EXC_") && !type.contains(","), "\(type)")
+        #expect((report["exception"] as? String)?.hasPrefix(type) == true)
+    }
+
     @Test func noInlineKeepsOnlyTheOutermostFunction() throws {
         let (full, _) = try Samples.process("HoldApp-ios-arm64-dwarf5.crash")
         let (flat, _) = try Samples.process(
