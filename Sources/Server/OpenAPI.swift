@@ -29,6 +29,65 @@ enum OpenAPI {
                   "bytes": { "type": "integer" }, "status": { "type": "string" }, "source": { "type": "string" }
                 }
               },
+              "SymbolicationResult": {
+                "type": "object",
+                "description": "format=json: every image with its status, every frame with its status and symbols (innermost first; inlined ones marked). Addresses are hex strings.",
+                "required": ["format", "frames_symbolicated", "frames_named_by_report", "frames_total", "complete", "report", "images", "backtraces"],
+                "properties": {
+                  "format": { "type": "string", "enum": ["text", "json-header-text", "ips", "metrickit", "microstackshot", "sample"] },
+                  "arch": { "type": "string", "nullable": true },
+                  "frames_symbolicated": { "type": "integer" }, "frames_named_by_report": { "type": "integer" },
+                  "frames_total": { "type": "integer" }, "complete": { "type": "boolean" },
+                  "report": { "$ref": "#/components/schemas/ReportSummary" },
+                  "images": { "type": "array", "items": { "$ref": "#/components/schemas/ImageResult" } },
+                  "backtraces": { "type": "array", "items": { "$ref": "#/components/schemas/BacktraceResult" } }
+                }
+              },
+              "ReportSummary": {
+                "type": "object",
+                "description": "What the report states of itself; null where it does not. exception_type is the type and signal without codes or subtype.",
+                "properties": {
+                  "app": { "type": "string", "nullable": true }, "version": { "type": "string", "nullable": true },
+                  "os": { "type": "string", "nullable": true }, "device": { "type": "string", "nullable": true },
+                  "exception": { "type": "string", "nullable": true }, "exception_type": { "type": "string", "nullable": true },
+                  "crashed_thread": { "type": "integer", "nullable": true }
+                }
+              },
+              "ImageResult": {
+                "type": "object", "required": ["name", "load_address", "status", "frames_symbolicated", "frames_named_by_report", "frames_total"],
+                "properties": {
+                  "name": { "type": "string" }, "uuid": { "type": "string", "nullable": true },
+                  "arch": { "type": "string", "nullable": true }, "load_address": { "type": "string" }, "path": { "type": "string" },
+                  "status": { "type": "string", "enum": ["symbolicated", "symbol_table_only", "missing", "uuid_mismatch", "failed", "no_uuid"] },
+                  "found_uuid": { "type": "string" }, "found_arch": { "type": "string" }, "found_path": { "type": "string" },
+                  "error": { "type": "string" },
+                  "frames_symbolicated": { "type": "integer" }, "frames_named_by_report": { "type": "integer" },
+                  "frames_total": { "type": "integer" }
+                }
+              },
+              "BacktraceResult": {
+                "type": "object", "required": ["kind", "crashed", "frames"],
+                "properties": {
+                  "kind": { "type": "string", "enum": ["thread", "last-exception", "application-specific", "sample-tree"] },
+                  "number": { "type": "integer", "nullable": true }, "name": { "type": "string" }, "queue": { "type": "string" },
+                  "crashed": { "type": "boolean" },
+                  "frames": { "type": "array", "items": { "$ref": "#/components/schemas/FrameResult" } }
+                }
+              },
+              "FrameResult": {
+                "type": "object", "required": ["number", "address", "status", "symbols"],
+                "properties": {
+                  "number": { "type": "integer" }, "address": { "type": "string" },
+                  "image": { "type": "string", "nullable": true },
+                  "status": { "type": "string", "enum": ["symbolicated", "missing_symbol", "unknown_image", "malformed", "named_by_report"] },
+                  "report_symbol": { "type": "string" },
+                  "symbols": { "type": "array", "items": { "type": "object", "required": ["function", "inline"],
+                    "properties": {
+                      "function": { "type": "string" }, "raw_function": { "type": "string" },
+                      "file": { "type": "string", "nullable": true }, "line": { "type": "integer", "nullable": true },
+                      "inline": { "type": "boolean" }, "offset": { "type": "integer", "nullable": true } } } }
+                }
+              },
               "FileForm": {
                 "type": "object", "required": ["file"],
                 "description": "A form as `curl -F file=@PATH` sends it: the field `file` (or else the first field with a file name) is the body; other fields are ignored.",
@@ -77,7 +136,8 @@ enum OpenAPI {
               "responses": {
                 "200": { "description": "The symbolicated report", "headers": {
                     "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "Comma-separated UUIDs with no symbols" } },
-                  "content": { "text/plain": { "schema": { "type": "string" } }, "application/json": { "schema": { "type": "object" } } } },
+                  "content": { "text/plain": { "schema": { "type": "string" } },
+                    "application/json": { "schema": { "$ref": "#/components/schemas/SymbolicationResult" } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                 "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" },
                 "503": { "$ref": "#/components/responses/Error" } } } },

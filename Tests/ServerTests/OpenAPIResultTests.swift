@@ -1,0 +1,74 @@
+// The JSON answer of POST /v1/symbolicate?format=json, held to the schema /openapi.json gives
+// for it: every key the answer has is described, every required key is there, nulls only where
+// the schema allows them, enum values from the schema's list, all the way down to the symbols
+// of inlined frames. A field added to the answer without its description fails here.
+
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("OpenAPI describes the JSON answer", .tags(.server))
+struct OpenAPIResultTests {
+    /// Where `value` breaks `schema` (resolving `$ref`s in `schemas`), as paths; empty when it fits.
+    static func violations(_ value: Any, _ schema: [String: Any], _ schemas: [String: Any], at path: String) -> [String]
+    {
+        if let reference = schema["$ref"] as? String {
+            let name = String(reference.split(separator: "/").last ?? "")
+            guard let resolved = schemas[name] as? [String: Any] else { return ["\(path): unknown \(reference)"] }
+            return violations(value, resolved, schemas, at: path)
+        }
+        if value is NSNull { return schema["nullable"] as? Bool == true ? [] : ["\(path): null, not nullable"] }
+        if let allowed = schema["enum"] as? [String], let text = value as? String, !allowed.contains(text) {
+            return ["\(path): \(text) is not one of \(allowed)"]
+        }
+        switch schema["type"] as? String {
+        case "object":
+            guard let object = value as? [String: Any] else { return ["\(path): not an object"] }
+            let properties = schema["properties"] as? [String: Any] ?? [:]
+            var found: [String] = []
+            for key in (schema["required"] as? [String] ?? []) where object[key] == nil {
+                found.append("\(path): lacks required \(key)")
+            }
+            for (key, member) in object.sorted(by: { $0.key < $1.key }) {
+                guard let described = properties[key] as? [String: Any] else {
+                    found.append("\(path).\(key): not in the schema")
+                    continue
+                }
+                found += violations(member, described, schemas, at: "\(path).\(key)")
+            }
+            return found
+        case "array":
+            guard let array = value as? [Any] else { return ["\(path): not an array"] }
+            let items = schema["items"] as? [String: Any] ?? [:]
+            return array.enumerated().flatMap { violations($1, items, schemas, at: "\(path)[\($0)]") }
+        case "string": return value is String ? [] : ["\(path): not a string"]
+        case "integer": return value is Int ? [] : ["\(path): not an integer"]
+        case "boolean": return (value as? NSNumber).map { _ in [] } ?? ["\(path): not a boolean"]
+        default: return []
+        }
+    }
+
+    @Test(arguments: ["HoldApp-ios-arm64-dwarf5.crash", "HoldApp-ios-arm64-dwarf5.ips"])
+    func theAnswerFitsItsSchema(_ name: String) throws {
+        let server = try TestServer()
+        try server.importDirectly([try #require(Fixtures.build("ios-arm64-dwarf5"))])
+        let answer = try server.post("/v1/symbolicate?format=json", try #require(Fixtures.report(name)))
+        #expect(answer.status == 200)
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+        let document = try server.get("/openapi.json").json()
+        let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]
+        let schema = try #require(schemas["SymbolicationResult"] as? [String: Any])
+        let found = Self.violations(result, schema, schemas, at: "answer")
+        #expect(found.isEmpty, "\(found.count): \(found.prefix(8))")
+        // The answer reached every level the schema describes: an inlined symbol with a file and line.
+        let frames = (result["backtraces"] as? [[String: Any]] ?? []).flatMap { $0["frames"] as? [[String: Any]] ?? [] }
+        let symbols = frames.flatMap { $0["symbols"] as? [[String: Any]] ?? [] }
+        #expect(symbols.contains { $0["inline"] as? Bool == true && $0["line"] is Int })
+        // The POST route names the schema for its JSON answer.
+        let paths = document["paths"] as? [String: Any] ?? [:]
+        let post = (paths["/v1/symbolicate"] as? [String: Any])?["post"] as? [String: Any]
+        let ok = (post?["responses"] as? [String: Any])?["200"] as? [String: Any]
+        let json = ((ok?["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"]
+        #expect((json as? [String: Any])?["$ref"] as? String == "#/components/schemas/SymbolicationResult")
+    }
+}
