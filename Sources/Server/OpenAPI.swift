@@ -43,6 +43,10 @@ enum OpenAPI {
                   "backtraces": { "type": "array", "items": { "$ref": "#/components/schemas/BacktraceResult" } }
                 }
               },
+              "MetricKitPayload": {
+                "description": "A MetricKit payload answered in its own format (without format=json): the document as sent, each frame given symbolName, offsetIntoSymbol, fileName, lineNumber and inlineFrames.",
+                "oneOf": [ { "type": "object" }, { "type": "array", "items": { "type": "object" } } ]
+              },
               "ReportSummary": {
                 "type": "object",
                 "description": "What the report states of itself; null where it does not. exception_type is the type and signal without codes or subtype.",
@@ -137,7 +141,8 @@ enum OpenAPI {
                 "200": { "description": "The symbolicated report", "headers": {
                     "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "Comma-separated UUIDs with no symbols" } },
                   "content": { "text/plain": { "schema": { "type": "string" } },
-                    "application/json": { "schema": { "$ref": "#/components/schemas/SymbolicationResult" } } } },
+                    "application/json": { "schema": { "anyOf": [ { "$ref": "#/components/schemas/SymbolicationResult" },
+                      { "$ref": "#/components/schemas/MetricKitPayload" } ] } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                 "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" },
                 "503": { "$ref": "#/components/responses/Error" } } } },
