@@ -26,7 +26,9 @@ enum OpenAPI {
                   "uuid": { "type": "string" }, "arch": { "type": "string" }, "name": { "type": "string" },
                   "kind": { "type": "string", "enum": ["dwarf", "symtab"] }, "text_vmaddr": { "type": "string" },
                   "text_size": { "type": "integer" }, "imported_at": { "type": "string" }, "last_used_at": { "type": "string" },
-                  "bytes": { "type": "integer" }, "status": { "type": "string" }, "source": { "type": "string" }
+                  "bytes": { "type": "integer" }, "status": { "type": "string" }, "source": { "type": "string" },
+                  "outcome": { "type": "string", "enum": ["imported", "already_present", "superseded"],
+                    "description": "Upload answers only: what the upload did with this build (superseded: debug information replaced its symbol table)" }
                 }
               },
               "SymbolicationResult": {
@@ -91,6 +93,13 @@ enum OpenAPI {
                       "file": { "type": "string", "nullable": true }, "line": { "type": "integer", "nullable": true },
                       "inline": { "type": "boolean" }, "offset": { "type": "integer", "nullable": true } } } }
                 }
+              },
+              "ImportAnswer": {
+                "type": "object", "required": ["imported", "already_present", "failures", "resymbolicated_reports"],
+                "properties": { "imported": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
+                  "already_present": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
+                  "failures": { "type": "array", "items": { "type": "string" } },
+                  "resymbolicated_reports": { "type": "integer", "description": "Stored reports re-symbolicated with the new builds" } }
               },
               "FileForm": {
                 "type": "object", "required": ["file"],
@@ -163,12 +172,8 @@ enum OpenAPI {
                   "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
                   "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
                 "responses": {
-                  "200": { "description": "Every build was already present", "content": { "application/json": { "schema": { "type": "object" } } } },
-                  "201": { "description": "Builds imported", "content": { "application/json": { "schema": { "type": "object",
-                    "properties": { "imported": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
-                      "already_present": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
-                      "failures": { "type": "array", "items": { "type": "string" } },
-                      "resymbolicated_reports": { "type": "integer" } } } } } },
+                  "200": { "description": "Every build was already present", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ImportAnswer" } } } },
+                  "201": { "description": "Builds imported", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ImportAnswer" } } } },
                   "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
                   "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                   "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" } } } },
@@ -176,10 +181,14 @@ enum OpenAPI {
               "parameters": [ { "name": "uuid", "in": "path", "required": true,
                 "schema": { "type": "string", "pattern": "^[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}$" } } ],
               "get": { "summary": "The builds with this UUID", "responses": {
-                "200": { "description": "Builds", "content": { "application/json": { "schema": { "type": "object" } } } },
+                "200": { "description": "Builds", "content": { "application/json": { "schema": { "type": "object",
+                  "required": ["uuid", "builds"], "properties": { "uuid": { "type": "string" },
+                    "builds": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } } } } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } },
               "delete": { "summary": "Remove the builds with this UUID", "security": [ { "bearer": [] } ], "responses": {
-                "200": { "description": "Removed", "content": { "application/json": { "schema": { "type": "object" } } } },
+                "200": { "description": "Removed", "content": { "application/json": { "schema": { "type": "object",
+                  "required": ["removed"], "properties": {
+                    "removed": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } } } } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
                 "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } } },
             "/v1/reports": {

@@ -45,7 +45,7 @@ public enum ImportOutcome: String, Sendable, Hashable {
     /// A new build.
     case imported
     /// The same build, with symbols at least as good, was already there: nothing changed.
-    case alreadyPresent
+    case alreadyPresent = "already_present"
     /// Debug information replaced a symbol-table-only entry of the same UUID and arch.
     case superseded
 }

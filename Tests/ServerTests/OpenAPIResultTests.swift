@@ -74,4 +74,41 @@ struct OpenAPIResultTests {
         }
         #expect(choices.contains("#/components/schemas/SymbolicationResult"), "\(choices)")
     }
+
+    /// The build answers: an upload (imported, then already present), the builds of a UUID, a
+    /// removal, each held to the schema its route names for that status.
+    @Test(.enabled(if: Fixtures.executable != nil, "the symbolicate executable is not built"))
+    func buildAnswersFitTheirSchemas() throws {
+        let server = try TestServer()
+        let document = try server.get("/openapi.json").json()
+        let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]
+        let paths = document["paths"] as? [String: Any] ?? [:]
+        func check(_ answer: TestResponse, _ path: String, _ method: String) {
+            let operation = (paths[path] as? [String: Any])?[method] as? [String: Any]
+            let response = (operation?["responses"] as? [String: Any])?[String(answer.status)] as? [String: Any]
+            let content = (response?["content"] as? [String: Any])?["application/json"] as? [String: Any]
+            guard let schema = content?["schema"] as? [String: Any] else {
+                Issue.record("\(method) \(path) \(answer.status) has no JSON schema")
+                return
+            }
+            let value = (try? JSONSerialization.jsonObject(with: Data(answer.body))) ?? NSNull()
+            let found = Self.violations(value, schema, schemas, at: "\(method) \(path) \(answer.status)")
+            #expect(found.isEmpty, "\(found.prefix(8))")
+        }
+        let path = try #require(
+            Fixtures.build("ios-arm64-dwarf5/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"))
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let imported = try server.post("/v1/symbols?filename=HoldKit", bytes, headers: server.auth)
+        #expect(imported.status == 201)
+        check(imported, "/v1/symbols", "post")
+        let again = try server.post("/v1/symbols?filename=HoldKit", bytes, headers: server.auth)
+        #expect(again.status == 200)
+        check(again, "/v1/symbols", "post")
+        let uuid = try #require((imported.json()["imported"] as? [[String: Any]])?.first?["uuid"] as? String)
+        check(try server.get("/v1/symbols/" + uuid), "/v1/symbols/{uuid}", "get")
+        check(try server.get("/v1/symbols"), "/v1/symbols", "get")
+        let removed = try TestHTTP.request(port: server.port, "DELETE", "/v1/symbols/" + uuid, headers: server.auth)
+        #expect(removed.status == 200)
+        check(removed, "/v1/symbols/{uuid}", "delete")
+    }
 }
