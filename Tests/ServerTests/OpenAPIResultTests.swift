@@ -81,19 +81,8 @@ struct OpenAPIResultTests {
     func buildAnswersFitTheirSchemas() throws {
         let server = try TestServer()
         let document = try server.get("/openapi.json").json()
-        let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]
-        let paths = document["paths"] as? [String: Any] ?? [:]
         func check(_ answer: TestResponse, _ path: String, _ method: String) {
-            let operation = (paths[path] as? [String: Any])?[method] as? [String: Any]
-            let response = (operation?["responses"] as? [String: Any])?[String(answer.status)] as? [String: Any]
-            let content = (response?["content"] as? [String: Any])?["application/json"] as? [String: Any]
-            guard let schema = content?["schema"] as? [String: Any] else {
-                Issue.record("\(method) \(path) \(answer.status) has no JSON schema")
-                return
-            }
-            let value = (try? JSONSerialization.jsonObject(with: Data(answer.body))) ?? NSNull()
-            let found = Self.violations(value, schema, schemas, at: "\(method) \(path) \(answer.status)")
-            #expect(found.isEmpty, "\(found.prefix(8))")
+            Self.check(answer, path, method, document)
         }
         let path = try #require(
             Fixtures.build("ios-arm64-dwarf5/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"))
@@ -110,5 +99,38 @@ struct OpenAPIResultTests {
         let removed = try TestHTTP.request(port: server.port, "DELETE", "/v1/symbols/" + uuid, headers: server.auth)
         #expect(removed.status == 200)
         check(removed, "/v1/symbols/{uuid}", "delete")
+    }
+
+    /// Holds `answer` to the schema `document` gives for `method path` at the answer's status.
+    static func check(_ answer: TestResponse, _ path: String, _ method: String, _ document: [String: Any]) {
+        let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]
+        let paths = document["paths"] as? [String: Any] ?? [:]
+        let operation = (paths[path] as? [String: Any])?[method] as? [String: Any]
+        let response = (operation?["responses"] as? [String: Any])?[String(answer.status)] as? [String: Any]
+        let content = (response?["content"] as? [String: Any])?["application/json"] as? [String: Any]
+        guard let schema = content?["schema"] as? [String: Any] else {
+            Issue.record("\(method) \(path) \(answer.status) has no JSON schema")
+            return
+        }
+        let value = (try? JSONSerialization.jsonObject(with: Data(answer.body))) ?? NSNull()
+        let found = violations(value, schema, schemas, at: "\(method) \(path) \(answer.status)")
+        #expect(found.isEmpty, "\(found.prefix(8))")
+    }
+
+    /// The stored-report answers: a POST, the report, the listing, what reports wait for, a removal.
+    @Test func storedReportAnswersFitTheirSchemas() throws {
+        let server = try TestServer()
+        let document = try server.get("/openapi.json").json()
+        let report = try #require(Fixtures.report("HoldApp-ios-arm64-dwarf5.crash"))
+        let posted = try server.post("/v1/reports", report, headers: server.auth)
+        #expect(posted.status == 201)
+        Self.check(posted, "/v1/reports", "post", document)
+        let id = try #require(posted.json()["id"] as? String)
+        Self.check(try server.get("/v1/reports/\(id)?view=json"), "/v1/reports/{id}", "get", document)
+        Self.check(try server.get("/v1/reports?limit=5"), "/v1/reports", "get", document)
+        Self.check(try server.get("/v1/missing"), "/v1/missing", "get", document)
+        let removed = try TestHTTP.request(port: server.port, "DELETE", "/v1/reports/\(id)", headers: server.auth)
+        #expect(removed.status == 200)
+        Self.check(removed, "/v1/reports/{id}", "delete", document)
     }
 }
