@@ -75,6 +75,32 @@ struct OpenAPIResultTests {
         #expect(choices.contains("#/components/schemas/SymbolicationResult"), "\(choices)")
     }
 
+    /// Every kind of report the server reads, as format=json, fits the same schema: text and
+    /// `.ips` reports of every sample build, MetricKit payloads and trees, resource and spindump
+    /// reports, `sample` output (sample trees, frames without numbers in their backtrace).
+    @Test func everyReportKindFitsTheSchema() throws {
+        let server = try TestServer()
+        try server.importDirectly([try #require(Fixtures.build("ios-arm64-dwarf5"))])
+        let document = try server.get("/openapi.json").json()
+        let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]
+        let schema = try #require(schemas["SymbolicationResult"] as? [String: Any])
+        var formats: Set<String> = []
+        for folder in ["reports", "diagnostics"] {
+            let path = Fixtures.samples + "/" + folder
+            for name in try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+            where name.hasPrefix("HoldApp-") {
+                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + "/" + name)))
+                let answer = try server.post("/v1/symbolicate?format=json", bytes)
+                #expect(answer.status == 200, "\(name): \(answer.text.prefix(200))")
+                let result = (try? JSONSerialization.jsonObject(with: Data(answer.body))) ?? NSNull()
+                let found = Self.violations(result, schema, schemas, at: name)
+                #expect(found.isEmpty, "\(found.count): \(found.prefix(8))")
+                if let format = (result as? [String: Any])?["format"] as? String { formats.insert(format) }
+            }
+        }
+        #expect(formats == ["text", "ips", "metrickit", "microstackshot", "sample"], "\(formats)")
+    }
+
     /// The build answers: an upload (imported, then already present), the builds of a UUID, a
     /// removal, each held to the schema its route names for that status.
     @Test(.enabled(if: Fixtures.executable != nil, "the symbolicate executable is not built"))
