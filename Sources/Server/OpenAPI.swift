@@ -101,6 +101,42 @@ enum OpenAPI {
                   "failures": { "type": "array", "items": { "type": "string" } },
                   "resymbolicated_reports": { "type": "integer", "description": "Stored reports re-symbolicated with the new builds" } }
               },
+              "SentryResult": {
+                "type": "object", "required": ["status", "stacktraces", "modules"],
+                "description": "Sentry Symbolicator's answer: inlined functions as frames of their own (innermost first) with the same original_index.",
+                "properties": {
+                  "status": { "type": "string", "enum": ["completed"] },
+                  "stacktraces": { "type": "array", "items": { "type": "object", "required": ["frames"], "properties": {
+                    "frames": { "type": "array", "items": { "type": "object", "required": ["original_index", "instruction_addr", "status"],
+                      "properties": {
+                        "original_index": { "type": "integer" }, "instruction_addr": { "type": "string" },
+                        "package": { "type": "string" },
+                        "status": { "type": "string", "enum": ["symbolicated", "missing", "unknown_image", "malformed"] },
+                        "function": { "type": "string" }, "symbol": { "type": "string" }, "abs_path": { "type": "string" },
+                        "filename": { "type": "string" }, "lineno": { "type": "integer" }, "sym_addr": { "type": "string" } } } } } } },
+                  "modules": { "type": "array", "items": { "type": "object", "required": ["type", "image_addr", "code_file", "debug_status", "index"],
+                    "properties": {
+                      "type": { "type": "string", "enum": ["macho"] }, "image_addr": { "type": "string" },
+                      "code_file": { "type": "string" },
+                      "debug_status": { "type": "string", "enum": ["found", "missing", "malformed", "unused"] },
+                      "debug_id": { "type": "string" }, "image_size": { "type": "integer" }, "index": { "type": "integer" } } } }
+                }
+              },
+              "MozillaResult": {
+                "type": "object", "required": ["results"],
+                "description": "Mozilla's Symbolication API v5 answer: one result per job; inlined functions under inlines, innermost first.",
+                "properties": {
+                  "results": { "type": "array", "items": { "type": "object", "required": ["stacks", "found_modules"], "properties": {
+                    "stacks": { "type": "array", "items": { "type": "array", "items": { "type": "object", "required": ["frame", "module_offset"],
+                      "properties": {
+                        "frame": { "type": "integer" }, "module": { "type": "string" }, "module_offset": { "type": "string" },
+                        "function": { "type": "string" }, "function_offset": { "type": "string" },
+                        "file": { "type": "string" }, "line": { "type": "integer" },
+                        "inlines": { "type": "array", "items": { "type": "object", "required": ["function"], "properties": {
+                          "function": { "type": "string" }, "file": { "type": "string" }, "line": { "type": "integer" } } } } } } } },
+                    "found_modules": { "type": "object", "additionalProperties": { "type": "boolean" } } } } }
+                }
+              },
               "FileForm": {
                 "type": "object", "required": ["file"],
                 "description": "A form as `curl -F file=@PATH` sends it: the field `file` (or else the first field with a file name) is the body; other fields are ignored.",
@@ -240,13 +276,13 @@ enum OpenAPI {
               "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
                 "properties": { "modules": { "type": "array", "items": { "type": "object" } },
                   "stacktraces": { "type": "array", "items": { "type": "object" } } } } } } },
-              "responses": { "200": { "description": "Symbolicator response shape", "content": { "application/json": { "schema": { "type": "object" } } } },
+              "responses": { "200": { "description": "Symbolicator response shape", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SentryResult" } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" } } } },
             "/symbolicate/v5": { "post": { "summary": "Mozilla Symbolication API v5 request (memoryMap + stacks)",
               "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
                 "properties": { "memoryMap": { "type": "array", "items": { "type": "array" } },
                   "stacks": { "type": "array", "items": { "type": "array" } }, "jobs": { "type": "array", "items": { "type": "object" } } } } } } },
-              "responses": { "200": { "description": "v5 response shape", "content": { "application/json": { "schema": { "type": "object" } } } },
+              "responses": { "200": { "description": "v5 response shape", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/MozillaResult" } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" } } } }
           }
         }

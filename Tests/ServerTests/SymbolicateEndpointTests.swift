@@ -149,6 +149,8 @@ struct SymbolicateEndpointTests {
         let sentry = try server.post(
             "/symbolicate", [UInt8](sentryBody), headers: [("Content-Type", "application/json")])
         #expect(sentry.status == 200)
+        let document = try server.get("/openapi.json").json()
+        OpenAPIResultTests.check(sentry, "/symbolicate", "post", document)
         let sentryFrames =
             ((sentry.json()["stacktraces"] as? [[String: Any]])?.first?["frames"] as? [[String: Any]]) ?? []
         var wanted: [String] = []
@@ -176,6 +178,7 @@ struct SymbolicateEndpointTests {
         ])
         let mozilla = try server.post("/symbolicate/v5", [UInt8](mozillaBody))
         #expect(mozilla.status == 200)
+        OpenAPIResultTests.check(mozilla, "/symbolicate/v5", "post", document)
         let result = (mozilla.json()["results"] as? [[String: Any]])?.first ?? [:]
         let mozillaFrames = ((result["stacks"] as? [[[String: Any]]])?.first) ?? []
         #expect(mozillaFrames.compactMap { $0["function"] as? String } == wantedOutermost)
