@@ -153,6 +153,13 @@ enum OpenAPI {
                 }
               }
             },
+            "requestBodies": {
+              "Report": { "required": true, "description": "A report of any kind the server reads, as curl --data-binary @FILE or curl -F file=@FILE sends it",
+                "content": {
+                  "text/plain": { "schema": { "type": "string" } },
+                  "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
+                  "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } }
+            },
             "responses": {
               "Error": { "description": "An error", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
             },
@@ -178,10 +185,7 @@ enum OpenAPI {
               "summary": "Symbolicate one crash report",
               "description": "Body: a report (.crash text, .ips, a MetricKit payload, a spindump, hang or resource report, sample output; as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
               "parameters": [ { "$ref": "#/components/parameters/format" } ],
-              "requestBody": { "required": true, "content": {
-                "text/plain": { "schema": { "type": "string" } },
-                "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
-                "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
+              "requestBody": { "$ref": "#/components/requestBodies/Report" },
               "responses": {
                 "200": { "description": "The symbolicated report", "headers": {
                     "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "Comma-separated UUIDs with no symbols" } },
@@ -233,9 +237,7 @@ enum OpenAPI {
               "parameters": [ { "$ref": "#/components/parameters/format" },
                 { "name": "Idempotency-Key", "in": "header", "schema": { "type": "string", "minLength": 1, "maxLength": 255 },
                   "description": "Same key (from the same token), same report: a retried POST answers 200 with the report the first one stored" } ],
-              "requestBody": { "required": true, "content": { "text/plain": { "schema": { "type": "string" } },
-                "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
-                "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
+              "requestBody": { "$ref": "#/components/requestBodies/Report" },
               "responses": {
                 "201": { "description": "Stored (durably, before this answer)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
                 "200": { "description": "Already stored under this Idempotency-Key (header Idempotent-Replayed: true)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
