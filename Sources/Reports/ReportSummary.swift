@@ -100,9 +100,10 @@ public struct ReportSummary: Sendable, Hashable {
         }
         device = body?["modelCode"]?.string
         if let e = body?["exception"] {
+            let type = e["type"]?.string
             let signal = e["signal"]?.string.flatMap { $0.isEmpty ? nil : " (\($0))" } ?? ""
-            let typed = (e["type"]?.string ?? "?") + signal
-            if e["type"]?.string != nil { exceptionType = typed }
+            let typed = (type ?? "?") + signal
+            if type != nil { exceptionType = typed }
             exception = typed + (e["subtype"]?.string.map { ", " + $0 } ?? "")
         }
         crashedThread = body?["faultingThread"]?.scalarText.flatMap { Int($0) }

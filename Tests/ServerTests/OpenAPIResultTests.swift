@@ -18,6 +18,12 @@ struct OpenAPIResultTests {
             guard let resolved = schemas[name] as? [String: Any] else { return ["\(path): unknown \(reference)"] }
             return violations(value, resolved, schemas, at: path)
         }
+        // One of the alternatives must fit; without this a route whose answer may take two
+        // shapes would let anything through.
+        if let alternatives = (schema["anyOf"] ?? schema["oneOf"]) as? [[String: Any]] {
+            let tried = alternatives.map { violations(value, $0, schemas, at: path) }
+            return tried.contains { $0.isEmpty } ? [] : tried.first ?? ["\(path): no alternatives"]
+        }
         if value is NSNull { return schema["nullable"] as? Bool == true ? [] : ["\(path): null, not nullable"] }
         if let allowed = schema["enum"] as? [String], let text = value as? String, !allowed.contains(text) {
             return ["\(path): \(text) is not one of \(allowed)"]
