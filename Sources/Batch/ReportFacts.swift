@@ -118,9 +118,9 @@ struct ReportFacts: Sendable {
             let image = report.image(for: frame)
             let name = image?.name ?? frame.imageName ?? "???"
             if let image, frame.address >= image.loadAddress {
-                return "\(name) + 0x" + String(frame.address - image.loadAddress, radix: 16)
+                return "\(name) + " + ASCII.hex(frame.address - image.loadAddress)
             }
-            return "\(name) 0x" + String(frame.address, radix: 16)
+            return "\(name) " + ASCII.hex(frame.address)
         }
     }
 

@@ -58,7 +58,7 @@ enum ListCommand: Command {
             w.string("arch", b.arch.rawValue)
             w.string("name", b.name)
             w.string("kind", b.kind.rawValue)
-            w.string("text_vmaddr", "0x" + String(b.textVMAddress, radix: 16))
+            w.string("text_vmaddr", ASCII.hex(b.textVMAddress))
             w.number("text_size", b.textSize)
             w.number("bytes", b.byteSize)
             w.string("source", b.sourcePath)

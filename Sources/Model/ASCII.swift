@@ -14,6 +14,9 @@ public enum ASCII {
         }
     }
 
+    /// `value` as reports and JSON answers write an address: `0x` and lowercase hex digits.
+    public static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
+
     /// An address or size that a JSON document writes as a number: its digits, or a double with
     /// no fraction below 2^64 (`4.3e9`); nil for anything else.
     public static func unsignedInteger(number text: String) -> UInt64? {

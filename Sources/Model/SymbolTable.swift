@@ -139,19 +139,43 @@ public struct SymbolTable: Sendable {
     /// first; nil when no range covers it. Corrupt indices end the chain instead of trapping.
     public func lookup(_ address: UInt64) -> [Resolved]? {
         guard let r = rangeIndex(containing: address) else { return nil }
+        return SymbolTable.chain(from: ranges[r].location, files: files, functions: functions, locations: locations)
+    }
+
+    /// Levels a chain may have at the most; a longer one (a cycle, in a corrupt file) is cut there.
+    public static let maxChainLength = 256
+
+    /// The inline chain that starts at location `start`, innermost first (nil when it has no
+    /// level), with each row read by a closure that answers nil for an index out of range: the
+    /// one walk of every symbol source, whether its rows are in memory or in a file. A location
+    /// or function that is not there ends the chain; a file that is not there is no file.
+    public static func chain(
+        from start: UInt32, location: (UInt32) throws -> Location?, function: (UInt32) throws -> Function?,
+        file: (UInt32) throws -> String?
+    ) rethrows -> [Resolved]? {
         var result: [Resolved] = []
-        var index = ranges[r].location
-        var guardCount = 0
-        while index != SymbolTable.none, Int(index) < locations.count, guardCount < 256 {
-            let loc = locations[Int(index)]
-            guard Int(loc.function) < functions.count else { break }
-            let f = functions[Int(loc.function)]
-            let file = Int(loc.file) < files.count ? files[Int(loc.file)] : nil
-            result.append(Resolved(function: f.name, entry: f.entry, file: file, line: SymbolTable.line(loc.line)))
+        var index = start
+        while index != SymbolTable.none, result.count < maxChainLength, let loc = try location(index) {
+            guard let f = try function(loc.function) else { break }
+            result.append(
+                Resolved(function: f.name, entry: f.entry, file: try file(loc.file), line: SymbolTable.line(loc.line)))
             index = loc.parent
-            guardCount += 1
         }
         return result.isEmpty ? nil : result
+    }
+
+    /// `chain(from:location:function:file:)` over rows in memory.
+    public static func chain(
+        from start: UInt32, files: [String], functions: [Function], locations: [Location]
+    ) -> [Resolved]? {
+        chain(from: start, location: { locations.row($0) }, function: { functions.row($0) }, file: { files.row($0) })
+    }
+}
+
+extension Array {
+    /// The element at a stored index, or nil when the index is out of range (`SymbolTable.none` included).
+    fileprivate func row(_ index: UInt32) -> Element? {
+        Int(index) < count ? self[Int(index)] : nil
     }
 }
 

@@ -322,7 +322,7 @@ struct UnitReader {
     /// Unit `index` through our own decoder; nil when the unit holds no DIE.
     mutating func read(unit index: Int, _ decoder: DieDecoder) throws -> DebugInfo? {
         let (context, unitDie, start) = try decoder.openUnit(index)
-        guard let unitDie, let attrs = unitDie.attributes else { return nil }
+        guard let (unitDie, attrs) = unitDie else { return nil }
         let h = context.header
         let offset = UInt64(h.offset)
         guard unitDie.tag == DW_TAG_compile_unit || unitDie.tag == DW_TAG_partial_unit else { return emptyUnit(offset) }
@@ -364,7 +364,7 @@ struct UnitReader {
     /// units; nil when it holds no DIE), without reading the rest of the unit.
     mutating func unitRanges(unit index: Int, _ decoder: DieDecoder) throws -> [(start: UInt64, end: UInt64)]? {
         let (context, unitDie, _) = try decoder.openUnit(index)
-        guard let unitDie, let attrs = unitDie.attributes else { return nil }
+        guard let (unitDie, attrs) = unitDie else { return nil }
         guard unitDie.tag == DW_TAG_compile_unit || unitDie.tag == DW_TAG_partial_unit else { return [] }
         setRangeContext(context.header.format, attrs)
         return try pcRanges(attrs)

@@ -60,15 +60,6 @@ struct DwarfUnitContext {
     var strOffsetsBase: UInt64?
 }
 
-/// One DIE as read: its offset, tag, whether children follow, and (when asked for) the
-/// attributes DebugInfoReader uses.
-struct DecodedDie {
-    var offset: Int
-    var tag: UInt16
-    var hasChildren: Bool
-    var attributes: DieAttributes?
-}
-
 /// What every DIE states without its attributes. The walk reads most DIEs only this far, so
 /// it stays a few bytes: no attribute storage is set up, copied or released for them.
 struct DieHeader {
@@ -112,9 +103,11 @@ final class DieDecoder {
 
     init(file: DwarfInfoFile) { self.file = file }
 
-    /// Unit `index` with its unit DIE (nil when the unit holds no DIE) and a reader positioned
-    /// after that DIE.
-    func openUnit(_ index: Int) throws -> (context: DwarfUnitContext, die: DecodedDie?, reader: ByteReader) {
+    /// Unit `index` with its unit DIE and that DIE's attributes (nil when the unit holds no DIE),
+    /// and a reader positioned after that DIE.
+    func openUnit(
+        _ index: Int
+    ) throws -> (context: DwarfUnitContext, die: (header: DieHeader, attributes: DieAttributes)?, reader: ByteReader) {
         let header = file.units[index]
         let table = try abbreviations(at: header.abbrevOffset)
         var context = DwarfUnitContext(header: header, table: table)
@@ -131,24 +124,14 @@ final class DieDecoder {
         try read(&r, dieOffset, abbrev, context: context, raw: &raw)
         context.addrBase = raw.addrBase.map(\.value)
         context.strOffsetsBase = raw.strOffsetsBase.map(\.value)
-        let die = DecodedDie(
-            offset: dieOffset, tag: abbrev.tag, hasChildren: abbrev.hasChildren, attributes: try resolve(raw, context))
-        return (context, die, r)
+        let die = DieHeader(offset: dieOffset, tag: abbrev.tag, hasChildren: abbrev.hasChildren)
+        return (context, (die, try resolve(raw, context)), r)
     }
 
     /// The next DIE of the unit at `r`; nil for a null entry (the end of a list of siblings).
-    /// Attributes are decoded only when `decode(tag)` says so; otherwise they are skipped by size.
-    func next(_ r: inout ByteReader, _ context: DwarfUnitContext, decode: (UInt16) -> Bool) throws -> DecodedDie? {
-        var attributes = DieAttributes()
-        guard let (header, decoded) = try next(&r, context, into: &attributes, decode: decode) else { return nil }
-        return DecodedDie(
-            offset: header.offset, tag: header.tag, hasChildren: header.hasChildren,
-            attributes: decoded ? attributes : nil)
-    }
-
-    /// The next DIE of the unit at `r`, as `next(_:_:decode:)`, but with its attributes (when
-    /// `decode(tag)` asks for them; the Bool says so) written into `attributes`: the walk's form,
-    /// which sets up attribute storage only for the DIEs it looks at.
+    /// Its attributes are decoded into `attributes` only when `decode(tag)` asks for them (the
+    /// Bool says so); otherwise they are skipped by size, so that the walk sets up attribute
+    /// storage only for the DIEs it looks at.
     @inline(__always)
     func next(
         _ r: inout ByteReader, _ context: DwarfUnitContext, into attributes: inout DieAttributes,
@@ -229,7 +212,9 @@ final class DieDecoder {
         }
         var r = try file.info.sub(0, context.header.end)
         try r.seek(Int(offset))
-        return try next(&r, context) { _ in true }?.attributes
+        var attributes = DieAttributes()
+        guard try next(&r, context, into: &attributes, decode: { _ in true }) != nil else { return nil }
+        return attributes
     }
 
     private func read(

@@ -145,7 +145,7 @@ enum IPSTextRenderer {
     /// both Binary Images layouts start a line.
     static func addressRange(_ image: BinaryImage) -> String {
         func right(_ v: UInt64) -> String {
-            let h = "0x" + String(v, radix: 16)
+            let h = ASCII.hex(v)
             return String(repeating: " ", count: max(0, 18 - h.count)) + h
         }
         return right(image.loadAddress) + " - " + right(image.loadAddress &+ (image.size ?? 1) &- 1)

@@ -177,7 +177,7 @@ enum MetricKitWriter {
         let name = image?.name ?? frame.imageName ?? "???"
         var location = "(\(name)"
         if let image, frame.address >= image.loadAddress { location += " + \(frame.address - image.loadAddress)" }
-        location += ") [0x" + String(frame.address, radix: 16) + "]"
+        location += ") [" + ASCII.hex(frame.address) + "]"
         let indent = String(repeating: "  ", count: min(depth, 512))
         guard let result, result.status == .symbolicated, !result.frames.isEmpty else {
             return ["\(indent)\(count)  ??? \(location)"]

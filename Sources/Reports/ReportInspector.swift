@@ -5,7 +5,6 @@
 import SymbolicateModel
 
 public enum ReportInspector {
-    private static func hex(_ v: UInt64) -> String { "0x" + String(v, radix: 16) }
 
     public static func text(_ r: CrashReport) -> String {
         var out: [String] = []
@@ -26,7 +25,7 @@ public enum ReportInspector {
             if let queue = b.queue { title += " queue: \(queue)" }
             out.append("  \(title): \(count: b.frames.count, "frame")")
             for f in b.frames {
-                var line = "    \(f.number) \(f.imageName ?? "???") \(hex(f.address))"
+                var line = "    \(f.number) \(f.imageName ?? "???") \(ASCII.hex(f.address))"
                 if let i = f.imageIndex { line += " image #\(i)" }
                 if let symbol = f.symbol { line += " \(symbol)" + (f.symbolOffset.map { " + \($0)" } ?? "") }
                 if let file = f.sourceFile { line += " (\(file)" + (f.sourceLine.map { ":\($0)" } ?? "") + ")" }
@@ -36,8 +35,8 @@ public enum ReportInspector {
         out.append("images: \(r.images.count)")
         for (i, image) in r.images.enumerated() {
             var line = "  #\(i) \(image.name) \(image.arch?.rawValue ?? "?") \(image.uuid?.description ?? "no-uuid")"
-            line += " load \(hex(image.loadAddress))"
-            if let size = image.size { line += " size \(hex(size))" }
+            line += " load \(ASCII.hex(image.loadAddress))"
+            if let size = image.size { line += " size \(ASCII.hex(size))" }
             if let path = image.path { line += " \(path)" }
             out.append(line)
         }
@@ -58,7 +57,7 @@ public enum ReportInspector {
         let backtraces = r.backtraces.map { b -> String in
             let frames = b.frames.map { f -> String in
                 "{\"number\":\(f.number),\"image\":\(q(f.imageName)),\"imageIndex\":\(n(f.imageIndex)),"
-                    + "\"address\":\(q(hex(f.address))),\"symbol\":\(q(f.symbol)),\"symbolOffset\":\(n(f.symbolOffset)),"
+                    + "\"address\":\(q(ASCII.hex(f.address))),\"symbol\":\(q(f.symbol)),\"symbolOffset\":\(n(f.symbolOffset)),"
                     + "\"sourceFile\":\(q(f.sourceFile)),\"sourceLine\":\(n(f.sourceLine)),"
                     + "\"isReturnAddress\":\(f.isReturnAddress)}"
             }
@@ -69,7 +68,7 @@ public enum ReportInspector {
         parts.append("\"backtraces\":[" + backtraces.joined(separator: ",") + "]")
         let images = r.images.map { i -> String in
             "{\"name\":\(q(i.name)),\"uuid\":\(q(i.uuid?.description)),\"arch\":\(q(i.arch?.rawValue)),"
-                + "\"loadAddress\":\(q(hex(i.loadAddress))),\"size\":\(n(i.size)),\"path\":\(q(i.path)),"
+                + "\"loadAddress\":\(q(ASCII.hex(i.loadAddress))),\"size\":\(n(i.size)),\"path\":\(q(i.path)),"
                 + "\"version\":\(q(i.version)),\"marked\":\(i.isMarked)}"
         }
         parts.append("\"images\":[" + images.joined(separator: ",") + "]")

@@ -75,7 +75,7 @@ public enum ReportWriter {
     static func sampleNode(_ f: SymbolicatedFrame, image: String, address: UInt64) -> String {
         var s = f.symbol + "  (in " + image + ")"
         if let offset = f.symbolOffset { s += " + \(offset)" }
-        s += "  [0x" + String(address, radix: 16) + "]"
+        s += "  [" + ASCII.hex(address) + "]"
         if let file = f.fileName { s += "  " + file + (f.line.map { ":\($0)" } ?? "") }
         return s
     }
@@ -86,7 +86,7 @@ public enum ReportWriter {
         s += String(repeating: " ", count: max(1, 4 - s.count))
         s += image
         if image.count < 30 { s += String(repeating: " ", count: 30 - image.count) }
-        let hex = "0x" + String(address, radix: 16)
+        let hex = ASCII.hex(address)
         s += "\t" + String(repeating: " ", count: max(0, 18 - hex.count)) + hex + " " + column
         return s
     }
@@ -94,9 +94,9 @@ public enum ReportWriter {
     /// The symbol column of an unsymbolicated frame: `0xBASE + OFFSET`, or the address alone.
     static func unsymbolicatedColumn(_ frame: Frame, in report: CrashReport) -> String {
         guard let image = report.image(for: frame), frame.address >= image.loadAddress else {
-            return "0x" + String(frame.address, radix: 16)
+            return ASCII.hex(frame.address)
         }
-        return "0x" + String(image.loadAddress, radix: 16) + " + \(frame.address - image.loadAddress)"
+        return ASCII.hex(image.loadAddress) + " + \(frame.address - image.loadAddress)"
     }
 
     /// Backtrace `b` as frame lines of their own (an .ips rendered as text, a parenthesized Last

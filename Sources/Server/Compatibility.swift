@@ -64,7 +64,7 @@ enum SentryCompatibility {
             var frames: [[String: Any]] = []
             for (f, frame) in backtrace.frames.enumerated() {
                 let result = outcome.results[FrameID(backtrace: b, frame: f)] ?? FrameResult(status: .unknownImage)
-                var base: [String: Any] = ["original_index": f, "instruction_addr": hex(frame.address)]
+                var base: [String: Any] = ["original_index": f, "instruction_addr": ASCII.hex(frame.address)]
                 if let i = frame.imageIndex { base["package"] = images[i].path ?? images[i].name }
                 guard result.status == .symbolicated else {
                     base["status"] =
@@ -84,7 +84,7 @@ enum SentryCompatibility {
                     }
                     if let line = level.line { out["lineno"] = line }
                     if let offset = level.symbolOffset, frame.address >= offset {
-                        out["sym_addr"] = hex(frame.address - offset)
+                        out["sym_addr"] = ASCII.hex(frame.address - offset)
                     }
                     frames.append(out)
                 }
@@ -95,7 +95,7 @@ enum SentryCompatibility {
         for (i, image) in images.enumerated() {
             let status = outcome.images.first { $0.image == image }?.status
             var module: [String: Any] = [
-                "type": "macho", "image_addr": hex(image.loadAddress), "code_file": image.path ?? image.name,
+                "type": "macho", "image_addr": ASCII.hex(image.loadAddress), "code_file": image.path ?? image.name,
                 "debug_status": status.map(debugStatus) ?? "unused",
             ]
             if let uuid = image.uuid { module["debug_id"] = uuid.uuidString.lowercased() }
@@ -124,7 +124,6 @@ enum SentryCompatibility {
         return BuildID(string: String(digits.prefix(32)))
     }
 
-    static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
 }
 
 enum MozillaCompatibility {
@@ -198,15 +197,15 @@ enum MozillaCompatibility {
                 backtrace.frames.enumerated().map { f, frame in
                     var out: [String: Any] = ["frame": f]
                     guard let i = frame.imageIndex else {
-                        out["module_offset"] = SentryCompatibility.hex(frame.address)
+                        out["module_offset"] = ASCII.hex(frame.address)
                         return out
                     }
                     out["module"] = images[i].name
-                    out["module_offset"] = SentryCompatibility.hex(frame.address - images[i].loadAddress)
+                    out["module_offset"] = ASCII.hex(frame.address - images[i].loadAddress)
                     let result = outcome.results[FrameID(backtrace: b, frame: f)] ?? FrameResult(status: .unknownImage)
                     guard result.status == .symbolicated, let outer = result.frames.last else { return out }
                     out["function"] = outer.symbol
-                    if let offset = outer.symbolOffset { out["function_offset"] = SentryCompatibility.hex(offset) }
+                    if let offset = outer.symbolOffset { out["function_offset"] = ASCII.hex(offset) }
                     if let file = outer.file { out["file"] = file }
                     if let line = outer.line { out["line"] = line }
                     let inlines = result.frames.dropLast().map { level -> [String: Any] in

@@ -129,7 +129,7 @@ enum SymbolUploads {
     static func json(_ build: StoredBuild) -> [String: Any] {
         var object: [String: Any] = [
             "uuid": build.uuid.uuidString, "arch": build.arch.rawValue, "name": build.name, "kind": build.kind.rawValue,
-            "text_vmaddr": "0x" + String(build.textVMAddress, radix: 16), "text_size": build.textSize,
+            "text_vmaddr": ASCII.hex(build.textVMAddress), "text_size": build.textSize,
             "imported_at": ISO8601DateFormatter().string(from: build.importedAt), "bytes": build.byteSize,
             "status": build.status.rawValue,
             "source": build.sourcePath.split(separator: "/").last.map(String.init) ?? "",

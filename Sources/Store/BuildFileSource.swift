@@ -74,9 +74,11 @@ final class BuildFileSource: SymbolSource, Sendable {
         let loaded = tables.load() ?? loadIfDue(reader)
         guard let start = try? reader.rangeLocation(containing: address) else { return nil }
         if let loaded {
-            return BuildFileSource.walk(from: start, in: loaded)
+            return SymbolTable.chain(
+                from: start, files: loaded.files, functions: loaded.functions, locations: loaded.locations)
         }
-        return try? BuildFileSource.walk(from: start, reading: reader)
+        return try? SymbolTable.chain(
+            from: start, location: reader.location, function: reader.function, file: reader.file)
     }
 
     /// Counts a query-mode lookup; the one that reaches `loadAfter` loads the tables.
@@ -84,35 +86,6 @@ final class BuildFileSource: SymbolSource, Sendable {
         let count = lookups.wrappingAdd(1, ordering: .relaxed).newValue
         guard count == loadAfter, let loaded = try? load(reader) else { return nil }
         return tables.storeIfNil(loaded)
-    }
-
-    /// The chain walk of SymbolTable.lookup, over the loaded tables.
-    static func walk(from start: UInt32, in t: Tables) -> [SymbolTable.Resolved]? {
-        var result: [SymbolTable.Resolved] = []
-        var index = start
-        while index != SymbolTable.none, Int(index) < t.locations.count, result.count < 256 {
-            let loc = t.locations[Int(index)]
-            guard Int(loc.function) < t.functions.count else { break }
-            let f = t.functions[Int(loc.function)]
-            let file = Int(loc.file) < t.files.count ? t.files[Int(loc.file)] : nil
-            result.append(.init(function: f.name, entry: f.entry, file: file, line: SymbolTable.line(loc.line)))
-            index = loc.parent
-        }
-        return result.isEmpty ? nil : result
-    }
-
-    /// The same walk, reading each row from the file (row ids are the table indices, so a
-    /// missing row is an index out of range).
-    static func walk(from start: UInt32, reading reader: Reader) throws -> [SymbolTable.Resolved]? {
-        var result: [SymbolTable.Resolved] = []
-        var index = start
-        while index != SymbolTable.none, result.count < 256, let loc = try reader.location(index) {
-            guard let f = try reader.function(loc.function) else { break }
-            let file = try reader.file(loc.file)
-            result.append(.init(function: f.name, entry: f.entry, file: file, line: SymbolTable.line(loc.line)))
-            index = loc.parent
-        }
-        return result.isEmpty ? nil : result
     }
 
     // MARK: Loading

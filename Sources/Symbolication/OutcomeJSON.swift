@@ -30,7 +30,7 @@ public enum OutcomeJSON {
             w.string("name", image.image.name)
             w.string("uuid", image.image.uuid?.uuidString)
             w.string("arch", image.image.arch?.rawValue)
-            w.string("load_address", hex(image.image.loadAddress))
+            w.string("load_address", ASCII.hex(image.image.loadAddress))
             if let path = image.image.path { w.string("path", path) }
             w.string("status", statusName(image.status))
             if case .uuidMismatch(let found, let arch, let path) = image.status {
@@ -59,7 +59,7 @@ public enum OutcomeJSON {
                 let image = report.image(for: frame)
                 w.beginObject()
                 w.number("number", frame.number)
-                w.string("address", hex(frame.address))
+                w.string("address", ASCII.hex(frame.address))
                 w.string("image", image?.name ?? frame.imageName)
                 w.string("status", result.status.rawValue)
                 if let symbol = frame.symbol {
@@ -99,5 +99,4 @@ public enum OutcomeJSON {
         }
     }
 
-    static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
 }
