@@ -149,6 +149,8 @@ public struct SymbolTable: Sendable {
     /// level), with each row read by a closure that answers nil for an index out of range: the
     /// one walk of every symbol source, whether its rows are in memory or in a file. A location
     /// or function that is not there ends the chain; a file that is not there is no file.
+    /// (Inlinable, so that the closures of a caller in another module are inlined into the walk.)
+    @inlinable
     public static func chain(
         from start: UInt32, location: (UInt32) throws -> Location?, function: (UInt32) throws -> Function?,
         file: (UInt32) throws -> String?
@@ -165,6 +167,7 @@ public struct SymbolTable: Sendable {
     }
 
     /// `chain(from:location:function:file:)` over rows in memory.
+    @inlinable
     public static func chain(
         from start: UInt32, files: [String], functions: [Function], locations: [Location]
     ) -> [Resolved]? {
@@ -174,7 +177,8 @@ public struct SymbolTable: Sendable {
 
 extension Array {
     /// The element at a stored index, or nil when the index is out of range (`SymbolTable.none` included).
-    fileprivate func row(_ index: UInt32) -> Element? {
+    @usableFromInline
+    func row(_ index: UInt32) -> Element? {
         Int(index) < count ? self[Int(index)] : nil
     }
 }
