@@ -17,12 +17,7 @@ struct BatchBucketTests {
     let client: S3Client
 
     init() throws {
-        let fresh = try MotoServer.freshBucket(prefix: "batch")
-        client = fresh.client
-        bucket = fresh.bucket
-        environment = MotoServer.environment(fresh.endpoint)
-        folder = NSTemporaryDirectory() + "/symbolicate-batch-bucket-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        (client, bucket, environment, folder) = try MotoServer.scratch(prefix: "batch")
     }
 
     func run(_ args: [String]) throws -> CLIResult {

@@ -16,11 +16,7 @@ struct BucketStoreCLITests {
     let folder: String
 
     init() throws {
-        let fresh = try MotoServer.freshBucket(prefix: "cli")
-        bucket = fresh.bucket
-        environment = MotoServer.environment(fresh.endpoint)
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("bucket-cli-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        (_, bucket, environment, folder) = try MotoServer.scratch(prefix: "cli")
     }
 
     func run(_ args: [String], environment extra: [String: String] = [:]) throws -> CLIResult {

@@ -18,11 +18,7 @@ struct SyncReportsTests {
     let folder: String
 
     init() throws {
-        let fresh = try MotoServer.freshBucket(prefix: "sync")
-        bucket = fresh.bucket
-        environment = MotoServer.environment(fresh.endpoint)
-        folder = NSTemporaryDirectory() + "/symbolicate-sync-reports-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        (_, bucket, environment, folder) = try MotoServer.scratch(prefix: "sync")
     }
 
     /// `symbolicate serve` with `arguments` on a free loopback port, the bucket's variables set.

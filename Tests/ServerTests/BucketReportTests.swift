@@ -46,19 +46,26 @@ struct BucketReportTests {
         }
     }
 
+    /// HoldApp's symbols imported into both instances (each has its own symbol store here; in a
+    /// deployment they share one), and the sample report posted to `one`: the report, the answer,
+    /// and HoldKit's UUID, which the report still misses.
+    static func postWithoutHoldKit(
+        _ one: TestServer, _ two: TestServer
+    ) throws -> (report: [UInt8], posted: TestResponse, holdKit: String) {
+        let app = try #require(Fixtures.build("\(variant)/HoldApp.app.dSYM"))
+        try one.importDirectly([app])
+        try two.importDirectly([app])
+        let holdKit = try #require(Fixtures.uuids(variant: variant)["HoldKit"])
+        let report = try StoredReportTests.report()
+        return (report, try one.post("/v1/reports", report, headers: one.auth), holdKit)
+    }
+
     @Test(.enabled(if: UploadTests.ready, "\(UploadTests.notReady)"))
     func aReportStoredOnOneInstanceIsResymbolicatedByAnUploadOnAnother() throws {
         let bucket = try MotoStandIn.bucket()
         let one = try Self.server(bucket)
         let two = try Self.server(bucket)
-        // Each instance has its own symbol store here; in a deployment they share one.
-        let app = try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM"))
-        try one.importDirectly([app])
-        try two.importDirectly([app])
-        let holdKit = try #require(Fixtures.uuids(variant: Self.variant)["HoldKit"])
-        let report = try StoredReportTests.report()
-
-        let posted = try one.post("/v1/reports", report, headers: one.auth)
+        let (report, posted, holdKit) = try Self.postWithoutHoldKit(one, two)
         #expect(posted.status == 201)
         let id = try #require(posted.json()["id"] as? String)
         #expect((posted.json()["missing"] as? [String] ?? []).contains(holdKit))
@@ -196,12 +203,7 @@ struct BucketReportTests {
         }
         let one = try watching()
         let two = try watching()
-        let app = try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM"))
-        try one.importDirectly([app])
-        try two.importDirectly([app])
-        let holdKit = try #require(Fixtures.uuids(variant: Self.variant)["HoldKit"])
-        let report = try StoredReportTests.report()
-        let posted = try one.post("/v1/reports", report, headers: one.auth)
+        let (report, posted, holdKit) = try Self.postWithoutHoldKit(one, two)
         let id = try #require(posted.json()["id"] as? String)
 
         // The build arrives in both stores at once (as one shared store would show it to both):

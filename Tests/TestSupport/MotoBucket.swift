@@ -42,4 +42,16 @@ extension MotoServer {
         try client.createBucket(bucket)
         return (client, bucket, endpoint)
     }
+
+    /// What a test of `symbolicate` commands on a bucket starts from: a fresh bucket named after
+    /// `prefix`, a client of the stand-in, the variables a child process reads to reach it, and an
+    /// empty scratch folder of the test's own.
+    public static func scratch(prefix: String) throws -> (
+        client: S3Client, bucket: String, environment: [String: String], folder: String
+    ) {
+        let fresh = try freshBucket(prefix: prefix)
+        let folder = NSTemporaryDirectory() + "/symbolicate-\(prefix)-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return (fresh.client, fresh.bucket, environment(fresh.endpoint), folder)
+    }
 }
