@@ -5,7 +5,6 @@
 import SymbolicateModel
 
 public enum ReportInspector {
-
     public static func text(_ r: CrashReport) -> String {
         var out: [String] = []
         out.append("format: \(r.format.rawValue)")

@@ -123,7 +123,6 @@ enum SentryCompatibility {
         guard digits.count >= 32 else { return BuildID(string: digits) }
         return BuildID(string: String(digits.prefix(32)))
     }
-
 }
 
 enum MozillaCompatibility {
