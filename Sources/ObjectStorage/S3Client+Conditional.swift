@@ -25,7 +25,7 @@ extension S3Client {
             let request = S3Request(
                 operation: "PutObject", method: "PUT", bucket: bucket, key: key,
                 headers: [
-                    ("Content-Type", contentType ?? "application/octet-stream"), ("If-Match", "\"" + etag + "\""),
+                    ("Content-Type", contentType ?? "application/octet-stream"), ("If-Match", EntityTag.quoted(etag)),
                 ],
                 body: .bytes(bytes), payloadHash: SHA256Hex.of(bytes))
             let (response, attempts) = try send(request)
@@ -38,9 +38,7 @@ extension S3Client {
             }
             let elapsed = clock.now - start
             metrics.record(operation: "PutObject", failed: false, seconds: Self.seconds(elapsed))
-            guard var tag = response.header("etag") else { return nil }
-            if tag.hasPrefix("\""), tag.hasSuffix("\""), tag.count >= 2 { tag = String(tag.dropFirst().dropLast()) }
-            return tag
+            return response.entityTag
         } catch {
             metrics.record(operation: "PutObject", failed: true, seconds: Self.seconds(clock.now - start))
             throw error

@@ -111,7 +111,7 @@ public final class S3Client: Sendable {
                 payloadHash: SHA256Hex.of(bytes))
             let (response, attempts) = try send(request)
             guard (200..<300).contains(response.status) else { throw failure(response, request, attempts: attempts) }
-            return unquoted(response.header("etag"))
+            return response.entityTag
         }
     }
 
@@ -141,7 +141,7 @@ public final class S3Client: Sendable {
                 body: .file(descriptor: descriptor, size: Int64(status.st_size)), payloadHash: hash)
             let (response, attempts) = try send(request)
             guard (200..<300).contains(response.status) else { throw failure(response, request, attempts: attempts) }
-            return unquoted(response.header("etag"))
+            return response.entityTag
         }
     }
 
@@ -279,14 +279,8 @@ public final class S3Client: Sendable {
 
     private func info(_ response: HTTPResponse, size: Int64) -> ObjectInfo {
         ObjectInfo(
-            size: size, etag: unquoted(response.header("etag")), lastModified: response.header("last-modified"),
-            contentType: response.header("content-type"))
-    }
-
-    private func unquoted(_ etag: String?) -> String? {
-        guard var etag else { return nil }
-        if etag.hasPrefix("\""), etag.hasSuffix("\""), etag.count >= 2 { etag = String(etag.dropFirst().dropLast()) }
-        return etag
+            size: size, etag: response.entityTag,
+            lastModified: response.header("last-modified"), contentType: response.header("content-type"))
     }
 
     /// After a HEAD 404: throws `.noSuchBucket` when the bucket itself is missing.

@@ -75,12 +75,7 @@ enum S3XML {
                 case ["ListBucketResult", "Contents", "Size"]:
                     guard let size = Int64(text), size >= 0 else { throw Malformed(reason: "object size \(text)") }
                     object?.size = size
-                case ["ListBucketResult", "Contents", "ETag"]:
-                    var etag = text[...]
-                    if etag.hasPrefix("\""), etag.hasSuffix("\""), etag.count >= 2 {
-                        etag = etag.dropFirst().dropLast()
-                    }
-                    object?.etag = String(etag)
+                case ["ListBucketResult", "Contents", "ETag"]: object?.etag = EntityTag.unquoted(text)
                 case ["ListBucketResult", "Contents", "LastModified"]: object?.lastModified = text
                 case ["ListBucketResult", "Contents"]:
                     if let finished = object {

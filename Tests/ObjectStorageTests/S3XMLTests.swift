@@ -41,6 +41,20 @@ import Testing
         #expect(!page.isTruncated && page.nextContinuationToken == nil)
     }
 
+    /// The quotes around an entity tag are two ASCII bytes, not the first and last characters: a
+    /// tag whose text begins with a combining mark (which joins the opening quote into one
+    /// character) loses its quotes all the same, and a lone quote is not a quoted empty tag.
+    @Test(arguments: [
+        ("\"9b2c\"", "9b2c"), ("\"\u{301}abc\"", "\u{301}abc"), ("\u{301}abc", "\u{301}abc"),
+        ("\"\"", ""), ("\"", "\""), ("\"abc", "\"abc"), ("W/\"abc\"", "W/\"abc\""), ("\"a\u{301}\"", "a\u{301}"),
+    ])
+    func entityTagsLoseTheirQuotes(_ quoted: String, _ tag: String) throws {
+        #expect(EntityTag.unquoted(quoted) == tag)
+        let xml =
+            "<ListBucketResult><Contents><Key>k</Key><Size>1</Size><ETag>\(quoted)</ETag></Contents></ListBucketResult>"
+        #expect(try S3XML.listPage(Array(xml.utf8)).objects.map(\.etag) == [tag])
+    }
+
     @Test(arguments: [
         "", "<Error><Code>x</Code></Error>", "<ListBucketResult><Contents><Key>a</Key>",
         "<ListBucketResult></Contents></ListBucketResult>",
