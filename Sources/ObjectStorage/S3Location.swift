@@ -12,14 +12,14 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
 
     public init(bucket: String, prefix: String = "") throws(ObjectStorageError) {
         try S3Location.validate(bucket: bucket)
-        var trimmed = prefix[...]
-        while trimmed.hasPrefix("/") { trimmed = trimmed.dropFirst() }
-        while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard !trimmed.utf8.contains(0) else {
+        // Bytes, not characters: a slash followed by a combining mark is one character.
+        let slash = UInt8(ascii: "/")
+        let bytes = prefix.utf8.drop { $0 == slash }.reversed().drop { $0 == slash }.reversed()
+        guard !bytes.contains(0) else {
             throw ObjectStorageError(.invalidLocation, "the prefix holds a NUL byte", bucket: bucket)
         }
         self.bucket = bucket
-        self.prefix = trimmed.isEmpty ? "" : trimmed + "/"
+        self.prefix = bytes.isEmpty ? "" : String(decoding: bytes, as: UTF8.self) + "/"
     }
 
     /// Parses `s3://BUCKET` or `s3://BUCKET/PREFIX`.
@@ -51,9 +51,11 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
     /// The full key of `relative` under this location's prefix.
     public func key(_ relative: String) -> String { prefix + relative }
 
-    /// The key relative to the prefix, or nil when `key` is not under it.
+    /// The key relative to the prefix, or nil when `key` is not under it. As S3 compares keys, by
+    /// bytes: the prefix ends in `/`, so what follows it is whole scalars.
     public func relativeKey(_ key: String) -> String? {
-        key.hasPrefix(prefix) ? String(key.dropFirst(prefix.count)) : nil
+        guard key.utf8.starts(with: prefix.utf8) else { return nil }
+        return String(decoding: key.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
     }
 
     public var description: String {

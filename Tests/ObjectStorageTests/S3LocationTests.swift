@@ -22,6 +22,17 @@ import Testing
         #expect(try S3Location(parsing: "s3://b12//p//").prefix == "p/")
     }
 
+    /// Keys are bytes to S3: a key is under the prefix when its bytes begin with the prefix's,
+    /// and the slashes trimmed are bytes, even where the next scalar is a combining mark that
+    /// would make one character of the slash and itself.
+    @Test func prefixesAreBytesNotCharacters() throws {
+        let location = try S3Location(parsing: "s3://b12/crashes")
+        #expect(location.relativeKey("crashes/\u{301}x.crash") == "\u{301}x.crash")
+        #expect(location.relativeKey("crashes\u{301}/x.crash") == nil)
+        #expect(try S3Location(parsing: "s3://b12//\u{301}p/").prefix == "\u{301}p/")
+        #expect(try S3Location(parsing: "s3://b12/p/\u{301}").prefix == "p/\u{301}/")
+    }
+
     @Test(arguments: [
         "symbols", "/tmp/store", "S3://bucket", "s3://", "s3://ab", "s3://Upper", "s3://under_score",
         "s3://-dash", "s3://dash-", "s3://two..dots", "s3://bucket?versionId=1", "s3://bucket/p#x",
