@@ -51,9 +51,13 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
     /// The full key of `relative` under this location's prefix.
     public func key(_ relative: String) -> String { prefix + relative }
 
-    /// The key relative to the prefix, or nil when `key` is not under it. As S3 compares keys, by
-    /// bytes: the prefix ends in `/`, so what follows it is whole scalars.
-    public func relativeKey(_ key: String) -> String? {
+    /// The key relative to the prefix, or nil when `key` is not under it.
+    public func relativeKey(_ key: String) -> String? { S3Location.relativeKey(key, under: prefix) }
+
+    /// `key` without `prefix`, or nil when it does not begin with it, by bytes as S3 lists keys
+    /// (a listing's keys all begin with the prefix asked for; a key whose next scalar is a
+    /// combining mark would not, as characters).
+    public static func relativeKey(_ key: String, under prefix: String) -> String? {
         guard key.utf8.starts(with: prefix.utf8) else { return nil }
         return String(decoding: key.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
     }

@@ -74,8 +74,8 @@ final class BucketReports: ReportStorage {
 
     /// The report and time an index entry stands for.
     private func recentEntry(_ key: String) -> ReportListing? {
-        let name = key.dropFirst(recentPrefix.count)
-        guard name.count > 14, let dash = name.firstIndex(of: "-"),
+        guard let name = S3Location.relativeKey(key, under: recentPrefix), name.count > 14,
+            let dash = name.firstIndex(of: "-"),
             name.distance(from: name.startIndex, to: dash) == 13,
             let inverted = Int64(name[..<dash]), (0...Self.recentClock).contains(inverted)
         else { return nil }
@@ -223,7 +223,10 @@ final class BucketReports: ReportStorage {
             try client.listAllObjects(bucket: location.bucket, prefix: waitingPrefix, delimiter: "/")
         }
         return page.commonPrefixes.compactMap { prefix in
-            let uuid = prefix.dropFirst(waitingPrefix.count).dropLast()
+            guard let folder = S3Location.relativeKey(prefix, under: waitingPrefix), folder.hasSuffix("/") else {
+                return nil
+            }
+            let uuid = folder.dropLast()
             return uuid.isEmpty ? nil : String(uuid)
         }
         .sorted()
@@ -234,7 +237,7 @@ final class BucketReports: ReportStorage {
         let page = try s3 { () throws(ObjectStorageError) in
             try client.listAllObjects(bucket: location.bucket, prefix: prefix)
         }
-        return page.objects.map { String($0.key.dropFirst(prefix.count)) }.filter { !$0.isEmpty }.sorted()
+        return page.objects.compactMap { S3Location.relativeKey($0.key, under: prefix) }.filter { !$0.isEmpty }.sorted()
     }
 
     func missingSummary(limit: Int) throws -> [MissingEntry] {
@@ -302,8 +305,9 @@ final class BucketReports: ReportStorage {
             try client.listAllObjects(bucket: location.bucket, prefix: itemsPrefix, pageSize: pageSize)
         }
         return page.objects.compactMap { object in
-            let name = object.key.dropFirst(itemsPrefix.count)
-            guard name.hasSuffix(".json"), !name.contains("/") else { return nil }
+            guard let name = S3Location.relativeKey(object.key, under: itemsPrefix), name.hasSuffix(".json"),
+                !name.contains("/")
+            else { return nil }
             return ReportListing(
                 id: String(name.dropLast(5)), updatedAt: BucketReports.seconds(object.lastModified) ?? 0)
         }
@@ -321,8 +325,9 @@ final class BucketReports: ReportStorage {
             try client.listAllObjects(bucket: location.bucket, prefix: waitingPrefix, pageSize: pageSize)
         }
         return page.objects.compactMap { object in
-            let parts = object.key.dropFirst(waitingPrefix.count).split(separator: "/")
-            guard parts.count == 2 else { return nil }
+            guard let parts = S3Location.relativeKey(object.key, under: waitingPrefix)?.split(separator: "/"),
+                parts.count == 2
+            else { return nil }
             return Mark(
                 key: object.key, uuid: String(parts[0]), id: String(parts[1]),
                 modified: BucketReports.seconds(object.lastModified) ?? 0)

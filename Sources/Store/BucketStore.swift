@@ -245,8 +245,8 @@ public final class BucketStore: Sendable {
         var result: [StoredBuild] = []
         for object in listing.objects {
             // `<UUID>-<arch>`: arch names in keys hold no '-' (see SymbolStore.fileName).
-            let stem = object.key.dropFirst(prefix.count)
-            guard let dash = stem.lastIndex(of: "-"), let id = BuildID(string: String(stem[..<dash])), id != uuid
+            guard let stem = S3Location.relativeKey(object.key, under: prefix), let dash = stem.lastIndex(of: "-"),
+                let id = BuildID(string: String(stem[..<dash])), id != uuid
             else { continue }
             let arch = Arch(String(stem[stem.index(after: dash)...]))
             if let row = try row(uuid: id, arch: arch), row.name.lowercased() == name.lowercased() {
