@@ -3,21 +3,24 @@
 // out of its folder, and a batch run uses the name for an output file, so it keeps only the
 // parts that stay inside the output folder.
 
+import SymbolicateModel
+
 public enum ArchiveNames {
     /// False for names that would climb out of an extraction folder: absolute paths, `..`
-    /// components, NUL bytes, Windows drive letters.
+    /// components, NUL bytes, Windows drive letters. Slashes are bytes (see PathParts): one
+    /// followed by a combining mark still separates.
     public static func isSafe(_ name: String) -> Bool {
-        let parts = name.split(whereSeparator: { $0 == "/" || $0 == "\\" })
+        let first = name.utf8.first
         return
-            !(name.hasPrefix("/") || name.hasPrefix("\\") || parts.contains("..") || name.contains("\0")
+            !(first == UInt8(ascii: "/") || first == UInt8(ascii: "\\")
+            || PathParts.split(name, backslash: true).contains("..") || name.utf8.contains(0)
             || (name.count >= 2 && name.dropFirst().first == ":" && name.first?.isLetter == true))
     }
 
     /// A relative path without empty, `.` or `..` components (either slash separates); nil when
     /// nothing is left.
     public static func sanitize(_ path: String) -> String? {
-        let parts = path.split(whereSeparator: { $0 == "/" || $0 == "\\" })
-            .filter { $0 != "." && $0 != ".." && !$0.isEmpty }
+        let parts = PathParts.split(path, backslash: true).filter { $0 != "." && $0 != ".." }
         guard !parts.isEmpty else { return nil }
         return parts.joined(separator: "/")
     }

@@ -18,6 +18,7 @@
 
 import Archives
 import Foundation
+import ObjectFiles
 import ObjectStorage
 import Store
 import SymbolicateModel
@@ -99,7 +100,7 @@ public final class BucketTransfer {
                 continue
             }
             let local = folder + "/" + safe
-            try makeFolder((local as NSString).deletingLastPathComponent)
+            try makeFolder(PathParts.parent(local))
             if let shard, !OutputPaths.isArchiveName(safe), !shard.contains(safe) {
                 guard FileManager.default.createFile(atPath: local, contents: nil) else {
                     throw SymbolicateError(.io, "cannot create the stand-in for another shard's report", path: local)
@@ -117,8 +118,11 @@ public final class BucketTransfer {
     /// `path` with a fetched input's local place replaced by its URL (a staged path as is
     /// elsewhere), so summaries name `s3://in/set/x.crash`, the same on every machine.
     public func originalName(_ path: String) -> String {
-        for (local, url) in fetched where path == local || path.hasPrefix(local + "/") || path.hasPrefix(local + ":") {
-            return url + path.dropFirst(local.count)
+        // By bytes: a member's name may begin with a combining mark, one character with the '/'.
+        for (local, url) in fetched where path.utf8.starts(with: local.utf8) {
+            let rest = path.utf8.dropFirst(local.utf8.count)
+            guard rest.isEmpty || rest.first == UInt8(ascii: "/") || rest.first == UInt8(ascii: ":") else { continue }
+            return url + String(decoding: rest, as: UTF8.self)
         }
         return path
     }
@@ -156,7 +160,7 @@ public final class BucketTransfer {
                 guard let relative = location.relativeKey(object.key), let safe = ArchiveNames.sanitize(relative) else {
                     continue
                 }
-                try makeFolder((local + "/" + safe as NSString).deletingLastPathComponent)
+                try makeFolder(PathParts.parent(local + "/" + safe))
                 guard FileManager.default.createFile(atPath: local + "/" + safe, contents: nil) else {
                     throw SymbolicateError(
                         .io, "cannot create a marker for an output already stored", path: local + "/" + safe)
@@ -192,13 +196,15 @@ public final class BucketTransfer {
         var written = 0
         for upload in uploads {
             if upload.folder {
-                let files = (FileManager.default.enumerator(atPath: upload.local)?.allObjects as? [String]) ?? []
-                for relative in files.sorted() where !upload.markers.contains(relative) {
-                    var isFolder: ObjCBool = false
-                    let local = upload.local + "/" + relative
-                    guard FileManager.default.fileExists(atPath: local, isDirectory: &isFolder), !isFolder.boolValue
-                    else { continue }
-                    try put(local, bucket: upload.location.bucket, key: upload.location.key(relative))
+                var files: [(path: String, relative: String)] = []
+                FolderWalk.walk(upload.local, options: .physical) { entry in
+                    if entry.kind == .file, !upload.markers.contains(entry.relativePath) {
+                        files.append((entry.path, entry.relativePath))
+                    }
+                    return .proceed
+                }
+                for file in files.sorted(by: { $0.relative < $1.relative }) {
+                    try put(file.path, bucket: upload.location.bucket, key: upload.location.key(file.relative))
                     written += 1
                 }
             } else if FileManager.default.fileExists(atPath: upload.local) {
@@ -254,7 +260,7 @@ public final class BucketTransfer {
     }
 
     static func lastPart(_ key: String) -> String {
-        let part = key.split(separator: "/").last.map(String.init) ?? key
+        let part = PathParts.last(key) ?? key
         return part == "." || part == ".." || part.isEmpty ? "object" : part
     }
 

@@ -8,6 +8,7 @@
 
 import Foundation
 import ObjectFiles
+import SymbolicateModel
 
 enum FileKind: Equatable {
     case directory, file, other, missing
@@ -80,7 +81,7 @@ struct InputCensus: Sendable {
                     files = nil
                     return
                 }
-                let base = OutputPaths.sanitize(input)?.split(separator: "/").last.map(String.init) ?? input
+                let base = OutputPaths.sanitize(input).flatMap(PathParts.last) ?? input
                 if configuration.shard?.contains(base) ?? true { count += 1 }
             case .other, .missing:
                 continue

@@ -78,7 +78,7 @@ final class InputReader {
             let rel =
                 listed
                 ? OutputPaths.sanitize(path)
-                : OutputPaths.sanitize(path).flatMap { $0.split(separator: "/").last.map(String.init) }
+                : OutputPaths.sanitize(path).flatMap(PathParts.last)
             guard let rel else { return }
             readFile(path, rel: rel, inputBase: base)
         case .other, .missing:

@@ -28,7 +28,7 @@ enum OutputPaths {
 
     /// Why `path` cannot be an output file's relative path in a folder, or nil when it can.
     static func unwritableReason(_ path: String) -> String? {
-        guard let longest = path.split(separator: "/").map(\.utf8.count).max(), longest > maxNameBytes else {
+        guard let longest = PathParts.split(path).map(\.utf8.count).max(), longest > maxNameBytes else {
             return nil
         }
         return "name too long for an output file (\(longest) bytes in one part of the path; at most \(maxNameBytes))"
@@ -53,7 +53,7 @@ enum OutputPaths {
 
     /// `a/b/x.crash` -> (`a/b/x`, `crash`); `a/b.d/x` -> (`a/b.d/x`, nil); `.hidden` has no extension.
     static func splitExtension(_ path: String) -> (stem: String, ext: String?) {
-        let nameStart = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let nameStart = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path.utf8.index(after: $0) } ?? path.startIndex
         guard let dot = path[nameStart...].lastIndex(of: "."), dot > nameStart else { return (path, nil) }
         return (String(path[..<dot]), String(path[path.index(after: dot)...]))
     }
@@ -61,7 +61,7 @@ enum OutputPaths {
     /// The base name an input contributes when its outputs need a folder of their own:
     /// the last path component without an archive extension.
     static func inputBaseName(_ input: String) -> String {
-        let name = sanitize(input)?.split(separator: "/").last.map(String.init) ?? "input"
+        let name = sanitize(input).flatMap(PathParts.last) ?? "input"
         let lower = name.lowercased()
         for ext in [".tar.gz", ".tgz", ".zip", ".tar"] where lower.hasSuffix(ext) && lower.count > ext.count {
             return String(name.dropLast(ext.count))

@@ -63,7 +63,7 @@ final class OutputSink: @unchecked Sendable {
         }
         guard let root else { return }
         let path = root + "/" + name
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let folder = PathParts.parent(path)
         let (needsFolder, serial) = lock.withLock { () -> (Bool, Int) in
             counter += 1
             return (!createdFolders.contains(folder), counter)
@@ -72,7 +72,7 @@ final class OutputSink: @unchecked Sendable {
             try Self.makeFolder(folder)
             lock.withLock { _ = createdFolders.insert(folder) }
         }
-        let fileName = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
+        let fileName = PathParts.name(path)
         let file: OutputFile
         do {
             file = try OutputFile(path: path, temporaryPrefix: ".\(fileName).partial-\(processID)-\(serial)-")

@@ -76,7 +76,7 @@ enum SymbolicateCommand: Command {
 
     static func isInsideDSYM(_ path: String?) -> Bool {
         guard let path else { return false }
-        return path.split(separator: "/").contains { $0.lowercased().hasSuffix(".dsym") }
+        return PathParts.split(path).contains { $0.lowercased().hasSuffix(".dsym") }
     }
 
     /// For -v: which file served each image (`HoldApp: from PATH (dwarf)`, `from the store`).

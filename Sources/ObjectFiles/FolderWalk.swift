@@ -49,8 +49,9 @@ public enum FolderWalk {
         /// `stat` of the file or folder (a link's target).
         public var info: stat
 
-        /// `relativePath` without the last name: "" at the top, else the folders and a "/".
-        public var folderPrefix: Substring { relativePath.dropLast(name.count) }
+        /// `relativePath` without the last name: "" at the top, else the folders and a "/". By
+        /// bytes: a name beginning with a combining mark is one character with the "/" before it.
+        public var folderPrefix: Substring { Substring(relativePath.utf8.dropLast(name.utf8.count)) }
     }
 
     /// What the walk does after an entry: goes on (into a folder), passes over a folder, or ends.

@@ -102,7 +102,7 @@ public enum ObjectFile {
     }
 
     static func slices(storage: ByteStorage, path: String) throws -> [ObjectSlice] {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = PathParts.last(path) ?? path
         let whole = storage.reader()
         do {
             guard whole.count >= 4 else {

@@ -24,20 +24,21 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `s3://BUCKET` or `s3://BUCKET/PREFIX`.
     public init(parsing text: String) throws(ObjectStorageError) {
-        guard text.hasPrefix(S3Location.scheme) else {
+        // Bytes, not characters, throughout: a slash followed by a combining mark is one character.
+        guard S3Location.isBucketLocation(text) else {
             throw ObjectStorageError(
                 .invalidLocation, "\(text) is not a bucket location: write s3://BUCKET or s3://BUCKET/PREFIX")
         }
-        let rest = text.dropFirst(S3Location.scheme.count)
-        guard !rest.contains("?"), !rest.contains("#") else {
+        let rest = text[text.utf8.index(text.utf8.startIndex, offsetBy: S3Location.scheme.utf8.count)...]
+        guard !rest.utf8.contains(UInt8(ascii: "?")), !rest.utf8.contains(UInt8(ascii: "#")) else {
             throw ObjectStorageError(
                 .invalidLocation, "\(text): a bucket location takes no query or fragment (s3://BUCKET/PREFIX)")
         }
         let bucket: Substring
         let prefix: Substring
-        if let slash = rest.firstIndex(of: "/") {
+        if let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) {
             bucket = rest[..<slash]
-            prefix = rest[rest.index(after: slash)...]
+            prefix = rest[rest.utf8.index(after: slash)...]
         } else {
             bucket = rest
             prefix = ""
@@ -46,7 +47,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True when `text` names a bucket (starts with `s3://`), so callers can tell it from a folder.
-    public static func isBucketLocation(_ text: String) -> Bool { text.hasPrefix(scheme) }
+    public static func isBucketLocation(_ text: String) -> Bool { text.utf8.starts(with: scheme.utf8) }
 
     /// The full key of `relative` under this location's prefix.
     public func key(_ relative: String) -> String { prefix + relative }

@@ -69,7 +69,7 @@ enum BinaryImageLine {
         let name = ByteText.string(bytes, ByteText.trim(bytes, head))
         guard !name.isEmpty || path != nil else { return nil }
         let size: UInt64? = hi >= lo && hi < .max ? hi - lo + 1 : nil
-        let imageName = name.isEmpty ? String(path?.split(separator: "/").last ?? "???") : name
+        let imageName = name.isEmpty ? (path.flatMap(PathParts.last) ?? "???") : name
         return BinaryImage(
             loadAddress: lo, size: size, name: imageName, arch: arch, uuid: uuid, path: path, version: version,
             isMarked: marked)

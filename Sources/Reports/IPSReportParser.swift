@@ -74,7 +74,7 @@ enum IPSReportParser {
 
     static func image(_ node: JSONNode) -> BinaryImage {
         let path = node["path"]?.string
-        let name = node["name"]?.string ?? path.flatMap { $0.split(separator: "/").last.map(String.init) } ?? "???"
+        let name = node["name"]?.string ?? path.flatMap(PathParts.last) ?? "???"
         return BinaryImage(
             loadAddress: node["base"]?.uint64 ?? 0, size: node["size"]?.uint64, name: name,
             arch: node["arch"]?.string.map(Arch.init(rawValue:)),

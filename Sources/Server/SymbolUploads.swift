@@ -15,7 +15,7 @@ enum SymbolUploads {
         }
         try checkKind(file)
         // The store names a single binary after its file: give the upload the client's file name.
-        let folder = (file as NSString).deletingLastPathComponent + "/import-" + UUID().uuidString
+        let folder = PathParts.parent(file) + "/import-" + UUID().uuidString
         let named = folder + "/" + fileName(request)
         guard mkdir(folder, 0o700) == 0, link(file, named) == 0 else {
             throw HTTPError(500, "io", "cannot stage the upload: \(String(cString: strerror(errno)))")
@@ -132,7 +132,7 @@ enum SymbolUploads {
             "text_vmaddr": ASCII.hex(build.textVMAddress), "text_size": build.textSize,
             "imported_at": ISO8601DateFormatter().string(from: build.importedAt), "bytes": build.byteSize,
             "status": build.status.rawValue,
-            "source": build.sourcePath.split(separator: "/").last.map(String.init) ?? "",
+            "source": PathParts.last(build.sourcePath) ?? "",
         ]
         if let used = build.lastUsedAt { object["last_used_at"] = ISO8601DateFormatter().string(from: used) }
         return object

@@ -17,8 +17,8 @@ public enum Folders {
         // Usually the parent exists: one mkdir (or a folder already there) settles it. Anything
         // else goes component by component, which finds the part to name in the message.
         if mkdir(path, 0o777) == 0 || (errno == EEXIST && isFolder(path)) { return }
-        var current = path.hasPrefix("/") ? "" : "."
-        for part in path.split(separator: "/") where part != "." {
+        var current = PathParts.isAbsolute(path) ? "" : "."
+        for part in PathParts.split(path) where part != "." {
             current += "/" + part
             if mkdir(current, 0o777) == 0 { continue }
             let code = errno
@@ -36,7 +36,7 @@ public enum Folders {
 
     /// What errno `code` means for `path`, naming the path to look at.
     public static func reason(_ code: Int32, at path: String) -> String {
-        let parent = parentFolder(path)
+        let parent = PathParts.parent(path)
         switch code {
         case ENOENT:
             if let missing = firstMissingComponent(of: parent) { return "the folder \(missing) does not exist" }
@@ -72,18 +72,13 @@ public enum Folders {
         }
         // No cause in the error: say what the file system shows.
         if let missing = firstMissingComponent(of: path) { return "the folder \(missing) does not exist" }
-        if let file = firstFileComponent(of: parentFolder(path)) { return "\(file) is a file, not a folder" }
+        if let file = firstFileComponent(of: PathParts.parent(path)) { return "\(file) is a file, not a folder" }
         return "\(path): \(ns.localizedFailureReason ?? "the operation failed (\(ns.domain) \(ns.code))")"
     }
 
     static func isFolder(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
-    }
-
-    static func parentFolder(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// The shortest prefix of `path` that does not exist, or nil.
@@ -105,8 +100,8 @@ public enum Folders {
     /// The shortest of `path`'s prefixes (`/a`, `/a/b`, ...; `./a`, ... for a relative path)
     /// for which `test` is true, or nil.
     private static func firstPrefix(of path: String, where test: (String) -> Bool) -> String? {
-        var current = path.hasPrefix("/") ? "" : "."
-        for part in path.split(separator: "/") {
+        var current = PathParts.isAbsolute(path) ? "" : "."
+        for part in PathParts.split(path) {
             current += "/" + part
             if test(current) { return current }
         }

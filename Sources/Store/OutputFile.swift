@@ -53,9 +53,8 @@ public final class OutputFile {
             destination = String(cString: resolved)
             free(resolved)
         }
-        let slash = destination.lastIndex(of: "/")
-        let folder = slash.map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) } ?? "."
-        let name = slash.map { String(destination[destination.index(after: $0)...]) } ?? destination
+        let folder = PathParts.parent(destination)
+        let name = PathParts.name(destination)
         let temporary: TemporaryFile
         do {
             temporary = try TemporaryFile(

@@ -7,6 +7,7 @@
 
 import CProcessor
 import Foundation
+import SymbolicateModel
 
 public enum ProcessorBudget {
     /// The default number of worker threads for this process.
@@ -77,7 +78,7 @@ public enum ProcessorBudget {
 
     /// `root/a/b`, `root/a`, `root` for the cgroup path `/a/b`.
     static func ancestors(_ path: String, under root: String) -> [String] {
-        var parts = path.split(separator: "/").map(String.init)
+        var parts = PathParts.split(path)
         var folders: [String] = []
         while true {
             folders.append(([root] + parts).joined(separator: "/"))

@@ -69,7 +69,7 @@ extension SymbolStore {
             }
             guard entry.type == .file else { continue }
             let member = "\(display):\(entry.name)"
-            let baseName = entry.name.split(separator: "/").last.map(String.init) ?? entry.name
+            let baseName = PathParts.last(entry.name) ?? entry.name
             let spool = MemberSpool(directory: temporaryDirectory, memoryLimit: archiveLimits.memberMemoryLimit)
             try spool.fill(from: reader, buffer: &buffer, upTo: 4096)
             let prefix = spool.prefix(4096)

@@ -99,8 +99,7 @@ final class TemporaryFile {
     }
 
     static func syncDirectory(of path: String) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let dfd = open(PathParts.parent(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dfd >= 0 else { return }
         fsync(dfd)
         close(dfd)

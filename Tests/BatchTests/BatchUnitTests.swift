@@ -4,6 +4,7 @@
 // machines of one sharded run must agree across versions), the bounded channel's back-pressure,
 // and telling an unparsable report from a non-report.
 
+import Archives
 import Foundation
 import Reports
 import SymbolicateModel
@@ -20,9 +21,38 @@ struct BatchUnitTests {
             ("a\\b\\..\\c.crash", "a/b/c.crash"),
             ("./", nil),
             ("..", nil),
+            // A slash followed by a combining mark is one character with it, but still a slash.
+            ("../\u{301}x.crash", "\u{301}x.crash"),
+            ("/\u{301}abs/x.crash", "\u{301}abs/x.crash"),
+            ("a/\u{301}/../x.crash", "a/\u{301}/x.crash"),
+            ("..\\\u{301}x.crash", "\u{301}x.crash"),
         ] as [(String, String?)])
     func sanitize(_ input: String, _ expected: String?) {
         #expect(OutputPaths.sanitize(input) == expected)
+    }
+
+    /// Names that climb out of a folder are refused however the slash is followed.
+    @Test(arguments: [
+        ("x/y.crash", true), ("\u{301}x.crash", true), ("a/\u{301}x", true), ("..\u{301}/x", true),
+        ("../x", false), ("../\u{301}x", false), ("/\u{301}x", false), ("a/../\u{301}x", false),
+        ("\\\u{301}x", false), ("x\0\u{301}", false),
+    ])
+    func unsafeArchiveNames(_ name: String, _ safe: Bool) {
+        #expect(ArchiveNames.isSafe(name) == safe)
+    }
+
+    /// A file whose name begins with a combining mark is written inside the output folder, at
+    /// its own name.
+    @Test func outputNamesBeginningWithACombiningMarkStayInTheFolder() throws {
+        let root = NSTemporaryDirectory() + "symbolicate-combining-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/out", withIntermediateDirectories: true)
+        let sink = try OutputSink(.directory(root + "/out"))
+        for name in ["set/\u{301}x.crash", "\u{301}y.crash"] {
+            try sink.write(name, Array("x\n".utf8))
+            #expect(FileManager.default.fileExists(atPath: root + "/out/" + name), "\(name)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["out"])
     }
 
     @Test func outputNames() {

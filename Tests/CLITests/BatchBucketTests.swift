@@ -115,6 +115,30 @@ struct BatchBucketTests {
         #expect(list.split(separator: "\n").count == 1)
     }
 
+    /// Keys are bytes: a report whose name begins with a combining mark (one character with the
+    /// '/' before it) is under the prefix all the same: it is fetched, its output is uploaded,
+    /// and a file that is not a report is named by its URL.
+    @Test func aKeyBeginningWithACombiningMarkIsFetchedAndNamed() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let report = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: Paths.samples + "/reports").sorted().first {
+                $0.hasSuffix(".crash")
+            })
+        let name = "\u{301}" + report
+        try client.uploadObject(bucket: bucket, key: "in/" + name, fromFile: Paths.samples + "/reports/" + report)
+        try client.putObject(bucket: bucket, key: "in/\u{301}notes.txt", bytes: Array("not a report\n".utf8))
+        let result = try run([
+            "batch", "--no-store", "-d", Paths.samples + "/build", "--progress", "none", "-o", "s3://\(bucket)/out",
+            "--summary", folder + "/summary.json", "s3://\(bucket)/in/",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try client.listAllObjects(bucket: bucket, prefix: "out/").objects.map(\.key) == ["out/" + name])
+        let skipped = (try summary(folder + "/summary.json")["skipped_files"] as? [[String: Any]])?.compactMap {
+            $0["path"] as? String
+        }
+        #expect(skipped == ["s3://\(bucket)/in/\u{301}notes.txt"])
+    }
+
     @Test func aMissingInputIsNamed() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try run(["batch", "--no-store", "-o", folder + "/out", "s3://\(bucket)/nothing/here"])

@@ -59,6 +59,22 @@ struct FolderWalkTests {
         #expect(files == ["a/c/y.txt", "a/x.txt", "b.txt", "link-to-x"].map { root + "/" + $0 })
     }
 
+    /// A name beginning with a combining mark makes one character with the "/" before it; the
+    /// folder part of its relative path is still the folders and a "/".
+    @Test func namesBeginningWithACombiningMark() throws {
+        let root = try Repository.scratchFolder("folder-walk-mark")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/a", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: root + "/a/\u{301}z.zip", contents: Data("z".utf8)))
+        var prefixes: [String] = []
+        FolderWalk.walk(root, options: .physical) { entry in
+            if entry.kind == .file { prefixes.append(String(entry.folderPrefix)) }
+            return .proceed
+        }
+        #expect(prefixes == ["a/"])
+        #expect(Self.entries(root, options: .physical) { _ in .proceed } == ["a/", "a/\u{301}z.zip"])
+    }
+
     @Test func depthLimitStopsListing() throws {
         let root = try Self.makeTree()
         defer { try? FileManager.default.removeItem(atPath: root) }

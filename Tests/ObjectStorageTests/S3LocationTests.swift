@@ -31,6 +31,10 @@ import Testing
         #expect(location.relativeKey("crashes\u{301}/x.crash") == nil)
         #expect(try S3Location(parsing: "s3://b12//\u{301}p/").prefix == "\u{301}p/")
         #expect(try S3Location(parsing: "s3://b12/p/\u{301}").prefix == "p/\u{301}/")
+        let marked = try S3Location(parsing: "s3://b12/\u{301}p")
+        #expect(marked.bucket == "b12" && marked.prefix == "\u{301}p/")
+        #expect(S3Location.isBucketLocation("s3://\u{301}b12"))
+        #expect(throws: ObjectStorageError.self) { try S3Location(parsing: "s3://b12/p?\u{301}x") }
     }
 
     @Test(arguments: [

@@ -1,0 +1,37 @@
+// PathParts: paths and object keys cut at their slashes, by bytes. A Swift String compares and
+// splits by characters, and a slash followed by a combining mark (U+0301, a variation selector,
+// a zero-width joiner) is one character with it, not a slash: `"a/\u{301}b".split(separator: "/")`
+// is one part, and `"/\u{301}b".hasPrefix("/")` is false. The file system and S3 see the bytes,
+// so every rule about a path's parts (the folder to create, whether a name climbs out with `..`,
+// the name of a file) reads them here.
+
+public enum PathParts {
+    /// The parts between slashes (and backslashes, with `backslash`), empty ones left out:
+    /// `/a//b/` -> `a`, `b`.
+    public static func split(_ path: String, backslash: Bool = false) -> [String] {
+        path.utf8.split { $0 == slash || (backslash && $0 == UInt8(ascii: "\\")) }
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The last non-empty part (`a/b/` -> `b`); nil when there is none (`/`, ``).
+    public static func last(_ path: String) -> String? {
+        split(path).last
+    }
+
+    /// What follows the last slash (`a/b` -> `b`, `a/` -> ``); the whole path without a slash.
+    public static func name(_ path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: slash) else { return path }
+        return String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self)
+    }
+
+    /// What precedes the last slash: `.` without one, `/` for a path right under the root.
+    public static func parent(_ path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: slash) else { return "." }
+        return slash == path.utf8.startIndex ? "/" : String(decoding: path.utf8[..<slash], as: UTF8.self)
+    }
+
+    /// True when the first byte is a slash.
+    public static func isAbsolute(_ path: String) -> Bool { path.utf8.first == slash }
+
+    private static let slash = UInt8(ascii: "/")
+}
