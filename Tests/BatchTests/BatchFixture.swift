@@ -5,6 +5,7 @@
 // SymbolicationService the single-report CLI uses, with the Samples' dSYMs as symbol paths.
 
 import Foundation
+import ObjectFiles
 import Symbolication
 import TestSupport
 import Testing
@@ -113,15 +114,11 @@ struct BatchFixture {
     /// a test sees any left behind).
     static func files(in folder: String) -> [String: [UInt8]] {
         var result: [String: [UInt8]] = [:]
-        guard let walker = FileManager.default.enumerator(atPath: folder) else { return result }
-        while let rel = walker.nextObject() as? String {
-            var isDirectory: ObjCBool = false
-            let full = folder + "/" + rel
-            if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue,
-                let data = FileManager.default.contents(atPath: full)
-            {
-                result[rel] = [UInt8](data)
+        FolderWalk.walk(folder, options: .physical) { entry in
+            if entry.kind == .file, let data = FileManager.default.contents(atPath: entry.path) {
+                result[entry.relativePath] = [UInt8](data)
             }
+            return .proceed
         }
         return result
     }

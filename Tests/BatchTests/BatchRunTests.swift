@@ -132,6 +132,29 @@ struct BatchRunTests {
         #expect(summary.skippedFiles.first?.reason.contains("name too long") == true)
     }
 
+    /// A name whose slash is followed by a combining mark (one character with it) is cut at that
+    /// slash all the same: `..` before it is dropped, and every output stays in the output folder.
+    @Test(.enabled(if: BatchFixture.toolExists("python3"), "python3 (which writes the zip) is not installed"))
+    func memberNamesWithACombiningMarkAfterASlash() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let sample = try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") })
+        let zip = fixture.root + "/marks.zip"
+        try BatchFixture.pythonZip(
+            zip, names: ["../\u{301}up.crash", "a/\u{301}/../b.crash"],
+            contents: BatchFixture.reportsFolder + "/" + sample)
+        let before = try FileManager.default.contentsOfDirectory(atPath: fixture.root).sorted()
+
+        let output = fixture.root + "/out"
+        let summary = try BatchRunner(
+            configuration: BatchFixture.configuration([zip], into: output), service: try BatchFixture.service()
+        ).run()
+        #expect(Set(BatchFixture.files(in: output).keys) == ["\u{301}up.crash", "a/\u{301}/b.crash"])
+        #expect(summary.counts.written == 2)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: fixture.root).sorted() == (before + ["out"]).sorted())
+    }
+
     func expectCountsIgnoringUnreadable(_ summary: BatchSummary, _ tree: BatchFixture.Tree) {
         #expect(summary.counts.files == tree.files.count + summary.counts.unreadable)
         #expect(summary.counts.written == tree.reports.count)
