@@ -4,6 +4,8 @@
 // ends sequences at epilogue rows and numbers DWARF 5 files from the wrong base (see the notes).
 // File names are joined to directories exactly as llvm-symbolizer joins them.
 
+import SymbolicateModel
+
 struct LineRow {
     var address: UInt64
     var file: UInt32
@@ -29,7 +31,7 @@ struct LineTable {
             guard index >= 1, index <= UInt64(fileNames.count) else { return nil }
             entry = fileNames[Int(index - 1)]
         }
-        if entry.name.hasPrefix("/") { return entry.name }
+        if PathParts.isAbsolute(entry.name) { return entry.name }
         var includeDir = ""
         if version >= 5 {
             if entry.directory < UInt64(directories.count) { includeDir = directories[Int(entry.directory)] }
@@ -37,7 +39,7 @@ struct LineTable {
             includeDir = directories[Int(entry.directory - 1)]
         }
         var path = ""
-        if version < 5 || entry.directory != 0, !compDir.isEmpty, !includeDir.hasPrefix("/") {
+        if version < 5 || entry.directory != 0, !compDir.isEmpty, !PathParts.isAbsolute(includeDir) {
             path = compDir
         }
         LineTable.append(&path, includeDir)
@@ -45,14 +47,15 @@ struct LineTable {
         return path
     }
 
-    /// llvm::sys::path::append for POSIX paths.
+    /// llvm::sys::path::append for POSIX paths, on bytes as llvm's: a slash followed by a
+    /// combining mark is one character with it, but still a separator.
     static func append(_ path: inout String, _ component: String) {
         guard !component.isEmpty else { return }
         if path.isEmpty {
             path = component
         } else if path.hasSuffix("/") {
-            path += component.drop { $0 == "/" }
-        } else if component.hasPrefix("/") {
+            path += String(decoding: component.utf8.drop { $0 == UInt8(ascii: "/") }, as: UTF8.self)
+        } else if PathParts.isAbsolute(component) {
             path += component
         } else {
             path += "/" + component

@@ -325,7 +325,7 @@ final class BucketReports: ReportStorage {
             try client.listAllObjects(bucket: location.bucket, prefix: waitingPrefix, pageSize: pageSize)
         }
         return page.objects.compactMap { object in
-            guard let parts = S3Location.relativeKey(object.key, under: waitingPrefix)?.split(separator: "/"),
+            guard let parts = S3Location.relativeKey(object.key, under: waitingPrefix).map({ PathParts.split($0) }),
                 parts.count == 2
             else { return nil }
             return Mark(

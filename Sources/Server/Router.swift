@@ -3,6 +3,8 @@
 // threads). Patterns are literal segments and `{name}` parameters; matching is exact, so an
 // unknown path is a 404 and a known path with another method is a 405 with `Allow`.
 
+import SymbolicateModel
+
 /// How a route wants its request body.
 public enum BodyPolicy: Sendable, Equatable {
     /// No body expected; anything sent is counted against the limit and dropped.
@@ -42,7 +44,7 @@ public struct Route: Sendable {
     /// runs on a worker queue, so the network threads keep serving fast requests.
     public var offloaded: Bool
     public var handler: Handler
-    let segments: [Substring]
+    let segments: [String]
 
     public init(
         _ method: String, _ pattern: String, access: RouteAccess = .read, body: BodyPolicy = .none,
@@ -54,17 +56,17 @@ public struct Route: Sendable {
         self.body = body
         self.offloaded = offloaded
         self.handler = handler
-        self.segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        self.segments = PathParts.split(pattern)
     }
 
     /// The path parameters when `path` matches this route's pattern, else nil.
-    func match(_ pathSegments: [Substring]) -> [String: String]? {
+    func match(_ pathSegments: [String]) -> [String: String]? {
         guard pathSegments.count == segments.count else { return nil }
         var parameters: [String: String] = [:]
         for (pattern, actual) in zip(segments, pathSegments) {
             if pattern.first == "{", pattern.last == "}" {
                 guard !actual.isEmpty else { return nil }
-                parameters[String(pattern.dropFirst().dropLast())] = String(actual)
+                parameters[String(pattern.dropFirst().dropLast())] = actual
             } else if pattern != actual {
                 return nil
             }
@@ -88,7 +90,7 @@ public struct Router: Sendable {
     }
 
     public func resolve(method: String, path: String) -> Resolution {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        let segments = PathParts.split(path)
         var allowed: [String] = []
         for route in routes {
             guard let parameters = route.match(segments) else { continue }

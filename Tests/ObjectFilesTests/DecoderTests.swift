@@ -93,6 +93,20 @@ struct DecoderTests {
         #expect(t.path(ofFile: 5) == nil)
     }
 
+    /// llvm joins paths on bytes: a slash followed by a combining mark (one character with it)
+    /// still makes a path absolute.
+    @Test func pathsJoinOnSlashBytes() {
+        var t = LineTable()
+        t.version = 4
+        t.compDir = "/work/"
+        t.directories = ["/\u{301}inc", "lib/"]
+        t.fileNames = [("/\u{301}abs.c", 0), ("x.h", 1), ("\u{301}y.h", 2), ("\u{301}z.c", 0)]
+        #expect(t.path(ofFile: 1) == "/\u{301}abs.c")
+        #expect(t.path(ofFile: 2) == "/\u{301}inc/x.h")
+        #expect(t.path(ofFile: 3) == "/work/lib/\u{301}y.h")
+        #expect(t.path(ofFile: 4) == "/work/\u{301}z.c")
+    }
+
     @Test func elfHeadersPointingNowhere() {
         var header: [UInt8] = [0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0] + [UInt8](repeating: 0, count: 8)
         header += [2, 0, 62, 0, 1, 0, 0, 0] + [UInt8](repeating: 0, count: 8)  // type, machine, version, entry
