@@ -135,8 +135,10 @@ enum LookupCommand: Command {
         }
         for source in sources {
             let text = String(decoding: source.bytes, as: UTF8.self)
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                for word in line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }) {
+            // `isNewline`: a CRLF line end is one character, "\r\n", neither "\r" nor "\n".
+            let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            for (number, line) in lines.enumerated() {
+                for word in line.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
                     words.append(Word(text: String(word), origin: "\(source.name) line \(number + 1)"))
                 }
             }

@@ -32,7 +32,8 @@ public struct TokenSet: Sendable {
             throw SymbolicateError(.io, "cannot read the token file: \(why)", path: path)
         }
         let text = String(decoding: data, as: UTF8.self)
-        let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+        // `isNewline`: "\r\n" is one character, neither "\r" nor "\n".
+        let lines = text.split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: " \t") }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         guard !lines.isEmpty else {

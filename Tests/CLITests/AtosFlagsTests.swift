@@ -203,6 +203,19 @@ struct AtosFlagsTests {
         #expect(r.stderr.contains("'oops' (stdin line 2)"), "\(r.stderr)")
     }
 
+    /// A file written with CRLF line ends reads as one address a line, and a bad word is named
+    /// by its line all the same ("\r\n" is one Swift character, neither "\r" nor "\n").
+    @Test func crlfLinesAreLines() throws {
+        let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldApp.app.dSYM"
+        let lf = try CLI.run(["lookup", "-o", dsym, "-f", "-"], stdin: Array("0x100004110\n0x100004114\n".utf8))
+        let crlf = try CLI.run(["lookup", "-o", dsym, "-f", "-"], stdin: Array("0x100004110\r\n0x100004114\r\n".utf8))
+        #expect(lf.status == 0 && crlf.status == 0, "\(crlf.stderr)")
+        #expect(crlf.stdout == lf.stdout)
+        let bad = try CLI.run(
+            ["lookup", "-o", dsym, "-f", "-"], stdin: Array("0x100004110\r\n0x100004114 oops\r\n".utf8))
+        #expect(bad.stderr.contains("'oops' (stdin line 2)"), "\(bad.stderr)")
+    }
+
     @Test func slideAndLoadAddressTogetherIsUsage() throws {
         let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldApp.app.dSYM"
         let r = try CLI.run(["lookup", "-o", dsym, "-s", "0x1000", "-l", "0x100001000", "0x100005110"])
