@@ -2,9 +2,12 @@
 // the two public ways archives come in, so the target stays the same whichever module holds
 // the reader: the symbol store's import of an archive of symbol files, and a batch run over an
 // archive of crash reports. Any input may be refused or yield failures in the summaries; none
-// may trap, hang, or leave a half-written build in the store. (To fuzz the reader module
-// directly, call it in `readArchive` below instead; the seeds and the script stay as they are.)
+// may trap, hang, or leave a half-written build in the store, and no member name may make the
+// batch run write outside its output folder. The input's first bytes are also read as a member
+// name: what ArchiveNames keeps of any name is a safe name. (To fuzz the reader module directly,
+// call it in `readArchive` below instead; the seeds and the script stay as they are.)
 
+import Archives
 import Batch
 import Foundation
 import FuzzSupport
@@ -27,7 +30,13 @@ nonisolated(unsafe) private var runNumber = 0
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzArchives(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let path = Fuzz.file("input.archive", Fuzz.bytes(data, size))
+    let bytes = Fuzz.bytes(data, size)
+    let name = String(decoding: bytes.prefix(64), as: UTF8.self)
+    if let kept = ArchiveNames.sanitize(name) {
+        Fuzz.invariant(
+            ArchiveNames.isSafe(kept), "sanitize kept \(Array(kept.utf8)) of \(Array(name.utf8)), not a safe name")
+    }
+    let path = Fuzz.file("input.archive", bytes)
     readArchive(path)
     return 0
 }
@@ -44,4 +53,8 @@ private func readArchive(_ path: String) {
         inputs: [path], destination: .directory(output), jobs: 1, progress: .none, maxReportSize: 4 << 20,
         standardInputLines: { nil })
     _ = try? BatchRunner(configuration: configuration, service: service).run()
+    let beside = Set((try? FileManager.default.contentsOfDirectory(atPath: Fuzz.scratch)) ?? [])
+    Fuzz.invariant(
+        beside.isSubset(of: ["input.archive", "store", "batch-\(runNumber)"]),
+        "the batch run wrote outside its output folder: \(beside.sorted())")
 }
