@@ -17,10 +17,11 @@ public enum ArchiveNames {
             || (name.count >= 2 && name.dropFirst().first == ":" && name.first?.isLetter == true))
     }
 
-    /// A relative path without empty, `.` or `..` components (either slash separates); nil when
-    /// nothing is left.
+    /// A relative path without empty, `.` or `..` components (either slash separates), nor one
+    /// holding a NUL byte (the file system would read the name only up to it); nil when nothing
+    /// is left.
     public static func sanitize(_ path: String) -> String? {
-        let parts = PathParts.split(path, backslash: true).filter { $0 != "." && $0 != ".." }
+        let parts = PathParts.split(path, backslash: true).filter { $0 != "." && $0 != ".." && !$0.utf8.contains(0) }
         guard !parts.isEmpty else { return nil }
         return parts.joined(separator: "/")
     }

@@ -26,6 +26,9 @@ struct BatchUnitTests {
             ("/\u{301}abs/x.crash", "\u{301}abs/x.crash"),
             ("a/\u{301}/../x.crash", "a/\u{301}/x.crash"),
             ("..\\\u{301}x.crash", "\u{301}x.crash"),
+            // A NUL byte ends a name for the file system: `..\0/x` would be `..` there.
+            ("a/..\0/x.crash", "a/x.crash"),
+            ("x\0.crash", nil),
         ] as [(String, String?)])
     func sanitize(_ input: String, _ expected: String?) {
         #expect(OutputPaths.sanitize(input) == expected)
