@@ -164,6 +164,8 @@ put("FuzzObjectStorage", "list-encoded.xml", ('<?xml version="1.0" encoding="UTF
     '<NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=</NextContinuationToken></ListBucketResult>').encode())
 put("FuzzObjectStorage", "list-literal.xml", ('<ListBucketResult><IsTruncated>false</IsTruncated><Contents>'
     '<Key>a+b &amp; &#233;&#x1F4A5;<![CDATA[<x>]]></Key><Size>1</Size></Contents><!-- c --><Empty/></ListBucketResult>').encode())
+# A bucket location (the target reads the first bytes of every input as one too).
+put("FuzzObjectStorage", "location.txt", "my.bucket-1//team a/\u0301store/".encode())
 put("FuzzObjectStorage", "error.xml", ('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
     '<Message>Please reduce your request rate.</Message><RequestId>4442587FB7D0A2F9</RequestId>'
     '<Region>eu-west-1</Region><Endpoint>b.s3.eu-west-1.amazonaws.com</Endpoint></Error>').encode())

@@ -4,7 +4,8 @@
 // in front of it, may send anything: each body is read or refused with an error, never a trap or
 // a hang. A page that is read must keep the listing's promises (a truncated page names where the
 // next one starts) and read back the same from the page S3 would write for it: keys and prefixes
-// URL-encoded, every other text as character references, ETags quoted.
+// URL-encoded, every other text as character references, ETags quoted. The input's first bytes
+// are also read as a bucket location, which must read back from its description.
 
 import FuzzSupport
 
@@ -13,6 +14,7 @@ import FuzzSupport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzObjectStorage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = Fuzz.bytes(data, size)
+    checkLocation(String(decoding: bytes.prefix(80), as: UTF8.self), relative: String(decoding: bytes, as: UTF8.self))
     _ = S3XML.errorDocument(bytes)
     guard let page = try? S3XML.listPage(bytes) else { return 0 }
     Fuzz.invariant(!page.isTruncated || page.nextContinuationToken != nil, "a truncated page without a token")
@@ -24,6 +26,17 @@ public func fuzzObjectStorage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
         Fuzz.invariant(false, "the page \(page) written as \(written) does not read back: \(error)")
     }
     return 0
+}
+
+/// `s3://` + `text`, when it is a location, reads back the same from its description, and a key
+/// made under its prefix is found under it again.
+private func checkLocation(_ text: String, relative: String) {
+    guard let location = try? S3Location(parsing: S3Location.scheme + text) else { return }
+    let again = try? S3Location(parsing: location.description)
+    Fuzz.invariant(again == location, "\(location) reads back as \(String(describing: again))")
+    let key = location.key(relative)
+    Fuzz.invariant(
+        location.relativeKey(key) == relative, "\(Array(key.utf8)) is not found under \(Array(location.prefix.utf8))")
 }
 
 /// `page` as a ListBucketResult with `<EncodingType>url</EncodingType>`.
