@@ -15,21 +15,12 @@ struct TokenNameTests {
         #expect(TokenSet.fingerprint("bare-token-5678") == "5d9d0393")
     }
 
-    /// A token file written with CRLF line ends holds the same tokens ("\r\n" is one Swift
-    /// character, neither "\r" nor "\n").
-    @Test func crlfTokenFile() throws {
+    /// With LF or CRLF line ends ("\r\n" is one Swift character, neither "\r" nor "\n").
+    @Test(arguments: ["\n", "\r\n"])
+    func namedAndBareLines(_ end: String) throws {
         let path = NSTemporaryDirectory() + "tokens-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try "# CI and a person\r\nci: secret-ci-1234\r\nbare-token-5678\r\n".write(
-            toFile: path, atomically: true, encoding: .utf8)
-        let tokens = try TokenSet(file: path)
-        #expect(tokens.names == ["ci", "5d9d0393"])
-    }
-
-    @Test func namedAndBareLines() throws {
-        let path = NSTemporaryDirectory() + "tokens-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try "# CI and a person\nci: secret-ci-1234\nbare-token-5678\n".write(
+        try ["# CI and a person", "ci: secret-ci-1234", "bare-token-5678", ""].joined(separator: end).write(
             toFile: path, atomically: true, encoding: .utf8)
         let tokens = try TokenSet(file: path)
         #expect(tokens.names == ["ci", "5d9d0393"])
