@@ -13,12 +13,13 @@ public enum PathParts {
             .map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The last non-empty part (`a/b/` -> `b`); nil when there is none (`/`, ``).
+    /// The last non-empty part (`a/b/` -> `b`); nil when there is none (`/`, the empty path).
     public static func last(_ path: String) -> String? {
         split(path).last
     }
 
-    /// What follows the last slash (`a/b` -> `b`, `a/` -> ``); the whole path without a slash.
+    /// What follows the last slash (`a/b` -> `b`, `a/` -> the empty name); the whole path without
+    /// a slash.
     public static func name(_ path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: slash) else { return path }
         return String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self)

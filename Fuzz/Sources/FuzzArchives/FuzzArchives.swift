@@ -4,8 +4,8 @@
 // archive of crash reports. Any input may be refused or yield failures in the summaries; none
 // may trap, hang, or leave a half-written build in the store, and no member name may make the
 // batch run write outside its output folder. The input's first bytes are also read as a member
-// name: what ArchiveNames keeps of any name stays inside a folder. (To fuzz the reader module directly,
-// call it in `readArchive` below instead; the seeds and the script stay as they are.)
+// name: what ArchiveNames keeps of any name stays inside a folder. (To fuzz the reader module
+// directly, call it in `readArchive` below instead; the seeds and the script stay as they are.)
 
 import Archives
 import Batch
