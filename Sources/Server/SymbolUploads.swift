@@ -163,7 +163,7 @@ enum SymbolUploads {
             candidate = String(disposition[range.upperBound...].split(separator: ";").first ?? "")
                 .trimmingCharacters(in: " \"")
         }
-        let last = candidate.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        let last = PathParts.split(candidate, backslash: true).last ?? ""
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-@ ")
         let safe = String(last.filter { allowed.contains($0) }.prefix(200))
         return safe.isEmpty || safe.hasPrefix(".") ? "upload" : safe
