@@ -119,7 +119,7 @@ enum SentryCompatibility {
     /// A Sentry debug id: a UUID, possibly followed by an age appendix; the first 32 hex digits.
     static func debugID(_ text: String?) -> BuildID? {
         guard let text else { return nil }
-        let digits = text.filter { $0.isHexDigit }
+        let digits = text.filter { $0.isASCII && $0.isHexDigit }
         guard digits.count >= 32 else { return BuildID(string: digits) }
         return BuildID(string: String(digits.prefix(32)))
     }

@@ -146,7 +146,7 @@ enum StoredReports {
     /// The `{id}` of the path: a report id as POST answered it, lowercased.
     private static func reportID(_ request: HTTPRequest) throws -> String {
         guard let id = request.parameters["id"], !id.isEmpty, id.count <= 64,
-            id.allSatisfy({ $0.isHexDigit || $0 == "-" })
+            id.allSatisfy({ ($0.isASCII && $0.isHexDigit) || $0 == "-" })
         else { throw HTTPError.badRequest("a report id is a UUID as POST /v1/reports answered it") }
         return id.lowercased()
     }

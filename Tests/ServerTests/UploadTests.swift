@@ -211,6 +211,8 @@ struct UploadTests {
         #expect(try server.get("/v1/reports/00000000-0000-0000-0000-000000000000").status == 404)
         #expect([400, 404].contains(try server.get("/v1/reports/..%2F..%2Fetc").status))
         #expect(try server.get("/v1/reports/not%20an%20id").status == 400)
+        // Fullwidth hex digits are hex digits to Character.isHexDigit, not to a report id.
+        #expect(try server.get("/v1/reports/%EF%BC%A1%EF%BC%A2").status == 400)
         #expect(try server.post("/v1/reports", Array("garbage".utf8), headers: server.auth).status >= 400)
     }
 }
