@@ -1,0 +1,34 @@
+// PathParts, the one place paths and keys are cut at their slashes: by bytes, so that a slash
+// followed by a combining mark (one Swift character with it) still separates, and with the
+// answers the callers had from Foundation and String for ordinary paths.
+
+import SymbolicateModel
+import Testing
+
+struct PathPartsTests {
+    @Test func ordinaryPaths() {
+        #expect(PathParts.split("/a//b/") == ["a", "b"])
+        #expect(PathParts.split("") == [])
+        #expect(PathParts.split("a\\b/c", backslash: true) == ["a", "b", "c"])
+        #expect(PathParts.split("a\\b/c") == ["a\\b", "c"])
+        #expect(PathParts.last("a/b/") == "b")
+        #expect(PathParts.last("/") == nil)
+        #expect(PathParts.name("a/b") == "b")
+        #expect(PathParts.name("a/") == "")
+        #expect(PathParts.name("b") == "b")
+        #expect(PathParts.parent("/x/y") == "/x")
+        #expect(PathParts.parent("/x") == "/")
+        #expect(PathParts.parent("x") == ".")
+        #expect(PathParts.isAbsolute("/x") && !PathParts.isAbsolute("x/") && !PathParts.isAbsolute(""))
+    }
+
+    @Test func aSlashFollowedByACombiningMarkStillSeparates() {
+        let path = "/out/\u{301}x/\u{301}y.crash"
+        #expect(!path.hasPrefix("/out/"), "the premise: as characters, the slash is not a slash")
+        #expect(PathParts.split(path) == ["out", "\u{301}x", "\u{301}y.crash"])
+        #expect(PathParts.last(path) == "\u{301}y.crash")
+        #expect(PathParts.name(path) == "\u{301}y.crash")
+        #expect(PathParts.parent(path) == "/out/\u{301}x")
+        #expect(PathParts.isAbsolute("/\u{301}x"))
+    }
+}
