@@ -15,7 +15,10 @@ public enum PathParts {
 
     /// The last non-empty part (`a/b/` -> `b`); nil when there is none (`/`, the empty path).
     public static func last(_ path: String) -> String? {
-        split(path).last
+        let bytes = path.utf8
+        guard let end = bytes.lastIndex(where: { $0 != slash }) else { return nil }
+        let start = bytes[..<end].lastIndex(of: slash).map { bytes.index(after: $0) } ?? bytes.startIndex
+        return String(decoding: bytes[start...end], as: UTF8.self)
     }
 
     /// What follows the last slash (`a/b` -> `b`, `a/` -> the empty name); the whole path without
