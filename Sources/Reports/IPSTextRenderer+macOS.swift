@@ -54,10 +54,10 @@ extension IPSTextRenderer {
         }
         if let summary = body["vmSummary"]?.string {
             out.append("VM Region Summary:")
-            out.append(summary)
+            out += blockLines(summary)
         }
         out += ["", "", ""]
-        return Array(out.joined(separator: "\n").utf8)
+        return joined(out)
     }
 
     private static func macHeader(_ body: JSONNode, _ report: CrashReport, into out: inout [String]) {
@@ -109,12 +109,12 @@ extension IPSTextRenderer {
             var reason = "Namespace " + (t["namespace"]?.scalarText ?? "?") + ", Code " + (t["code"]?.scalarText ?? "?")
             if let indicator = t["indicator"]?.string { reason += " " + indicator }
             line("Termination Reason", reason)
-            for detail in t["details"]?.elements.compactMap(\.string) ?? [] { out.append(detail) }
+            for detail in t["details"]?.elements.compactMap(\.string) ?? [] { out += blockLines(detail) }
             line("Terminating Process", t["byProc"]?.string.map { "\($0) [\(t["byPid"]?.scalarText ?? "?")]" })
             out.append("")
         }
         if let region = body["vmRegionInfo"]?.string ?? body["vmregioninfo"]?.string {
-            out.append("VM Region Info: " + region)
+            out += blockLines("VM Region Info: " + region)
             out.append("")
         }
         triageAndApplicationInformation(body, report, into: &out)

@@ -35,7 +35,52 @@ enum IPSTextRenderer {
         out.append("EOF")
         out.append("")
         out.append("")
-        return Array(out.joined(separator: "\n").utf8)
+        return joined(out)
+    }
+
+    /// The rendering's lines, one per element, joined by LF. A value the `.ips` holds as one
+    /// string (a capture time, a thread or queue name, an image path) is one line of the text: a
+    /// line break inside it becomes a space, so that it cannot start a line of its own (which
+    /// could make the rendering read as another kind of report). Blocks of text are added with
+    /// `blockLines`.
+    static func joined(_ lines: [String]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
+        for (n, line) in lines.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: "\n")) }
+            var previous: UInt8 = 0
+            for byte in line.utf8 {
+                switch byte {
+                case UInt8(ascii: "\n") where previous == UInt8(ascii: "\r"): break  // CRLF: the CR's space
+                case UInt8(ascii: "\n"), UInt8(ascii: "\r"): out.append(UInt8(ascii: " "))
+                default: out.append(byte)
+                }
+                previous = byte
+            }
+        }
+        return out
+    }
+
+    /// A block of text (Application Specific Information, Kernel Triage, VM Region Summary) as
+    /// its lines, split at LF, CRLF or CR: n line breaks make n + 1 lines, so that a block with
+    /// LF breaks joins back to the same text.
+    static func blockLines(_ text: String) -> [String] {
+        let bytes = Array(text.utf8)
+        var lines: [String] = []
+        var start = 0
+        var i = 0
+        while i < bytes.count {
+            guard bytes[i] == UInt8(ascii: "\n") || bytes[i] == UInt8(ascii: "\r") else {
+                i += 1
+                continue
+            }
+            lines.append(String(decoding: bytes[start..<i], as: UTF8.self))
+            let crlf = bytes[i] == UInt8(ascii: "\r") && i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "\n")
+            i += crlf ? 2 : 1
+            start = i
+        }
+        lines.append(String(decoding: bytes[start...], as: UTF8.self))
+        return lines
     }
 
     /// The Last Exception Backtrace, then every thread under the lines `threadLabel` gives it
@@ -103,7 +148,7 @@ enum IPSTextRenderer {
                 "Termination Reason: " + (t["namespace"]?.scalarText ?? "") + " " + (t["code"]?.scalarText ?? "")
             reason += " " + (t["indicator"]?.string ?? "")
             out.append(reason)
-            for detail in t["details"]?.elements.compactMap(\.string) ?? [] { out.append(detail) }
+            for detail in t["details"]?.elements.compactMap(\.string) ?? [] { out += blockLines(detail) }
             if let proc = t["byProc"]?.string {
                 out.append("Terminating Process: \(proc) [\(t["byPid"]?.scalarText ?? "?")]")
             }
@@ -121,12 +166,12 @@ enum IPSTextRenderer {
     static func triageAndApplicationInformation(_ body: JSONNode, _ report: CrashReport, into out: inout [String]) {
         if let triage = body["ktriageinfo"]?.scalarText {
             out.append("Kernel Triage:")
-            out.append(triage)
+            out += blockLines(triage)
             out.append("")
         }
         if let asi = report.applicationSpecificInformation {
             out.append("Application Specific Information:")
-            out.append(asi)
+            out += blockLines(asi)
             out.append("")
         }
     }

@@ -133,6 +133,24 @@ import Testing
         _ = try? ReportParser.parse(hugeHeader)
     }
 
+    /// Found by fuzzing: a value the `.ips` holds as one string renders on one line. A line break
+    /// inside one (here a capture time carrying a spindump's lines) becomes a space, so the text
+    /// rendering of the report is still read as a crash report, not refused as a spindump.
+    @Test func renderedValuesStayOnTheirLine() throws {
+        let original = try String(
+            contentsOfFile: Repository.samplesReports + "/HoldApp-ios-arm64-dwarf5.ips", encoding: .utf8)
+        let incident = "\"incident\": \"31182743-5DF2-4628-8505-FBBFBCAFBB5F\",\n"
+        let captureTime = "\"captureTime\": \"2026-11-02 09:41:07.5120 +0100\""
+        #expect(original.contains(incident) && original.contains(captureTime))
+        let ips = original.replacingOccurrences(of: incident, with: "").replacingOccurrences(
+            of: captureTime, with: #""captureTime": "2026-11-02\nNum samples:      1000 (1-1000)\r\nHeaviest stack""#)
+        let rendered = ReportWriter.renderText(try ReportParser.parse(Array(ips.utf8)), results: [:])
+        let lines = Fixtures.lines(String(decoding: rendered, as: UTF8.self))
+        #expect(lines.contains("Date/Time:           2026-11-02 Num samples:      1000 (1-1000) Heaviest stack"))
+        #expect(rendered.filter { $0 == UInt8(ascii: "\r") }.count == 0)
+        #expect(try ReportParser.parse(rendered).format == .text)
+    }
+
     /// Found by fuzzing: what kind a document is must not hang on words inside a frame's symbol
     /// column, which symbolication replaces. A spindump-looking document whose only crash-report
     /// key sits inside a frame line is refused as before, not read as a crash report that stops
