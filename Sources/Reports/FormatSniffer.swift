@@ -120,7 +120,9 @@ enum FormatSniffer {
         {
             return refusal("an Umeng crash report")
         }
-        if contains(bytes, "Num samples:") || contains(bytes, "Heaviest stack") || contains(bytes, "Spindump") {
+        // Whole lines, as the Apple keys above: a header value that merely mentions them (a
+        // rendered .ips whose capture time holds a spindump's text) does not make a spindump.
+        if ["Num samples:", "Heaviest stack", "Spindump"].contains(where: { hasLine(bytes, startingWith: $0) }) {
             return refusal("a spindump")
         }
         return nil

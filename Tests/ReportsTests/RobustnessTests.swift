@@ -165,6 +165,10 @@ import Testing
         }
         let indented = "Heaviest stack\n\u{A0}\u{A0}Incident Identifier: E64D8423\nThread 0 Crashed:\n" + frame
         #expect(try ReportParser.parse(Array(indented.utf8)).format == .text)
+        // The spindump's own keys count at the start of a line only, too: a header value that
+        // mentions one (a rendered .ips's capture time holding a spindump's text) is not one.
+        let mention = "Hardware Model:      iPhone14,2\nDate/Time:           2026-11-02 Num samples: 10\n\nThread 0:\n"
+        #expect(try ReportParser.parse(Array((mention + frame).utf8)).format == .text)
     }
 
     /// Found by fuzzing: the words that make a document a resource report (`Heaviest stack`,
