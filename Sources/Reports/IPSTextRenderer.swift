@@ -61,9 +61,9 @@ enum IPSTextRenderer {
         return out
     }
 
-    /// A block of text (Application Specific Information, Kernel Triage, VM Region Summary) as
-    /// its lines, split at LF, CRLF or CR: n line breaks make n + 1 lines, so that a block with
-    /// LF breaks joins back to the same text.
+    /// A block of text (Application Specific Information, Kernel Triage, termination details, VM
+    /// Region Info and Summary) as its lines, split at LF, CRLF or CR: n line breaks make n + 1
+    /// lines, so that a block with LF breaks joins back to the same text.
     static func blockLines(_ text: String) -> [String] {
         let bytes = Array(text.utf8)
         var lines: [String] = []
