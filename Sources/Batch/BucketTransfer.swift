@@ -118,11 +118,11 @@ public final class BucketTransfer {
     /// `path` with a fetched input's local place replaced by its URL (a staged path as is
     /// elsewhere), so summaries name `s3://in/set/x.crash`, the same on every machine.
     public func originalName(_ path: String) -> String {
-        // By bytes: a member's name may begin with a combining mark, one character with the '/'.
-        for (local, url) in fetched where path.utf8.starts(with: local.utf8) {
-            let rest = path.utf8.dropFirst(local.utf8.count)
-            guard rest.isEmpty || rest.first == UInt8(ascii: "/") || rest.first == UInt8(ascii: ":") else { continue }
-            return url + String(decoding: rest, as: UTF8.self)
+        for (local, url) in fetched {
+            guard let rest = PathParts.relative(path, under: local),
+                rest.isEmpty || rest.utf8.first == UInt8(ascii: "/") || rest.utf8.first == UInt8(ascii: ":")
+            else { continue }
+            return url + rest
         }
         return path
     }

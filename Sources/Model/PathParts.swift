@@ -34,6 +34,14 @@ public enum PathParts {
         return slash == path.utf8.startIndex ? "/" : String(decoding: path.utf8[..<slash], as: UTF8.self)
     }
 
+    /// What follows `prefix` in `path`, or nil when `path` does not begin with its bytes (`a/b`
+    /// under `a/` -> `b`). By bytes: `/` and a combining mark are one character, and `a/` is
+    /// still a prefix of `a/\u{301}b`.
+    public static func relative(_ path: String, under prefix: String) -> String? {
+        guard path.utf8.starts(with: prefix.utf8) else { return nil }
+        return String(decoding: path.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+    }
+
     /// True when the first byte is a slash.
     public static func isAbsolute(_ path: String) -> Bool { path.utf8.first == slash }
 

@@ -3,6 +3,8 @@
 // (S3 keys are not paths: nothing else is normalized), and every key of the store is
 // `prefix + relative key`.
 
+import SymbolicateModel
+
 public struct S3Location: Sendable, Hashable, CustomStringConvertible {
     public static let scheme = "s3://"
 
@@ -59,8 +61,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
     /// (a listing's keys all begin with the prefix asked for; a key whose next scalar is a
     /// combining mark would not, as characters).
     public static func relativeKey(_ key: String, under prefix: String) -> String? {
-        guard key.utf8.starts(with: prefix.utf8) else { return nil }
-        return String(decoding: key.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+        PathParts.relative(key, under: prefix)
     }
 
     public var description: String {
