@@ -9,7 +9,7 @@ public enum PathParts {
     /// The parts between slashes (and backslashes, with `backslash`), empty ones left out:
     /// `/a//b/` -> `a`, `b`.
     public static func split(_ path: String, backslash: Bool = false) -> [String] {
-        path.utf8.split { $0 == slash || (backslash && $0 == UInt8(ascii: "\\")) }
+        path.utf8.split { $0 == slash || (backslash && $0 == backslashByte) }
             .map { String(decoding: $0, as: UTF8.self) }
     }
 
@@ -21,11 +21,14 @@ public enum PathParts {
         return String(decoding: bytes[start...end], as: UTF8.self)
     }
 
-    /// What follows the last slash (`a/b` -> `b`, `a/` -> the empty name); the whole path without
-    /// a slash.
-    public static func name(_ path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: slash) else { return path }
-        return String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self)
+    /// What follows the last slash (and backslash, with `backslash`): `a/b` -> `b`, `a/` -> the
+    /// empty name; the whole path without one.
+    public static func name(_ path: String, backslash: Bool = false) -> String {
+        let bytes = path.utf8
+        guard let last = bytes.lastIndex(where: { $0 == slash || (backslash && $0 == backslashByte) }) else {
+            return path
+        }
+        return String(decoding: bytes[bytes.index(after: last)...], as: UTF8.self)
     }
 
     /// What precedes the last slash: `.` without one, `/` for a path right under the root.
@@ -46,4 +49,5 @@ public enum PathParts {
     public static func isAbsolute(_ path: String) -> Bool { path.utf8.first == slash }
 
     private static let slash = UInt8(ascii: "/")
+    private static let backslashByte = UInt8(ascii: "\\")
 }

@@ -32,11 +32,7 @@ public struct SymbolicatedFrame: Sendable, Hashable {
 
     /// The last path component of `file`, as Apple's reports print it.
     public var fileName: String? {
-        guard let file else { return nil }
-        if let slash = file.lastIndex(where: { $0 == "/" || $0 == "\\" }) {
-            return String(file[file.index(after: slash)...])
-        }
-        return file
+        file.map { PathParts.name($0, backslash: true) }
     }
 }
 

@@ -34,4 +34,14 @@ struct PathPartsTests {
         #expect(PathParts.parent(path) == "/out/\u{301}x")
         #expect(PathParts.isAbsolute("/\u{301}x"))
     }
+
+    /// A frame's file name, as reports print it, is what follows the last slash or backslash byte.
+    @Test func aFramesFileNameFollowsTheLastSeparatorByte() {
+        #expect(SymbolicatedFrame(symbol: "f", file: "/src/App/main.swift").fileName == "main.swift")
+        #expect(SymbolicatedFrame(symbol: "f", file: "C:\\src\\main.cpp").fileName == "main.cpp")
+        #expect(SymbolicatedFrame(symbol: "f", file: "main.swift").fileName == "main.swift")
+        #expect(SymbolicatedFrame(symbol: "f").fileName == nil)
+        #expect(SymbolicatedFrame(symbol: "f", file: "/src/a/\u{301}b.swift").fileName == "\u{301}b.swift")
+        #expect(SymbolicatedFrame(symbol: "f", file: "C:\\a\\\u{301}b.cpp").fileName == "\u{301}b.cpp")
+    }
 }
