@@ -30,7 +30,7 @@ enum BatchBinary {
 @Suite(
     .tags(.slow),
     .enabled(if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"),
-    .enabled(if: BatchBinary.path != nil, "the symbolicate binary is not built beside the tests"))
+    .needsExecutable)
 struct BatchCommandTests {
     @Test func outputsEqualTheSingleReportCommand() throws {
         let fixture = try BatchFixture()

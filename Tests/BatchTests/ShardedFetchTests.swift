@@ -11,7 +11,7 @@ import Testing
 
 @testable import Batch
 
-@Suite(.enabled(if: MotoServer.available, "moto's server is not installed (pip install 'moto[server]')"))
+@Suite(.needsMoto)
 struct ShardedFetchTests {
     @Test func eachShardDownloadsItsOwnReportsAndEveryArchive() throws {
         let (client, bucket, endpoint) = try MotoServer.freshBucket(prefix: "shardfetch")

@@ -9,7 +9,7 @@ import ObjectStorage
 import TestSupport
 import Testing
 
-@Suite(.serialized, .enabled(if: BucketStand.available, "moto's server is not installed (pip install 'moto[server]')"))
+@Suite(.serialized, .needsMoto)
 struct BatchBucketTests {
     let environment: [String: String]
     let bucket: String

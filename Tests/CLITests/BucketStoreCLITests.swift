@@ -9,7 +9,7 @@ import ObjectStorage
 import TestSupport
 import Testing
 
-@Suite(.serialized, .enabled(if: BucketStand.available, "moto's server is not installed (pip install 'moto[server]')"))
+@Suite(.serialized, .needsMoto)
 struct BucketStoreCLITests {
     let environment: [String: String]
     let bucket: String
@@ -122,10 +122,4 @@ struct BucketStoreCLITests {
         let size = try run(["list", "--store", "s3://\(bucket)", "--cache-size", "lots"])
         #expect(size.status == 64)
     }
-}
-
-/// moto's server for this test process (the ObjectStorage tests' launcher, which exits with us).
-enum BucketStand {
-    static var available: Bool { MotoServer.available }
-    static var endpoint: S3Endpoint? { MotoServer.host.map { S3Endpoint(scheme: "http", host: $0) } }
 }

@@ -33,7 +33,6 @@ enum Paths {
     static var repository: String { Repository.root }
     static var corpus: String { Repository.corpus }
     static var samples: String { Repository.samples }
-    static var corpusAvailable: Bool { Repository.corpusPresent }
 
     /// Corpus files of the given MANIFEST format prefixes.
     static func corpusFiles(formatPrefixes: [String]) throws -> [String] {

@@ -51,7 +51,7 @@ import Testing
         #expect(r.status == 65)
     }
 
-    @Test(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+    @Test(.tags(.corpus), .needsCorpus)
 
     func nonAppleReportsAreNamed() throws {
         let tombstone = Paths.corpus + "/aosp-mirror__platform_development/scripts/example_crashes.arm64.txt"

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 @Suite struct RoundTripTests {
-    @Test(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+    @Test(.tags(.corpus), .needsCorpus)
     func corpusReportsComeBackByteIdentical() throws {
         let files = try Paths.corpusFiles(formatPrefixes: ["apple-text", "apple-ips"]).filter {
             !$0.hasSuffix(".plist") && FileManager.default.fileExists(atPath: $0)

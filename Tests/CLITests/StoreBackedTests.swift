@@ -15,7 +15,7 @@ import Testing
         try Self.compare(symbolPaths: [Paths.samples + "/build"], reports: reports, atLeast: 20)
     }
 
-    @Test(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+    @Test(.tags(.corpus), .needsCorpus)
     func storeAnswersExactlyAsTheFilesForCorpusReports() throws {
         let crashes = Paths.corpus + "/inket__MacSymbolicator/Resources/Crashes"
         let reports = ["ios-crash.crash", "ios-crash.ips", "single-target-crash.crash", "multi-target-crash.ips"]

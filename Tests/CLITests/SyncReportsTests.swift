@@ -10,7 +10,7 @@ import Testing
 
 @Suite(
     .serialized,
-    .enabled(if: BucketStand.available, "moto's server is not installed (pip install 'moto[server]')"),
+    .needsMoto,
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "needs /usr/bin/curl"))
 struct SyncReportsTests {
     let environment: [String: String]

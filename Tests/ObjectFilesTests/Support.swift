@@ -15,9 +15,6 @@ enum Fixtures {
 
     static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
-    /// Whether ../shared/corpus/real is there (tests that read it are disabled without it).
-    static var corpusIsAvailable: Bool { Repository.corpusPresent }
-
     /// A fresh temporary folder, removed by the caller with `cleanup`.
     static func temporaryDirectory() throws -> String { try Repository.scratchFolder("objectfiles") }
 

@@ -11,7 +11,7 @@ import Testing
 @testable import ObjectFiles
 
 struct SymbolFileFinderTests {
-    @Test(.tags(.corpus), .enabled(if: Fixtures.corpusIsAvailable, "no corpus at ../shared/corpus/real"))
+    @Test(.tags(.corpus), .needsCorpus)
     func nestedDSYMBundlesInTheCorpus() throws {
         let embedded = Fixtures.corpus + "/inket__MacSymbolicator/Resources/dSYMs/Embedded.app.dSYM"
         let files = try SymbolFileFinder.objectFiles(in: embedded)
@@ -41,7 +41,7 @@ struct SymbolFileFinderTests {
         return out
     }
 
-    @Test(.tags(.corpus), .enabled(if: Fixtures.corpusIsAvailable, "no corpus at ../shared/corpus/real"))
+    @Test(.tags(.corpus), .needsCorpus)
     func corpusSlicesMatchTheManifest() throws {
         let entries = try Self.manifestDSYMs()
         #expect(entries.count >= 10)

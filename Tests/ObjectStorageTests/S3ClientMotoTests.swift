@@ -11,13 +11,13 @@ import Testing
 
 @Suite(
     .tags(.slow),
-    .enabled(if: StandInServers.motoAvailable, "moto's server is not installed (pip install 'moto[server]')"))
+    .needsMoto)
 struct S3ClientMotoTests {
     let client: S3Client
     let bucket = "t-" + UUID().uuidString.lowercased()
 
     init() throws {
-        let endpoint = try #require(StandInServers.moto, "moto_server did not start")
+        let endpoint = try #require(MotoServer.endpoint, "moto_server did not start")
         client = try S3Client(configuration: StandInServers.configuration(endpoint: endpoint))
         try client.createBucket(bucket)
     }

@@ -14,14 +14,10 @@ enum StandInServers {
     static let accessKey = "AKIAIOSFODNN7EXAMPLE"
     static let secretKey = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 
-    static var motoAvailable: Bool { MotoServer.available }
     static let botocoreAvailable: Bool = {
         guard let python = ProcessRunner.which("python3") else { return false }
         return run(python, ["-c", "import botocore"]) == 0
     }()
-
-    /// `http://127.0.0.1:PORT` of the moto server (TestSupport's MotoServer), nil when it does not start.
-    static var moto: S3Endpoint? { MotoServer.host.map { S3Endpoint(scheme: "http", host: $0) } }
 
     /// `http://127.0.0.1:PORT` of Fixtures/flaky-s3.py.
     static let flaky: S3Endpoint? = {

@@ -9,10 +9,6 @@ import Testing
 enum Corpus {
     static let root = URL(fileURLWithPath: Repository.corpus)
 
-    static var isAvailable: Bool { Repository.corpusPresent }
-
-    static let absentMessage = "crash-report corpus not found at ../shared/corpus/real; corpus tests skipped"
-
     struct Entry: Sendable, CustomStringConvertible {
         var file: String
         var format: String

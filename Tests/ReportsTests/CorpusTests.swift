@@ -55,7 +55,7 @@ import Testing
         return (frames, uuids)
     }
 
-    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.appleReports)
+    @Test(.tags(.corpus), .needsCorpus, arguments: Corpus.appleReports)
     func appleReportParsesAndRoundTrips(entry: Corpus.Entry) throws {
         let bytes = try Corpus.bytes(entry.file)
         let report = try ReportParser.parse(bytes)
@@ -105,7 +105,7 @@ import Testing
         ("inket__MacSymbolicator/Resources/Crashes/single-target-crash.ips", 3, 3, 1, ""),
     ]
 
-    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
+    @Test(.tags(.corpus), .needsCorpus)
     func handCountedFigures() throws {
         for item in Self.handCounted {
             let r = try ReportParser.parse(try Corpus.bytes(item.file))
@@ -118,7 +118,7 @@ import Testing
         }
     }
 
-    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
+    @Test(.tags(.corpus), .needsCorpus)
     func ipsDetails() throws {
         let r = try ReportParser.parse(
             try Corpus.bytes(
@@ -147,7 +147,7 @@ import Testing
     }
 
     /// `sample` call graphs: one sample tree per thread, every frame in an image of Binary Images.
-    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.sampleReports)
+    @Test(.tags(.corpus), .needsCorpus, arguments: Corpus.sampleReports)
     func sampleOutputIsRead(entry: Corpus.Entry) throws {
         let r = try ReportParser.parse(try Corpus.bytes(entry.file))
         #expect(r.format == .sample)
@@ -161,7 +161,7 @@ import Testing
     /// spindump process sections: a sample tree per thread, `<patched truncated backtrace>` inside
     /// a tree, and every frame in an image its own process loads, at the offset its line states.
     @Test(
-        .tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.spindumpReports)
+        .tags(.corpus), .needsCorpus, arguments: Corpus.spindumpReports)
     func spindumpProcessSectionsAreRead(entry: Corpus.Entry) throws {
         let bytes = try Corpus.bytes(entry.file)
         let r = try ReportParser.parse(bytes)
@@ -190,7 +190,7 @@ import Testing
         #expect(r.backtraces.flatMap(\.frames).first { $0.address == aboveAddress }?.isReturnAddress == true)
     }
 
-    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"), arguments: Corpus.otherReports)
+    @Test(.tags(.corpus), .needsCorpus, arguments: Corpus.otherReports)
     func otherFormatsAreRefused(entry: Corpus.Entry) throws {
         let bytes = try Corpus.bytes(entry.file)
         do {

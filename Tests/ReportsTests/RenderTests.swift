@@ -8,7 +8,7 @@ import Reports
 import SymbolicateModel
 import Testing
 
-@Suite(.enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
+@Suite(.needsCorpus)
 struct RenderTests {
     static func render(_ file: String, _ results: [FrameID: FrameResult] = [:]) throws -> [String] {
         let r = try ReportParser.parse(try Corpus.bytes(file))

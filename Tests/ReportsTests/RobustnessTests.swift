@@ -38,7 +38,7 @@ import Testing
 
     static var samples: [[UInt8]] {
         var list = [Array(Fixtures.textReport.utf8), Array(Fixtures.ipsReport.utf8)]
-        if Corpus.isAvailable {
+        if Repository.corpusPresent {
             for f in [
                 "inket__MacSymbolicator/Resources/Crashes/ios-crash.ips", "zqqf16__SYM/SYMTests/AppleDemo.ips",
                 "kstenerud__KSCrash/Example-Reports/NSException.txt",

@@ -195,7 +195,7 @@ import Testing
     }
 
     @Test(
-        .tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"),
+        .tags(.corpus), .needsCorpus,
         arguments: Corpus.appleReports.filter { $0.format.hasPrefix("apple-ips") })
     func ipsKeyOrderKeptAfterSymbols(entry: Corpus.Entry) throws {
         let bytes = try Corpus.bytes(entry.file)
@@ -228,7 +228,7 @@ import Testing
                 == results.count)
     }
 
-    @Test(.tags(.corpus), .enabled(if: Corpus.isAvailable, "\(Corpus.absentMessage)"))
+    @Test(.tags(.corpus), .needsCorpus)
     func ipsApplicationSpecificBacktraceIsRewrittenInsideItsString() throws {
         let file =
             "llvm__llvm-project/lldb/test/Shell/ScriptInterpreter/Python/Crashlog/Inputs/application_specific_info/leb.txt"

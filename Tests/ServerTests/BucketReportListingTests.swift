@@ -14,7 +14,7 @@ import Testing
 
 @Suite(
     "Listing stored reports in a bucket",
-    .enabled(if: MotoStandIn.available, "moto's server is not installed (pip install 'moto[server]')"))
+    .needsMoto)
 struct BucketReportListingTests {
     static let waiting = "0A0B0C0D-0000-4000-8000-000000000001"
 

@@ -15,15 +15,6 @@ import Testing
 @testable import Server
 
 enum MotoStandIn {
-    static var available: Bool { MotoServer.available }
-
-    /// `http://127.0.0.1:PORT` of the moto server living as long as this test process.
-    static var endpoint: S3Endpoint? { MotoServer.endpoint }
-
-    static func configuration(_ endpoint: S3Endpoint) -> S3Configuration {
-        MotoServer.configuration(endpoint, retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.05))
-    }
-
     /// A fresh bucket; answers its configuration and `s3://BUCKET/PREFIX`.
     static func bucket() throws -> (configuration: S3Configuration, location: String) {
         let retry = RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.05)
@@ -34,7 +25,7 @@ enum MotoStandIn {
 
 @Suite(
     "Stored reports in a bucket",
-    .enabled(if: MotoStandIn.available, "moto's server is not installed (pip install 'moto[server]')"))
+    .needsMoto)
 struct BucketReportTests {
     static let variant = StoredReportTests.variant
 

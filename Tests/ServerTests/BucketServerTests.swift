@@ -14,13 +14,13 @@ import Testing
 
 @Suite(
     .serialized,
-    .enabled(if: BucketStandIn.motoAvailable, "moto's server is not installed (pip install 'moto[server]')"),
+    .needsMoto,
     .enabled(if: UploadTests.ready, "\(UploadTests.notReady)"))
 struct BucketServerTests {
     let bucket: String
 
     init() throws {
-        let endpoint = try #require(BucketStandIn.endpoint, "moto_server did not start")
+        let endpoint = try #require(MotoServer.endpoint, "moto_server did not start")
         setenv("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE", 1)
         setenv("AWS_SECRET_ACCESS_KEY", "secret", 1)
         setenv("AWS_ENDPOINT_URL", endpoint.description, 1)
@@ -104,10 +104,4 @@ struct BucketServerTests {
         #expect(list.headers["retry-after"] == "5")
         #expect((list.json()["error"] as? [String: Any])?["code"] as? String == "unavailable", "\(list.text)")
     }
-}
-
-/// moto's server for this test process (the ObjectStorage tests' launcher, which exits with us).
-enum BucketStandIn {
-    static var motoAvailable: Bool { MotoServer.available }
-    static var endpoint: S3Endpoint? { MotoServer.host.map { S3Endpoint(scheme: "http", host: $0) } }
 }

@@ -114,7 +114,7 @@ struct OpenAPIResultTests {
 
     /// The build answers: an upload (imported, then already present), the builds of a UUID, a
     /// removal, each held to the schema its route names for that status.
-    @Test(.enabled(if: Fixtures.executable != nil, "the symbolicate executable is not built"))
+    @Test(.needsExecutable)
     func buildAnswersFitTheirSchemas() throws {
         let server = try TestServer()
         let document = try server.get("/openapi.json").json()

@@ -65,7 +65,7 @@ struct ReadAccessTests {
         #expect(try server.get("/v1/missing").status == 200)
     }
 
-    @Test(.enabled(if: Fixtures.executable != nil, "the symbolicate executable was not built beside the tests"))
+    @Test(.needsExecutable)
     func serveTakesTheNewOptions() throws {
         let executable = try #require(Fixtures.executable)
         let directory = NSTemporaryDirectory() + "serve-read-\(UUID().uuidString)"
@@ -101,7 +101,7 @@ struct ReadAccessTests {
     }
 
     @Test(
-        .enabled(if: Fixtures.executable != nil, "the symbolicate executable was not built beside the tests"),
+        .needsExecutable,
         arguments: [
             ["--max-per-address", "-1"], ["--header-timeout", "soon"], ["--read-token-file", "/nonexistent/tokens"],
         ])

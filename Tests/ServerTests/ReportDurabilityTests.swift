@@ -60,7 +60,7 @@ struct ReportDurabilityTests {
         for id in ids { #expect(try database.report(id: id) != nil, "\(id)") }
     }
 
-    @Test(.enabled(if: ready && MotoStandIn.available, "\(notReady), and moto's server (pip install 'moto[server]')"))
+    @Test(.enabled(if: ready, "\(notReady)"), .needsMoto)
     func inABucket() throws {
         let (directory, tokens) = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }

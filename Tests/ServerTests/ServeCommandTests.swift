@@ -8,7 +8,7 @@ import Testing
 
 @Suite("symbolicate serve", .tags(.server))
 struct ServeCommandTests {
-    @Test(.enabled(if: Fixtures.executable != nil, "the symbolicate executable was not built beside the tests"))
+    @Test(.needsExecutable)
     func startsAnswersAndStopsOnSIGTERM() throws {
         let executable = try #require(Fixtures.executable)
         let directory = NSTemporaryDirectory() + "serve-command-\(UUID().uuidString)"
@@ -30,7 +30,7 @@ struct ServeCommandTests {
     }
 
     @Test(
-        .enabled(if: Fixtures.executable != nil, "the symbolicate executable was not built beside the tests"),
+        .needsExecutable,
         arguments: [["--max-body", "lots"], ["--threads", "0"], ["--listen", "nowhere"], ["extra"]])
     func badOptionsAreUsageErrors(arguments: [String]) throws {
         let executable = try #require(Fixtures.executable)
@@ -39,7 +39,7 @@ struct ServeCommandTests {
         #expect(result.status == 64 || result.status == 65, "\(arguments)")
     }
 
-    @Test(.enabled(if: Fixtures.executable != nil, "the symbolicate executable was not built beside the tests"))
+    @Test(.needsExecutable)
     func aPortInUseIsNamedWithTheReason() throws {
         let executable = try #require(Fixtures.executable)
         let taken = Loopback.socket()

@@ -139,7 +139,7 @@ struct StoredReportTests {
         #expect(try StoredReportRetention.removeExpired(at: .folder(directory), days: 0, dryRun: false) == [])
     }
 
-    @Test(.enabled(if: Fixtures.executable != nil, "needs the symbolicate executable built beside the tests"))
+    @Test(.needsExecutable)
     func gcRemovesExpiredReports() throws {
         let directory = NSTemporaryDirectory() + "symbolicate-gc-reports-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -9,7 +9,7 @@ import Testing
 
 @testable import Store
 
-@Suite(.enabled(if: MotoStandIn.available, "moto's server is not installed (pip install 'moto[server]')"))
+@Suite(.needsMoto)
 struct BuildCacheTests {
     let client: S3Client
     let bucket: String

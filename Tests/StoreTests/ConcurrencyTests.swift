@@ -39,12 +39,9 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.buildsDirectory).count == result.builds)
     }
 
-    @Test(
-        .enabled(
-            if: !SampleFiles.variants.isEmpty && ConcurrencyTests.executable != nil,
-            "needs Samples/build and the symbolicate executable built next to the tests"))
+    @Test(.enabled(if: !SampleFiles.variants.isEmpty, "needs Samples/build"), .needsExecutable)
     func twoImportProcessesOnOneFolder() throws {
-        let executable = try #require(ConcurrencyTests.executable)
+        let executable = try #require(Repository.executable)
         let folder = try StoreFixtures.scratchFolder()
         let processes = try (0..<2).map { _ -> Process in
             let p = Process()
@@ -64,11 +61,9 @@ import Testing
 
     @Test(
         .tags(.corpus),
-        .enabled(
-            if: !SampleFiles.corpusDSYMs.isEmpty && ConcurrencyTests.executable != nil,
-            "needs the shared corpus and the symbolicate executable built next to the tests"))
+        .enabled(if: !SampleFiles.corpusDSYMs.isEmpty, "needs the shared corpus"), .needsExecutable)
     func importKilledHalfWayLeavesAConsistentStore() throws {
-        let executable = try #require(ConcurrencyTests.executable)
+        let executable = try #require(Repository.executable)
         let folder = try StoreFixtures.scratchFolder()
         let inputs = SampleFiles.corpusDSYMs
         // Kill at several points: early (catalog creation, first file), mid-way, late.
@@ -96,13 +91,6 @@ import Testing
         _ = try SampleFiles.expectStoreMatches(store, try SampleFiles.tables(under: inputs))
         #expect(try store.verify().isHealthy)
     }
-
-    /// The `symbolicate` executable of the same build as these tests, when it exists.
-    static let executable: String? = {
-        let folder = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent().path
-        let candidates = [folder + "/symbolicate", folder + "/../symbolicate"]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
 
     @Test func importWaitsForAnotherProcessHoldingTheCatalogLock() throws {
         let sqlite3 = try #require(StoreFixtures.tool("sqlite3"), "the sqlite3 tool is not installed")

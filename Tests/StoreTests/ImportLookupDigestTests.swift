@@ -148,7 +148,7 @@ struct ImportLookupDigestTests {
         try compare(rows, prefix: "samples/")
     }
 
-    @Test(.enabled(if: Repository.corpusPresent, "the corpus of real reports is not at ../shared/corpus/real"))
+    @Test(.needsCorpus)
     func corpusAnswersAsRecorded() throws {
         let rows = try Self.rows(corpus: true).filter { $0.file.hasPrefix("corpus/") }
         #expect(!rows.isEmpty)

@@ -15,7 +15,7 @@ struct ImportProgressTests {
         SampleFiles.samplesBuild + "/ios-arm64-dwarf5/HoldApp.app.dSYM/Contents/Resources/DWARF/HoldApp"
     }
 
-    @Test(.enabled(if: Repository.samplesBuilt, "no Samples builds in Samples/build"))
+    @Test(.needsSamples)
     func aSliceReportsTheDWARFItHasRead() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder() + "/store")
         let slice = try #require(try ObjectFile.slices(atPath: Self.dSYM).first)
@@ -29,7 +29,7 @@ struct ImportProgressTests {
         #expect(last.0 == last.1 && last.1 > 0, "\(reports)")
     }
 
-    @Test(.enabled(if: Repository.samplesBuilt, "no Samples builds in Samples/build"))
+    @Test(.needsSamples)
     func importPathsPassesItOn() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder() + "/store")
         let seen = Locked<[ImportProgress]>([])

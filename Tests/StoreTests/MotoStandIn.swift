@@ -1,16 +1,12 @@
-// The bucket store tests' view of moto's S3 stand-in (TestSupport's MotoServer): an endpoint, a
-// client configuration and fresh buckets; also a port where nothing listens, for an endpoint that
-// does not answer.
+// The bucket store tests' view of moto's S3 stand-in (TestSupport's MotoServer): a client
+// configuration with their retry policy and fresh buckets; also a port where nothing listens, for
+// an endpoint that does not answer.
 
 import Foundation
 import ObjectStorage
 import TestSupport
 
 enum MotoStandIn {
-    static var available: Bool { MotoServer.available }
-
-    static var endpoint: S3Endpoint? { MotoServer.endpoint }
-
     static func configuration(
         _ endpoint: S3Endpoint, retry: RetryPolicy = RetryPolicy(maxAttempts: 4, baseDelay: 0.05, maxDelay: 0.5)
     ) -> S3Configuration {

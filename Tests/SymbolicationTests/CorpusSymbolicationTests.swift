@@ -44,7 +44,7 @@ let corpusCases: [CorpusCase] = [
 
 @Suite(.tags(.corpus, .slow)) struct CorpusSymbolicationTests {
     @Test(
-        .enabled(if: Paths.corpusAvailable && Referee.available, "../shared/corpus or llvm-symbolizer-14 is absent"),
+        .needsCorpus, .needsReferee,
         arguments: corpusCases)
     func framesMatchLLVMSymbolizer(_ testCase: CorpusCase) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.corpus + "/" + testCase.report)))

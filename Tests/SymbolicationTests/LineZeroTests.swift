@@ -18,7 +18,7 @@ enum LineZero {
     static let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldApp.app.dSYM/Contents/Resources/DWARF/HoldApp"
 
     static var available: Bool {
-        Referee.available && FileManager.default.isExecutableFile(atPath: dwarfdump)
+        LLVMSymbolizer.available && FileManager.default.isExecutableFile(atPath: dwarfdump)
     }
 
     /// Addresses of line-table rows with line 0 (not end-of-sequence rows).
@@ -78,7 +78,7 @@ struct LineZeroTests {
     }
 }
 
-@Suite(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+@Suite(.tags(.corpus), .needsCorpus)
 struct AppleFrameFormatTests {
     /// Apple's reference output of the same report prints line 0 as `(<compiler-generated>:0)`.
     /// It is atos output for the printed addresses (atos does not step return addresses back),

@@ -80,7 +80,7 @@ enum Diagnostics {
 
 @Suite(.enabled(if: Diagnostics.available, "Samples/diagnostics is absent (run Samples/generate.sh)"))
 struct MetricKitTests {
-    @Test(.enabled(if: Referee.available, "llvm-symbolizer-14 is absent"), arguments: Diagnostics.payloads)
+    @Test(.needsReferee, arguments: Diagnostics.payloads)
     func framesMatchLLVMSymbolizer(_ name: String) throws {
         let (processed, locator) = try Diagnostics.process(name, format: .json)
         #expect(processed.report.format == .metricKit)
@@ -206,7 +206,7 @@ struct MetricKitTests {
     }
 }
 
-@Suite(.tags(.corpus), .enabled(if: Paths.corpusAvailable, "../shared/corpus is absent"))
+@Suite(.tags(.corpus), .needsCorpus)
 struct MetricKitCorpusTests {
     static let files = [
         "ChimeHQ__Meter/Tests/MeterTests/Resources/real_report.json",

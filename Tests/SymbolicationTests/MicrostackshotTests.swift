@@ -45,7 +45,7 @@ enum ResourceReport {
 
 @Suite(.enabled(if: Diagnostics.available, "Samples/diagnostics is absent (run Samples/generate.sh)"))
 struct MicrostackshotTests {
-    @Test(.enabled(if: Referee.available, "llvm-symbolizer-14 is absent"))
+    @Test(.needsReferee)
     func everySampleLineIsAFrameUnderTheTreeRules() throws {
         let bytes = try ResourceReport.bytes()
         let (processed, locator) = try ResourceReport.process(bytes)

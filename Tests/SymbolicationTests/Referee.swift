@@ -8,8 +8,6 @@ import TestSupport
 enum Referee {
     static let objdump = "/usr/bin/llvm-objdump-14"
 
-    static var available: Bool { LLVMSymbolizer.available }
-
     /// Inline chains (innermost first) for each address, raw (mangled) names; levels without a
     /// name are left out.
     static func symbolize(_ file: String, arch: String?, addresses: [UInt64]) throws -> [[SymbolizerLevel]] {
@@ -41,5 +39,4 @@ enum Paths {
     static var repository: String { Repository.root }
     static var corpus: String { Repository.corpus }
     static var samples: String { Repository.samples }
-    static var corpusAvailable: Bool { Repository.corpusPresent }
 }

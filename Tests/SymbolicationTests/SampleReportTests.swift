@@ -86,7 +86,7 @@ enum SampleOutput {
 struct SampleReportTests {
     static let paths = [Paths.samples + "/build/sim-x86_64-dwarf4"]
 
-    @Test(.enabled(if: Referee.available, "llvm-symbolizer-14 is absent"))
+    @Test(.needsReferee)
     func everyNodeIsAFrameUnderTheTreeRules() throws {
         let bytes = try Diagnostics.bytes(SampleOutput.name)
         let (processed, locator) = try SampleOutput.process(bytes, paths: Self.paths)
@@ -134,7 +134,7 @@ struct SampleReportTests {
 /// addresses are the line after the call; llvm-symbolizer at address - 1 is the referee for lines).
 @Suite(
     .tags(.corpus),
-    .enabled(if: Paths.corpusAvailable && Referee.available, "../shared/corpus or llvm-symbolizer-14 is absent"))
+    .needsCorpus, .needsReferee)
 struct CorpusSampleTests {
     static let folder = "inket__MacSymbolicator/Resources"
     static let cases = [
@@ -178,7 +178,7 @@ struct CorpusSampleTests {
 /// its own process loads; a `<patched truncated backtrace>` node inside a tree.
 @Suite(.enabled(if: Diagnostics.available, "Samples/diagnostics is absent (run Samples/generate.sh)"))
 struct SpindumpReportTests {
-    @Test(.enabled(if: Referee.available, "llvm-symbolizer-14 is absent"))
+    @Test(.needsReferee)
     func eachProcessUsesItsOwnImages() throws {
         let bytes = try Diagnostics.bytes("HoldApp-spindump.txt")
         let (processed, locator) = try SampleOutput.process(bytes, paths: SampleReportTests.paths)

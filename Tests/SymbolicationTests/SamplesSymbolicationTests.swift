@@ -28,7 +28,7 @@ enum Samples {
 }
 
 @Suite(.tags(.slow)) struct SamplesSymbolicationTests {
-    @Test(.enabled(if: Referee.available, "llvm-symbolizer-14 is not installed"), arguments: Samples.reports)
+    @Test(.needsReferee, arguments: Samples.reports)
     func framesMatchLLVMSymbolizer(_ name: String) throws {
         let (processed, locator) = try Samples.process(name)
         let checked = try SymbolicationCheck.compare(processed, locator: locator)
