@@ -6,9 +6,10 @@
 import Foundation
 import Reports
 import SymbolicateModel
+import TestSupport
 import Testing
 
-@Suite(.needsCorpus)
+@Suite(.tags(.corpus), .needsCorpus)
 struct RenderTests {
     static func render(_ file: String, _ results: [FrameID: FrameResult] = [:]) throws -> [String] {
         let r = try ReportParser.parse(try Corpus.bytes(file))

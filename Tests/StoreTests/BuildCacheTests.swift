@@ -5,6 +5,7 @@
 import Foundation
 import ObjectStorage
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @testable import Store

@@ -148,7 +148,7 @@ struct ImportLookupDigestTests {
         try compare(rows, prefix: "samples/")
     }
 
-    @Test(.needsCorpus)
+    @Test(.tags(.corpus), .needsCorpus)
     func corpusAnswersAsRecorded() throws {
         let rows = try Self.rows(corpus: true).filter { $0.file.hasPrefix("corpus/") }
         #expect(!rows.isEmpty)

@@ -43,9 +43,7 @@ let corpusCases: [CorpusCase] = [
 ]
 
 @Suite(.tags(.corpus, .slow)) struct CorpusSymbolicationTests {
-    @Test(
-        .needsCorpus, .needsReferee,
-        arguments: corpusCases)
+    @Test(.needsCorpus, .needsReferee, arguments: corpusCases)
     func framesMatchLLVMSymbolizer(_ testCase: CorpusCase) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.corpus + "/" + testCase.report)))
         let locator = try SymbolPathLocator(paths: testCase.dsyms.map { Paths.corpus + "/" + $0 })

@@ -8,6 +8,7 @@ import Foundation
 import Reports
 import SymbolicateModel
 import Symbolication
+import TestSupport
 import Testing
 
 enum ResourceReport {

@@ -132,9 +132,7 @@ struct SampleReportTests {
 /// The real `sample` reports of the corpus whose dSYMs are beside them, with the symbolicated
 /// copies their project wrote (atos at each address as printed, so its lines for return
 /// addresses are the line after the call; llvm-symbolizer at address - 1 is the referee for lines).
-@Suite(
-    .tags(.corpus),
-    .needsCorpus, .needsReferee)
+@Suite(.tags(.corpus), .needsCorpus, .needsReferee)
 struct CorpusSampleTests {
     static let folder = "inket__MacSymbolicator/Resources"
     static let cases = [
