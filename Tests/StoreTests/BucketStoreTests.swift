@@ -28,6 +28,13 @@ struct BucketStoreTests {
             cacheBytes: 1 << 30)
     }
 
+    /// Another replica over the same bucket, with an empty cache of its own.
+    func freshReplica(_ name: String) throws -> BucketStore {
+        try BucketStore(
+            location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder(name),
+            cacheBytes: 1 << 30)
+    }
+
     func keys(_ prefix: String = "") throws -> [String] {
         try client.listAllObjects(bucket: bucket, prefix: prefix).objects.map(\.key)
     }
@@ -47,9 +54,7 @@ struct BucketStoreTests {
         #expect(!all.contains { $0.hasSuffix("catalog.sqlite") })
 
         // A second store with an empty cache (another replica) answers the same.
-        let replica = try BucketStore(
-            location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("replica"),
-            cacheBytes: 1 << 30)
+        let replica = try freshReplica("replica")
         let source = try #require(try replica.source(for: StoreFixtures.uuid(1), arch: .arm64))
         StoreFixtures.expectSameLookups(source, a)
         #expect(try replica.source(for: StoreFixtures.uuid(3), arch: .arm64) == nil)
@@ -73,9 +78,7 @@ struct BucketStoreTests {
             #expect(try store.importTable(dwarf, source: "/d") == .superseded)
         }
         #expect(try store.builds(matching: id).map(\.kind) == [.debugInfo])
-        let fresh = try BucketStore(
-            location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("fresh"),
-            cacheBytes: 1 << 30)
+        let fresh = try freshReplica("fresh")
         StoreFixtures.expectSameLookups(try #require(try fresh.source(for: id, arch: .arm64)), dwarf)
     }
 
@@ -86,9 +89,7 @@ struct BucketStoreTests {
         let symtab = StoreFixtures.table(
             StoreFixtures.info(id, kind: .symbolTable), functionCount: 80, seed: 15, symbolsOnly: true)
         try store.importTable(symtab, source: "/s")
-        let replica = try BucketStore(
-            location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("stale"),
-            cacheBytes: 1 << 30)
+        let replica = try freshReplica("stale")
         StoreFixtures.expectSameLookups(try #require(try replica.source(for: id, arch: .arm64)), symtab)
         #expect(try store.importTable(dwarf, source: "/d") == .superseded)
         StoreFixtures.expectSameLookups(try #require(try replica.source(for: id, arch: .arm64)), dwarf)
@@ -120,9 +121,7 @@ struct BucketStoreTests {
                 bytes: BuildMetadata(entry).encoded, createOnly: true)
         }
         #expect(try store.builds(matching: id).map(\.kind) == [.debugInfo])
-        let fresh = try BucketStore(
-            location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("late"),
-            cacheBytes: 1 << 30)
+        let fresh = try freshReplica("late")
         StoreFixtures.expectSameLookups(try #require(try fresh.source(for: id, arch: .arm64)), dwarf)
         // And through publish itself: the staged symbol table is reported present, nothing changes.
         #expect(try store.publish(staged, file: staging.absolutePath(staged.file)) == .alreadyPresent)
@@ -138,9 +137,7 @@ struct BucketStoreTests {
                 StoreFixtures.info(id, kind: .debugInfo), functionCount: 60, seed: UInt64(round))
             let symtab = StoreFixtures.table(
                 StoreFixtures.info(id, kind: .symbolTable), functionCount: 60, seed: UInt64(round), symbolsOnly: true)
-            let other = try BucketStore(
-                location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("writer"),
-                cacheBytes: 1 << 30)
+            let other = try freshReplica("writer")
             let failures = Locked([String]())
             DispatchQueue.concurrentPerform(iterations: 2) { side in
                 do {
@@ -155,9 +152,7 @@ struct BucketStoreTests {
             }
             #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
             #expect(try store.builds(matching: id).map(\.kind) == [.debugInfo])
-            let reader = try BucketStore(
-                location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("reader"),
-                cacheBytes: 1 << 30)
+            let reader = try freshReplica("reader")
             StoreFixtures.expectSameLookups(try #require(try reader.source(for: id, arch: .arm64)), dwarf)
         }
     }
@@ -219,9 +214,7 @@ struct BucketStoreTests {
             bytes: [1, 2, 3])
         try client.putObject(bucket: bucket, key: store.location.key("catalog/junk.json"), bytes: Array("{".utf8))
 
-        let other = try BucketStore(
-            location: store.location, client: client, cacheDirectory: try StoreFixtures.scratchFolder("verify"),
-            cacheBytes: 1 << 30)
+        let other = try freshReplica("verify")
         let report = try other.verify(deep: false)
         let kinds = Dictionary(grouping: report.problems, by: \.kind).mapValues(\.count)
         #expect(kinds[.damaged] == 2, "\(report.problems)")  // the garbage object and the junk entry
