@@ -52,7 +52,6 @@ import Testing
     }
 
     @Test(.tags(.corpus), .needsCorpus)
-
     func nonAppleReportsAreNamed() throws {
         let tombstone = Paths.corpus + "/aosp-mirror__platform_development/scripts/example_crashes.arm64.txt"
         let r = try CLI.run([tombstone])

@@ -16,7 +16,6 @@ struct DwarfCorpusTests {
     }
 
     @Test(.enabled(if: !corpusDSYMs().isEmpty, "no corpus dSYMs at ../shared/corpus/real"))
-
     func everyCorpusSliceMatchesLLVMSymbolizer() throws {
         let files = Self.corpusDSYMs()
         var total = 0

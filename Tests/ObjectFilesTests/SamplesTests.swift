@@ -15,7 +15,6 @@ struct SamplesTests {
     }
 
     @Test(.enabled(if: !variants().isEmpty, "no Samples builds in Samples/build"))
-
     func dSYMsMatchLLVMSymbolizer() throws {
         let variants = Self.variants()
         var compared = 0
@@ -45,7 +44,6 @@ struct SamplesTests {
     }
 
     @Test(.enabled(if: !variants().isEmpty, "no Samples builds in Samples/build"))
-
     func appBinariesFallBackToTheirSymbolTable() throws {
         let variants = Self.variants()
         for variant in variants {
