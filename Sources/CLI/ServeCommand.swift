@@ -100,8 +100,8 @@ enum ServeCommand: Command {
     static let options: [any CommandOption] =
         [
             StoreOption.store.adding(
-                "A folder store is created when missing. With s3://BUCKET[/PREFIX], uploads go to the bucket and"
-                    + " stored reports stay in the cache folder.")
+                "A folder store is created when missing. With s3://BUCKET[/PREFIX], uploads and stored reports"
+                    + " go to the bucket.")
         ] + StoreOption.cacheOptions + [
             listen, adminListen, tokenFile, readTokenFile, maxBody, importMemory, importCPU, importTimeout, threads,
             maxConcurrent, maxPerAddress, timeout, headerTimeout, reportStore, CommonOptions.reportRetention,

@@ -8,7 +8,8 @@ import Store
 
 public struct ServerConfiguration: Sendable {
     /// The symbol store folder, or `s3://BUCKET[/PREFIX]`; stored reports live beside a folder
-    /// store in `reports.sqlite` (in the cache folder for a bucket store).
+    /// store in `reports.sqlite`, and in the bucket of a bucket store (unless `reportStore` says
+    /// otherwise).
     public var storeDirectory: String
     /// Where `POST /v1/reports` keeps reports: nil for the store (its `reports.sqlite`, or the
     /// bucket when the store is `s3://...`); `s3://BUCKET[/PREFIX]` for a bucket shared by replicas.
