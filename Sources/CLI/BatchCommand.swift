@@ -34,7 +34,8 @@ enum BatchCommand: Command {
         may be s3://BUCKET/PREFIX (each output an object under it), and --output-archive,
         --summary and --report-list may be s3://BUCKET/KEY. Inputs are fetched into the cache
         folder (--cache) before the run, outputs uploaded after it; credentials and endpoint
-        come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION and AWS_ENDPOINT_URL.
+        come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION and
+        AWS_ENDPOINT_URL.
 
         """
 

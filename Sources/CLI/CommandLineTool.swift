@@ -152,7 +152,8 @@ public enum CommandLineTool {
             s += "  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n"
         }
         s += "\nOPTIONS (of the default command):\n" + OptionHelp.block(SymbolicateCommand.acceptedOptions) + "\n"
-        s += "\nRun `symbolicate COMMAND --help` for a command's options.\n"
+        s += "\nRun `symbolicate COMMAND --help` (or `symbolicate help COMMAND`) for a command's options,\n"
+        s += "and `symbolicate --version` for the version.\n"
         return s
     }
 }

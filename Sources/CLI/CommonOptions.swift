@@ -12,8 +12,8 @@ enum CommonOptions {
 
     static let format = ValueOption<OutputFormat>(
         ["--format"], value: "FORMAT",
-        help: "crash (Apple text; translates .ips and MetricKit), ips (.ips inputs only) or json (every frame with"
-            + " its status). Default: the input's format."
+        help: "crash (Apple text; translates .ips and MetricKit), ips (the JSON an .ips or MetricKit input came"
+            + " as; not for text reports) or json (every frame with its status). Default: the input's format."
     ) { text in
         guard let format = OutputFormat(rawValue: text) else {
             throw UsageError("--format must be crash, ips or json, not '\(text)'")

@@ -11,9 +11,10 @@ enum ListCommand: Command {
     static let about = """
         USAGE: symbolicate list [--store DIR] [--json]
 
-        One line per build: UUID, arch, kind (dwarf or symtab), name, size, import date, status.
-        --json adds last_used_at, the last time a lookup used the build (recorded at most hourly;
-        absent until the first), which `gc --older-than` goes by with the import date.
+        One line per build: UUID, arch, kind (dwarf or symtab), size, import date, status, name.
+        --json adds last_used_at, the last time a lookup used the build or an import found it
+        already there (recorded at most hourly; absent until the first), which `gc --older-than`
+        goes by with the import date.
 
         """
 

@@ -39,9 +39,9 @@ enum ServeCommand: Command {
             + " refused.")
     static let readTokenFile = ValueOption<String>(
         "--read-token-file", value: "FILE",
-        help: "Tokens (same format) that reads then need: /v1/symbolicate, /v1/symbols, /v1/reports/ID,"
-            + " /v1/missing and the compatibility endpoints. Without it, reads need no token. /, /healthz,"
-            + " /readyz, /metrics stay open.")
+        help: "Tokens (same format) that reads then need: /v1/symbolicate, /v1/symbols, /v1/reports and"
+            + " /v1/reports/ID, /v1/missing and the compatibility endpoints. Without it, reads need no token. /,"
+            + " /openapi.json, /healthz, /readyz, /metrics stay open.")
     static let maxBody = ValueOption<Int>.parsed(
         "--max-body", value: "SIZE", expected: "a size such as 512M or 2G",
         help: "Largest upload accepted, e.g. 512M or 2G (default: 4G); reports are limited to 16M or SIZE,"
@@ -87,7 +87,7 @@ enum ServeCommand: Command {
     static let reportStore = ValueOption<String>(
         ["--report-store"], value: "LOCATION",
         help: "Where POST /v1/reports keeps reports: s3://BUCKET[/PREFIX] shares them between replicas"
-            + " (credentials and endpoint from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION,"
+            + " (credentials and endpoint from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,"
             + " AWS_ENDPOINT_URL); default: the store (its reports.sqlite, or its bucket when --store is"
             + " s3://...)."
     ) { location in

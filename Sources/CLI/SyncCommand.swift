@@ -31,7 +31,8 @@ enum SyncCommand: Command {
     static let epilogue = """
         EXIT STATUS: 0 every build and stored report copied or already there, 1 some build or
         the stored reports could not be copied (each is named with the reason), 64 usage error,
-        65 the bucket location is malformed.
+        65 the bucket location is malformed or the bucket is not configured (no credentials, a bad
+        AWS_ENDPOINT_URL).
 
         """
 

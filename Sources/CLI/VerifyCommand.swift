@@ -17,7 +17,7 @@ enum VerifyCommand: Command {
         """
 
     static let deep = FlagOption(
-        "--deep", help: "Also run SQLite's integrity check on every build file (slower).")
+        "--deep", help: "Also run SQLite's quick_check on every build file (reads every page; slower).")
 
     static let options: [any CommandOption] = StoreOption.options + [deep]
 
