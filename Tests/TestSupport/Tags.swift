@@ -1,5 +1,6 @@
-// The tags suites carry, so a run can pick or leave out a kind: `swift test --skip-tags slow`
-// (Swift Testing's filters) or a CI step for the server alone.
+// The tags suites carry, saying what kind of test each is, for tools that pick tests by tag (an
+// IDE's test plans). `swift test` here picks by name only (`--filter` and `--skip` take regular
+// expressions over test names).
 
 import Testing
 
