@@ -44,6 +44,17 @@ public struct HTTPRequest: Sendable {
     }
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The query argument `name` as a whole number in `range`; `value` when it is absent. Anything
+    /// else, an empty value included, is a 400 that names the range.
+    public func wholeNumber(_ name: String, default value: Int, in range: ClosedRange<Int>) throws(HTTPError) -> Int {
+        guard let text = query[name] else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw HTTPError.badRequest(
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+        }
+        return number
+    }
 }
 
 public struct HTTPResponse: Sendable {

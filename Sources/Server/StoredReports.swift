@@ -100,11 +100,7 @@ enum StoredReports {
 
     /// `GET /v1/reports?limit=N&missing=UUID`: the most recently written reports first.
     static func list(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
-        let limit = Int(request.query["limit"] ?? "") ?? 100
-        guard request.query["limit"] == nil || Int(request.query["limit"] ?? "") != nil, (1...1000).contains(limit)
-        else {
-            throw HTTPError.badRequest("limit must be a whole number from 1 to 1000")
-        }
+        let limit = try request.wholeNumber("limit", default: 100, in: 1...1000)
         var missing: String? = nil
         if let text = request.query["missing"], !text.isEmpty {
             guard let uuid = BuildID(string: text) else {
@@ -135,8 +131,7 @@ enum StoredReports {
     }
 
     static func missing(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
-        let limit = Int(request.query["limit"] ?? "") ?? 1000
-        guard limit >= 1, limit <= 10_000 else { throw HTTPError.badRequest("limit must be from 1 to 10000") }
+        let limit = try request.wholeNumber("limit", default: 1000, in: 1...10_000)
         let entries = try context.reports.missingSummary(limit: limit)
         return .json([
             "missing": entries.map { ["uuid": $0.uuid, "name": $0.name, "reports": $0.reports] as [String: Any] }

@@ -97,8 +97,8 @@ enum SymbolUploads {
     }
 
     static func list(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
-        let page = try positive(request.query["page"], name: "page", default: 1, max: 1_000_000)
-        let perPage = try positive(request.query["per_page"], name: "per_page", default: 100, max: 1000)
+        let page = try request.wholeNumber("page", default: 1, in: 1...1_000_000)
+        let perPage = try request.wholeNumber("per_page", default: 100, in: 1...1000)
         let all = try context.store.list().sorted {
             ($0.importedAt, $0.uuid, $0.arch) > ($1.importedAt, $1.uuid, $1.arch)
         }
@@ -143,14 +143,6 @@ enum SymbolUploads {
             throw HTTPError.badRequest("'\(text ?? "")' is not a UUID or build id (hex digits, dashes optional)")
         }
         return uuid
-    }
-
-    private static func positive(_ text: String?, name: String, default value: Int, max: Int) throws -> Int {
-        guard let text else { return value }
-        guard let n = Int(text), n >= 1, n <= max else {
-            throw HTTPError.badRequest("\(name) must be a whole number from 1 to \(max)")
-        }
-        return n
     }
 
     /// The upload's file name: `?filename=`, the form's file name (`-F file=@NAME`) or

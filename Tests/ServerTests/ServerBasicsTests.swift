@@ -48,6 +48,27 @@ struct ServerBasicsTests {
         #expect(!page.text.contains("http://") && !page.text.contains("https://"), "no external assets")
     }
 
+    /// Every whole-number query parameter answers 400 for what is not a whole number in its range,
+    /// as the OpenAPI document declares, instead of falling back to its default.
+    @Test(arguments: [
+        "/v1/reports?limit=abc", "/v1/reports?limit=0", "/v1/reports?limit=1001", "/v1/missing?limit=abc",
+        "/v1/missing?limit=0", "/v1/missing?limit=10001", "/v1/missing?limit=", "/v1/symbols?page=abc",
+        "/v1/symbols?page=0", "/v1/symbols?per_page=1001", "/v1/symbols?page=",
+    ])
+    func wholeNumberParametersRefuseOtherText(_ target: String) throws {
+        let server = try TestServer()
+        let answer = try server.get(target)
+        #expect(answer.status == 400, "\(target): \(answer.status) \(answer.text)")
+        #expect(answer.errorCode == "bad_request")
+    }
+
+    @Test func wholeNumberParametersInRangeAreTaken() throws {
+        let server = try TestServer()
+        for target in ["/v1/reports?limit=1000", "/v1/missing?limit=10000", "/v1/symbols?page=2&per_page=1"] {
+            #expect(try server.get(target).status == 200, "\(target)")
+        }
+    }
+
     @Test func unknownRoutesAndMethodsAnswerJSONErrors() throws {
         let server = try TestServer()
         let missing = try server.get("/nope")
