@@ -3,7 +3,8 @@
 // and the SQL). One row per report (the original bytes, the latest symbolicated output, counts,
 // a revision that `replace` compares) and one row per (missing UUID, report) pair, which is how an
 // upload finds the reports to re-symbolicate and how `GET /v1/missing` counts waiting reports.
-// One connection behind a lock, WAL mode; every query is reset when read, so no statement holds
+// One connection behind a lock, WAL mode with synchronous=FULL, so a report answered 201 for is
+// on the disk, power failure included; every query is reset when read, so no statement holds
 // an old snapshot open; several server processes may share the file, which is
 // why a replace is a compare-and-swap on the revision rather than a blind overwrite.
 
@@ -27,7 +28,7 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
         try database.exec(
             """
             PRAGMA journal_mode=WAL;
-            PRAGMA synchronous=NORMAL;
+            PRAGMA synchronous=FULL;
             CREATE TABLE IF NOT EXISTS reports(
                 id TEXT PRIMARY KEY, created_at REAL NOT NULL, updated_at REAL NOT NULL, format TEXT,
                 original BLOB NOT NULL, output BLOB NOT NULL, content_type TEXT NOT NULL,

@@ -28,7 +28,10 @@ final class Catalog {
         database = try Database(path: path, mode: .readWrite)
         database.setBusyTimeout(milliseconds: Catalog.busyTimeoutMilliseconds)
         try Catalog.enableWriteAheadLog(database)
-        try database.exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF")
+        // FULL: a commit reaches the disk before it returns, so a build an import answered for
+        // (its file already synced and renamed) is in the catalog after a power failure too; in
+        // WAL mode, NORMAL would keep it only until the next checkpoint.
+        try database.exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF")
         try migrate()
     }
 
