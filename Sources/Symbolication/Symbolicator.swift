@@ -74,7 +74,7 @@ public struct Symbolicator: Sendable {
         _ frame: Frame, in backtrace: Backtrace, of report: CrashReport, images: ImageMap, imageIndex: inout Int?,
         resolutions: inout [Int: SymbolResolution], imageOutcomes: inout [Int: ImageOutcome]
     ) -> FrameResult {
-        let address = AddressRules.stripPointerAuthentication(frame.address, images: report.images)
+        let address = AddressRules.stripPointerAuthentication(frame.address, images: images)
         guard let index = images.index(of: frame, address: address) else {
             return FrameResult(status: .unknownImage)
         }
