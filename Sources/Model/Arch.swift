@@ -25,6 +25,10 @@ public struct Arch: RawRepresentable, Hashable, Comparable, Sendable, CustomStri
 
     public var description: String { rawValue }
 
+    /// 32-bit ARM (ARM and Thumb code): return addresses carry the Thumb bit, and instructions
+    /// are 2 or 4 bytes long.
+    public var is32BitARM: Bool { self == .armv7 || self == .armv7s || self == .armv7k || self == .armv6 }
+
     /// True when a symbol file built for `other` can symbolicate an image of this arch
     /// (arm64e code is commonly shipped with arm64 dSYM slices of the same UUID).
     public func isCompatible(with other: Arch) -> Bool {
@@ -38,7 +42,7 @@ public struct Arch: RawRepresentable, Hashable, Comparable, Sendable, CustomStri
         let t = codeType.split(separator: "(").first.map { $0.trimmingCharacters(in: " ") } ?? ""
         switch t.uppercased() {
         case "ARM-64", "ARM64": self = .arm64
-        case "ARM64E": self = .arm64e
+        case "ARM64E", "ARM-64E": self = .arm64e
         case "ARM64_32": self = .arm64_32
         case "X86-64", "X86_64": self = .x86_64
         case "X86", "I386": self = .i386

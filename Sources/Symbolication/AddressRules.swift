@@ -27,4 +27,14 @@ enum AddressRules {
         }
         return stripped(addressMasks[0])
     }
+
+    /// Where the call that returns to `address` is looked up: one byte back (inside the call on
+    /// x86, whose instructions have any length, and on arm64, whose have 4 bytes); on 32-bit ARM,
+    /// whose return addresses carry the Thumb bit and whose calls are 2 or 4 bytes long, the even
+    /// address 2 bytes back (as PLCrashReporter's and Sentry's heuristics have it).
+    static func callSite(ofReturnAddress address: UInt64, arch: Arch) -> UInt64 {
+        guard arch.is32BitARM else { return address > 0 ? address - 1 : address }
+        let aligned = address & ~1
+        return aligned >= 2 ? aligned - 2 : aligned
+    }
 }

@@ -2,7 +2,8 @@
 // up. The rules (ARCHITECTURE.md): strip arm64e pointer-authentication bits first; address in
 // image = address - load address + __TEXT vmaddr; frame 0 of a thread is the PC and is looked up
 // as is, every other frame (and every Last Exception Backtrace frame) is a return address and is
-// looked up at address - 1, while the printed offset still comes from the frame's own address.
+// looked up inside the call before it (address - 1; on 32-bit ARM, the even address 2 bytes
+// back), while the printed offset still comes from the frame's own address.
 // One bad frame or image never fails the report: it gets a status and the rest goes on.
 
 import SymbolicateModel
@@ -124,7 +125,8 @@ public struct Symbolicator: Sendable {
         let (vmAddress, overflow) = source.build.textVMAddress.addingReportingOverflow(offsetInImage)
         guard !overflow else { return FrameResult(status: .malformed) }
         let lookupAddress =
-            isReturnAddress && options.adjustReturnAddresses && vmAddress > 0 ? vmAddress - 1 : vmAddress
+            isReturnAddress && options.adjustReturnAddresses
+            ? AddressRules.callSite(ofReturnAddress: vmAddress, arch: source.build.arch) : vmAddress
         guard let chain = source.lookup(lookupAddress), !chain.isEmpty else {
             return FrameResult(status: .missingSymbol)
         }

@@ -2,9 +2,12 @@
 // the virtual-address bits, whose width is the OS's (39 bits on iOS, 47 on macOS), and bit 55
 // says which half of the address space the pointer is in (set for the kernel's). Stripping must
 // find the image the address belongs to whatever the width, and must not damage an address that
-// is already canonical, kernel addresses included.
+// is already canonical, kernel addresses included. And a return address is looked up inside the
+// call before it: one byte back on x86 and arm64, and on 32-bit ARM, whose return addresses carry
+// the Thumb bit and whose calls may be 2 bytes long, at the even address 2 bytes back.
 
 import SymbolicateModel
+import Synchronization
 import Testing
 
 @testable import Symbolication
@@ -47,5 +50,41 @@ struct AddressRulesTests {
     @Test func addressesInNoImage() {
         #expect(strip(0x1E00_0000_0000_1000, [Self.app]) == 0x1000)
         #expect(strip(0xFFFF_FE00_0000_1000, [Self.app]) == 0xFFFF_FE00_0000_1000)
+    }
+
+    /// Answers nothing and remembers the address it was asked about.
+    final class Recorder: SymbolSource {
+        let build: BuildInfo
+        let asked = Mutex<UInt64?>(nil)
+        init(_ arch: Arch) {
+            build = BuildInfo(
+                uuid: BuildID(bytes: [UInt8](repeating: 1, count: 16)), arch: arch, name: "App",
+                textVMAddress: 0x4000, textSize: 0x10000, kind: .debugInfo, path: "/App")
+        }
+        func lookup(_ address: UInt64) -> [SymbolTable.Resolved]? {
+            asked.withLock { $0 = address }
+            return nil
+        }
+    }
+
+    func lookedUp(_ offset: UInt64, _ arch: Arch, returnAddress: Bool = true, adjust: Bool = true) -> UInt64? {
+        let source = Recorder(arch)
+        let symbolicator = Symbolicator(
+            locator: SymbolLocatorChain([]), options: SymbolicationOptions(adjustReturnAddresses: adjust))
+        _ = symbolicator.lookup(offset, in: source, isReturnAddress: returnAddress)
+        return source.asked.withLock { $0 }
+    }
+
+    @Test func returnAddressesAreLookedUpInsideTheCall() {
+        #expect(lookedUp(0xB6D8, .arm64) == 0xF6D7)
+        #expect(lookedUp(0xB6D8, .x86_64) == 0xF6D7)
+        // Thumb: the return address of a 4-byte BL at 0xF6D4 is 0xF6D9.
+        #expect(lookedUp(0xB6D9, .armv7) == 0xF6D6)
+        #expect(lookedUp(0xB6D9, .armv7k) == 0xF6D6)
+        // ARM mode, or a 2-byte BLX in Thumb: still inside the call.
+        #expect(lookedUp(0xB6D8, .armv7s) == 0xF6D6)
+        // The PC and --no-adjust are looked up as they are.
+        #expect(lookedUp(0xB6D8, .armv7, returnAddress: false) == 0xF6D8)
+        #expect(lookedUp(0xB6D9, .armv7, adjust: false) == 0xF6D9)
     }
 }
