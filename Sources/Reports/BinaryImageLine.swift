@@ -1,7 +1,9 @@
 // BinaryImageLine: parses one line of a text report's `Binary Images:` section in the iOS
 // form `0xLO - 0xHI Name arch <uuid32hex> /path`, the macOS form `0xLO - 0xHI +Name (ver)
 // <UUID-WITH-DASHES> /path`, macOS 12's `Name (*) <uuid> /path`, and the older mixes of both
-// (`Name x86_64 (1.0 - 1)`, `+bundle.id (x86_64)`). Names may hold spaces.
+// (`Name x86_64 (1.0 - 1)`, `+bundle.id (x86_64)`). Names may hold spaces. Spindump marks the
+// kernel's images with `*` before the load address and writes `???` for an end address it does
+// not know (the image then has no size).
 
 import SymbolicateModel
 
@@ -15,9 +17,14 @@ enum BinaryImageLine {
 
     static func parse(_ bytes: [UInt8], _ line: Range<Int>) -> BinaryImage? {
         let tokens = ByteText.tokens(bytes, line, limit: 3)
-        guard tokens.count == 3, let lo = ByteText.hexAddress(bytes, tokens[0]), tokens[1].count == 1,
-            bytes[tokens[1].lowerBound] == UInt8(ascii: "-"), let hi = ByteText.hexAddress(bytes, tokens[2])
-        else { return nil }
+        guard tokens.count == 3, tokens[1].count == 1, bytes[tokens[1].lowerBound] == UInt8(ascii: "-") else {
+            return nil
+        }
+        var low = tokens[0]
+        if bytes[low.lowerBound] == UInt8(ascii: "*") { low = (low.lowerBound + 1)..<low.upperBound }
+        guard let lo = ByteText.hexAddress(bytes, low) else { return nil }
+        let hi = ByteText.hexAddress(bytes, tokens[2])
+        guard hi != nil || bytes[tokens[2]].elementsEqual("???".utf8) else { return nil }
         let rest = ByteText.trim(bytes, tokens[2].upperBound..<line.upperBound)
         guard !rest.isEmpty else { return nil }
         var head = rest
@@ -68,7 +75,7 @@ enum BinaryImageLine {
         }
         let name = ByteText.string(bytes, ByteText.trim(bytes, head))
         guard !name.isEmpty || path != nil else { return nil }
-        let size: UInt64? = hi >= lo && hi < .max ? hi - lo + 1 : nil
+        let size: UInt64? = hi.flatMap { $0 >= lo && $0 < .max ? $0 - lo + 1 : nil }
         let imageName = name.isEmpty ? (path.flatMap(PathParts.last) ?? "???") : name
         return BinaryImage(
             loadAddress: lo, size: size, name: imageName, arch: arch, uuid: uuid, path: path, version: version,

@@ -171,17 +171,22 @@ enum MicrostackshotParser {
         return image
     }
 
-    /// The image a sample line names, by `<UUID>` or by name in Binary Images: the one loaded at
-    /// address - offset (spindump lists each process's images, and two processes can load one
-    /// image at two addresses), else the first of that name; else a new image loaded at
-    /// address - offset (with the UUID when the line gives one).
+    /// The image a sample line names, by `<UUID>` or by name in Binary Images (the name listed,
+    /// or the file name of its path: spindump lists `com.apple.CoreFoundation` for the
+    /// `CoreFoundation` of its sample lines): the one loaded at address - offset (spindump lists
+    /// each process's images, and two processes can load one image at two addresses), else the
+    /// first of that name; else a new image loaded at address - offset (with the UUID when the
+    /// line gives one).
     private static func imageIndex(for sample: SampleLine, in images: inout [BinaryImage]) -> Int? {
         var uuid: BuildID? = nil
         if sample.image.hasPrefix("<"), sample.image.hasSuffix(">") {
             uuid = BuildID(string: sample.image.dropFirst().dropLast())
         }
         let base = sample.offset <= sample.address ? sample.address - sample.offset : nil
-        let named = { (image: BinaryImage) in uuid.map { image.uuid == $0 } ?? (image.name == sample.image) }
+        let named = { (image: BinaryImage) in
+            uuid.map { image.uuid == $0 }
+                ?? (image.name == sample.image || image.path.flatMap(PathParts.last) == sample.image)
+        }
         if let i = images.firstIndex(where: { named($0) && $0.loadAddress == base }) { return i }
         if let i = images.firstIndex(where: named) { return i }
         guard let base else { return nil }
