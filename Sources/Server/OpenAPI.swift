@@ -134,12 +134,13 @@ enum OpenAPI {
                         "file": { "type": "string" }, "line": { "type": "integer" },
                         "inlines": { "type": "array", "items": { "type": "object", "required": ["function"], "properties": {
                           "function": { "type": "string" }, "file": { "type": "string" }, "line": { "type": "integer" } } } } } } } },
-                    "found_modules": { "type": "object", "additionalProperties": { "type": "boolean" } } } } }
+                    "found_modules": { "type": "object", "description": "Per module (name/debug id): true, symbols found; false, none; null, no frame used it",
+                      "additionalProperties": { "type": "boolean", "nullable": true } } } } }
                 }
               },
               "FileForm": {
                 "type": "object", "required": ["file"],
-                "description": "A form as `curl -F file=@PATH` sends it: the field `file` (or else the first field with a file name) is the body; other fields are ignored.",
+                "description": "A form as `curl -F file=@PATH` sends it: the first field that is named `file` or carries a file name is the body; other fields are ignored.",
                 "properties": { "file": { "type": "string", "format": "binary" } }
               },
               "StoredReport": {
@@ -161,7 +162,10 @@ enum OpenAPI {
                   "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } }
             },
             "responses": {
-              "Error": { "description": "An error", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
+              "Error": { "description": "An error", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+              "Busy": { "description": "The server is serving --max-concurrent requests already, or its bucket does not answer: retry after Retry-After seconds",
+                "headers": { "Retry-After": { "schema": { "type": "integer" } } },
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
             },
             "parameters": {
               "format": { "name": "format", "in": "query", "required": false,
@@ -182,7 +186,7 @@ enum OpenAPI {
             "/openapi.json": { "get": { "summary": "This document", "responses": { "200": { "description": "OpenAPI 3",
               "content": { "application/json": { "schema": { "type": "object" } } } } } } },
             "/v1/symbolicate": { "post": {
-              "summary": "Symbolicate one crash report",
+              "summary": "Symbolicate one crash report", "security": [ {}, { "bearer": [] } ],
               "description": "Body: a report (.crash text, .ips, a MetricKit payload, a spindump, hang or resource report, sample output; as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
               "parameters": [ { "$ref": "#/components/parameters/format" } ],
               "requestBody": { "$ref": "#/components/requestBodies/Report" },
@@ -194,9 +198,9 @@ enum OpenAPI {
                       { "$ref": "#/components/schemas/MetricKitPayload" } ] } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                 "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" },
-                "503": { "$ref": "#/components/responses/Error" } } } },
+                "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
             "/v1/symbols": {
-              "get": { "summary": "List builds in the store (paged, newest first)",
+              "get": { "summary": "List builds in the store (paged, newest first)", "security": [ {}, { "bearer": [] } ],
                 "parameters": [
                   { "name": "page", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000000 } },
                   { "name": "per_page", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000 } } ],
@@ -205,9 +209,11 @@ enum OpenAPI {
                   "properties": { "builds": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
                     "page": { "type": "integer" }, "per_page": { "type": "integer" }, "total": { "type": "integer" },
                     "next_page": { "type": "integer" } } } } } },
-                  "400": { "$ref": "#/components/responses/Error" } } },
-              "post": { "summary": "Upload symbols: a .zip or .tar.gz of dSYMs/.apps/.xcarchives, or one Mach-O or ELF file",
+                  "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } },
+              "post": { "summary": "Upload symbols: a .zip or a tar archive (.tar, .tar.gz, .tar.bz2, .tar.xz, .tar.zst) of dSYMs/.apps/.xcarchives, or one Mach-O or ELF file",
                 "security": [ { "bearer": [] } ],
+                "parameters": [ { "name": "filename", "in": "query", "schema": { "type": "string" },
+                  "description": "The upload's file name, named in the import's messages (else the form's file name or Content-Disposition's)" } ],
                 "requestBody": { "required": true, "content": {
                   "application/octet-stream": { "schema": { "type": "string", "format": "binary" } },
                   "multipart/form-data": { "schema": { "$ref": "#/components/schemas/FileForm" } } } },
@@ -216,21 +222,25 @@ enum OpenAPI {
                   "201": { "description": "Builds imported", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ImportAnswer" } } } },
                   "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
                   "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
-                  "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" } } } },
+                  "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" },
+                  "503": { "$ref": "#/components/responses/Busy" } } } },
             "/v1/symbols/{uuid}": {
               "parameters": [ { "name": "uuid", "in": "path", "required": true,
-                "schema": { "type": "string", "pattern": "^[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}$" } } ],
-              "get": { "summary": "The builds with this UUID", "responses": {
+                "description": "A Mach-O UUID (32 hex digits, dashes optional) or an ELF build id (an even number of hex digits, up to 128)",
+                "schema": { "type": "string", "pattern": "^-*(?:[0-9A-Fa-f]-*[0-9A-Fa-f]-*){1,64}$" } } ],
+              "get": { "summary": "The builds with this UUID", "security": [ {}, { "bearer": [] } ], "responses": {
                 "200": { "description": "Builds", "content": { "application/json": { "schema": { "type": "object",
                   "required": ["uuid", "builds"], "properties": { "uuid": { "type": "string" },
                     "builds": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } } } } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } },
+                "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
+                "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } },
               "delete": { "summary": "Remove the builds with this UUID", "security": [ { "bearer": [] } ], "responses": {
                 "200": { "description": "Removed", "content": { "application/json": { "schema": { "type": "object",
                   "required": ["removed"], "properties": {
                     "removed": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } } } } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
-                "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } } },
+                "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
+                "503": { "$ref": "#/components/responses/Busy" } } } },
             "/v1/reports": {
               "post": { "summary": "Symbolicate and store a report; it is re-symbolicated when missing symbols arrive (on any replica sharing the store)",
               "security": [ { "bearer": [] } ],
@@ -243,49 +253,56 @@ enum OpenAPI {
                 "200": { "description": "Already stored under this Idempotency-Key (header Idempotent-Replayed: true)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
                 "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
-                "415": { "$ref": "#/components/responses/Error" },
+                "415": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" },
                 "422": { "description": "Unparsable report, or idempotency_key_reused: the key already stored another report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } },
-              "get": { "summary": "Stored reports, most recently stored or re-symbolicated first",
+              "get": { "summary": "Stored reports, most recently stored or re-symbolicated first", "security": [ {}, { "bearer": [] } ],
               "parameters": [ { "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100 } },
                 { "name": "missing", "in": "query", "schema": { "type": "string" }, "description": "Only reports waiting for this UUID" } ],
               "responses": { "200": { "description": "The listing", "content": { "application/json": { "schema": { "type": "object",
                 "properties": { "limit": { "type": "integer" }, "missing": { "type": "string" },
                   "reports": { "type": "array", "items": { "type": "object", "properties": { "id": { "type": "string" },
                     "url": { "type": "string" }, "updated_at": { "type": "string", "format": "date-time" } } } } } } } } },
-                "400": { "$ref": "#/components/responses/Error" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
             "/v1/reports/{id}": {
               "parameters": [ { "name": "id", "in": "path", "required": true,
                   "schema": { "type": "string", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" } } ],
-              "get": { "summary": "A stored report",
+              "get": { "summary": "A stored report", "security": [ {}, { "bearer": [] } ],
               "parameters": [ { "name": "view", "in": "query", "schema": { "type": "string", "enum": ["json", "raw"] },
-                  "description": "json (default): the stored record; raw: the symbolicated report alone"  } ],
+                  "description": "json (default): the stored record; raw: the symbolicated report alone, as /v1/symbolicate answers it"  } ],
               "responses": {
-                "200": { "description": "The report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } },
+                "200": { "description": "The stored record (view=json), or the symbolicated report in the format it was stored in (view=raw)",
+                  "headers": { "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "view=raw: comma-separated UUIDs with no symbols" } },
+                  "content": { "application/json": { "schema": { "anyOf": [ { "$ref": "#/components/schemas/StoredReport" },
+                      { "$ref": "#/components/schemas/SymbolicationResult" }, { "$ref": "#/components/schemas/MetricKitPayload" } ] } },
                   "text/plain": { "schema": { "type": "string" } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } },
+                "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
+                "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } },
               "delete": { "summary": "Remove a stored report", "security": [ { "bearer": [] } ], "responses": {
                 "200": { "description": "Removed", "content": { "application/json": { "schema": { "type": "object",
                   "properties": { "deleted": { "type": "string" } } } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
-                "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" } } } },
-            "/v1/missing": { "get": { "summary": "UUIDs stored reports are waiting for",
+                "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
+                "503": { "$ref": "#/components/responses/Busy" } } } },
+            "/v1/missing": { "get": { "summary": "UUIDs stored reports are waiting for", "security": [ {}, { "bearer": [] } ],
               "parameters": [ { "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 10000 } } ],
               "responses": { "200": { "description": "Missing UUIDs", "content": { "application/json": { "schema": { "type": "object",
                 "properties": { "missing": { "type": "array", "items": { "type": "object",
                   "properties": { "uuid": { "type": "string" }, "name": { "type": "string" }, "reports": { "type": "integer" } } } } } } } } },
-                "400": { "$ref": "#/components/responses/Error" } } } },
-            "/symbolicate": { "post": { "summary": "Sentry Symbolicator-compatible request (modules + stacktraces)",
+                "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
+            "/symbolicate": { "post": { "summary": "Sentry Symbolicator-compatible request (modules + stacktraces)", "security": [ {}, { "bearer": [] } ],
               "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
                 "properties": { "modules": { "type": "array", "items": { "type": "object" } },
                   "stacktraces": { "type": "array", "items": { "type": "object" } } } } } } },
               "responses": { "200": { "description": "Symbolicator response shape", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SentryResult" } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" } } } },
-            "/symbolicate/v5": { "post": { "summary": "Mozilla Symbolication API v5 request (memoryMap + stacks)",
+                "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
+                "415": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
+            "/symbolicate/v5": { "post": { "summary": "Mozilla Symbolication API v5 request (memoryMap + stacks)", "security": [ {}, { "bearer": [] } ],
               "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
                 "properties": { "memoryMap": { "type": "array", "items": { "type": "array" } },
                   "stacks": { "type": "array", "items": { "type": "array" } }, "jobs": { "type": "array", "items": { "type": "object" } } } } } } },
               "responses": { "200": { "description": "v5 response shape", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/MozillaResult" } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" } } } }
+                "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
+                "415": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } }
           }
         }
         """#

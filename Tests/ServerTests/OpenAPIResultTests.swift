@@ -170,4 +170,34 @@ struct OpenAPIResultTests {
         #expect(removed.status == 200)
         Self.check(removed, "/v1/reports/{id}", "delete", document)
     }
+
+    /// The answers at the edges of what the routes promise: a report stored as JSON and read raw,
+    /// a Mozilla module no frame uses, and an ELF build id where a UUID is asked for.
+    @Test func edgeAnswersFitTheirSchemas() throws {
+        let server = try TestServer()
+        let document = try server.get("/openapi.json").json()
+        let report = try #require(Fixtures.report("HoldApp-ios-arm64-dwarf5.crash"))
+        let posted = try server.post("/v1/reports?format=json", report, headers: server.auth)
+        #expect(posted.status == 201)
+        let id = try #require(posted.json()["id"] as? String)
+        let raw = try server.get("/v1/reports/\(id)?view=raw")
+        #expect(raw.status == 200 && raw.headers["content-type"] == "application/json")
+        Self.check(raw, "/v1/reports/{id}", "get", document)
+
+        let body = #"{"memoryMap": [["Unused", "0A0B0C0D0E0F40008000000000000001" ]], "stacks": [[]]}"#
+        let mozilla = try server.post("/symbolicate/v5", Array(body.utf8))
+        #expect(mozilla.status == 200)
+        Self.check(mozilla, "/symbolicate/v5", "post", document)
+
+        let paths = document["paths"] as? [String: Any] ?? [:]
+        let parameters = (paths["/v1/symbols/{uuid}"] as? [String: Any])?["parameters"] as? [[String: Any]]
+        let pattern = try #require((parameters?.first?["schema"] as? [String: Any])?["pattern"] as? String)
+        let regex = try NSRegularExpression(pattern: pattern)
+        for id in ["C89156EBDABF859F4EE70CB0C303004DCCF1AE51", "82D13D98-219E-3040-B62A-07A297007A7C", "ab"] {
+            #expect(regex.firstMatch(in: id, range: NSRange(id.startIndex..., in: id)) != nil, "\(id)")
+        }
+        for id in ["abc", "", "xyz1", "../etc"] {
+            #expect(regex.firstMatch(in: id, range: NSRange(id.startIndex..., in: id)) == nil, "\(id)")
+        }
+    }
 }
