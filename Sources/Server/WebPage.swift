@@ -121,7 +121,7 @@ enum WebPage {
             </section>
             <section style="margin-top:20px">
               <h2>Upload symbols</h2>
-              <div>A .zip or .tar.gz of dSYMs, .app or .xcarchive folders, or one Mach-O / ELF file.</div>
+              <div>A .zip or tar archive (.tar, .tar.gz, .tar.bz2, .tar.xz, .tar.zst) of dSYMs, .app or .xcarchive folders, or one Mach-O / ELF file.</div>
               <div class="row">
                 <input id="symbols" type="file" aria-label="Symbols file">
                 <button id="upload" type="button">Upload</button>
