@@ -48,7 +48,7 @@ extension SymbolStore {
         for (info, source) in harvest.present { run.file(.alreadyPresent, info, source: source) }
         for pending in harvest.pending {
             do {
-                run.file(try commit(pending, force: false), pending.build, source: pending.source)
+                run.file(try commit(pending, mode: .new), pending.build, source: pending.source)
             } catch {
                 run.fail("\(pending.source) (\(pending.build.arch))", error)
             }

@@ -30,7 +30,7 @@ extension SymbolStore {
     public func importSlice(_ slice: ObjectSlice, source: String, progress: ((Int, Int) -> Void)? = nil) throws
         -> ImportOutcome
     {
-        try importBuild(slice.info, source: source, force: false) {
+        try importBuild(slice.info, source: source, mode: .new) {
             try prepare(slice, source: source, progress: progress)
         }
     }
@@ -38,23 +38,38 @@ extension SymbolStore {
     /// Imports a symbol table built in memory (its `build` says which UUID and arch it is).
     @discardableResult
     public func importTable(_ table: SymbolTable, source: String) throws -> ImportOutcome {
-        try importBuild(table.build, source: source, force: false) { try prepare(table, source: source) }
+        try importBuild(table.build, source: source, mode: .new) { try prepare(table, source: source) }
     }
+
+    /// What an import may replace.
+    enum ImportMode {
+        /// A build at least as good as the one imported is kept.
+        case new
+        /// The build file of this row is being written again (it was missing, damaged or of
+        /// another schema): the row is replaced only while it is still the catalog's, so a build
+        /// that was removed, or imported anew, in the meantime stays as the catalog has it.
+        case rebuilding(StoredBuild)
+    }
+
+    /// The row a rebuild started from is no longer the catalog's: removed or imported anew.
+    struct RowChanged: Error {}
 
     /// Imports the build `info` describes unless an entry at least as good is present; `prepare`
     /// (the expensive part: reading the symbols and writing the build file) runs only when the
-    /// build is needed. `force` replaces any entry.
+    /// build is needed.
     func importBuild(
-        _ info: BuildInfo, source: String, force: Bool, prepare: () throws -> PendingBuild
+        _ info: BuildInfo, source: String, mode: ImportMode, prepare: () throws -> PendingBuild
     ) throws -> ImportOutcome {
         try requireWritable("import")
-        if !force, let presence, try presence(info) { return .alreadyPresent }
-        if !force, let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
-            isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
-        {
-            return .alreadyPresent
+        if case .new = mode {
+            if let presence, try presence(info) { return .alreadyPresent }
+            if let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
+                isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
+            {
+                return .alreadyPresent
+            }
         }
-        return try commit(try prepare(), force: force)
+        return try commit(try prepare(), mode: mode)
     }
 
     /// Says "already present" only under the catalog's write lock, and marks the build used now:
@@ -144,7 +159,7 @@ extension SymbolStore {
     /// Publishes a prepared build: catalog row and rename into place, under the write lock. The
     /// row goes in first, so a catalog that cannot be written leaves the store as it was; if the
     /// commit fails after the rename, the renamed file goes too unless an older row lists it.
-    func commit(_ pending: PendingBuild, force: Bool) throws -> ImportOutcome {
+    func commit(_ pending: PendingBuild, mode: ImportMode) throws -> ImportOutcome {
         let b = pending.build
         let file = SymbolStore.fileName(uuid: b.uuid, arch: b.arch)
         var renamedOverNothing = false
@@ -152,10 +167,18 @@ extension SymbolStore {
             return try catalog.withLock { catalog in
                 try catalog.database.writeTransaction {
                     let existing = try catalog.build(uuid: b.uuid, arch: b.arch)
-                    if let existing, !force, isCurrent(existing, comparedWith: b.kind) {
-                        pending.temporary.discard()
-                        try catalog.touch(uuid: b.uuid, arch: b.arch, at: Date())
-                        return .alreadyPresent
+                    switch mode {
+                    case .new:
+                        if let existing, isCurrent(existing, comparedWith: b.kind) {
+                            pending.temporary.discard()
+                            try catalog.touch(uuid: b.uuid, arch: b.arch, at: Date())
+                            return .alreadyPresent
+                        }
+                    case .rebuilding(let row):
+                        guard let existing, existing.kind == row.kind, existing.importedAt == row.importedAt else {
+                            pending.temporary.discard()
+                            throw RowChanged()
+                        }
                     }
                     try catalog.put(
                         StoredBuild(

@@ -11,7 +11,9 @@ import SymbolicateModel
 extension SymbolStore {
     /// Called when the build file of `row` could not be opened: rebuilds it from its source file
     /// when possible, else records the build's status and throws a message saying what to do.
-    func rebuild(_ row: StoredBuild, after error: any Error) throws -> any SymbolSource {
+    /// nil when the build was removed meanwhile (a lookup that read the row just before another
+    /// process removed the build must not bring it back).
+    func rebuild(_ row: StoredBuild, after error: any Error) throws -> (any SymbolSource)? {
         let status: BuildStatus
         let reason: String
         if let mismatch = error as? BuildFile.VersionMismatch {
@@ -32,8 +34,15 @@ extension SymbolStore {
             do {
                 let slices = try ObjectFile.slices(atPath: row.sourcePath)
                 if let slice = slices.first(where: { $0.info.uuid == row.uuid && $0.info.arch == row.arch }) {
-                    _ = try importBuild(slice.info, source: row.sourcePath, force: true) {
-                        try prepare(slice, source: row.sourcePath)
+                    do {
+                        _ = try importBuild(slice.info, source: row.sourcePath, mode: .rebuilding(row)) {
+                            try prepare(slice, source: row.sourcePath)
+                        }
+                    } catch is RowChanged {
+                        // Removed, or imported anew, since the row was read: the catalog decides.
+                        guard let current = try catalogReader.withLock({ try $0.build(uuid: row.uuid, arch: row.arch) })
+                        else { return nil }
+                        return try BuildFileSource(path: absolutePath(current.file))
                     }
                     if let fresh = try catalogReader.withLock({ try $0.build(uuid: row.uuid, arch: row.arch) }) {
                         return try BuildFileSource(path: absolutePath(fresh.file))
@@ -189,26 +198,13 @@ extension SymbolStore {
         _ = TemporaryFile.removeStale(in: buildsDirectory)
         _ = TemporaryFile.removeStale(in: temporaryDirectory)
         _ = SymbolStore.removeStaleTransfers(inStore: directory)
-        let removed = try catalog.withLock { catalog in
-            try catalog.database.writeTransaction {
-                var removed: [StoredBuild] = []
-                var listed = Set<String>()
-                for row in try catalog.all() {
-                    if isOld(row) {
-                        try catalog.delete(uuid: row.uuid, arch: row.arch)
-                        unlink(absolutePath(row.file))
-                        removed.append(row)
-                    } else {
-                        listed.insert(row.file)
-                    }
-                }
-                // Under the write lock no import is between its rename and its catalog row.
-                for file in try orphanFiles(listed: listed) { unlink(absolutePath(file)) }
-                return removed
-            }
+        return try deleteBuilds { catalog in
+            let rows = try catalog.all()
+            let old = rows.filter(isOld)
+            // Under the write lock no import is between its rename and its catalog row.
+            let orphans = try orphanFiles(listed: Set(rows.map(\.file)))
+            return (old, orphans)
         }
-        forget(removed)
-        return removed
     }
 
     // MARK: The server's transfers

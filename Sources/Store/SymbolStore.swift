@@ -156,20 +156,41 @@ public final class SymbolStore: Sendable {
     /// Removes every build (all archs) of each UUID; returns what was removed.
     public func remove(_ uuids: [BuildID]) throws -> [StoredBuild] {
         try requireWritable("remove")
+        return try deleteBuilds { catalog in
+            (try uuids.flatMap { try catalog.builds(uuid: $0) }, [])
+        }
+    }
+
+    /// Deletes the rows `choose` picks, their build files and the `orphans` it names, as one
+    /// step under the catalog's write lock (so a concurrent import of the same build cannot have
+    /// its fresh file deleted). Inside the transaction each file is renamed to a temporary name:
+    /// a process killed after the commit leaves a temporary that the next import, verify or gc
+    /// removes, not a build file without a row, which verify would list again; a transaction
+    /// that fails puts the files back. After the commit the temporaries are unlinked and the
+    /// folder synced, so that a removal survives a power failure too.
+    func deleteBuilds(
+        _ choose: (Catalog) throws -> (rows: [StoredBuild], orphans: [String])
+    ) throws -> [StoredBuild] {
+        var moved: [(file: String, temporary: String)] = []
         let removed = try catalog.withLock { catalog in
-            try catalog.database.writeTransaction {
-                var removed: [StoredBuild] = []
-                for uuid in uuids {
-                    for row in try catalog.builds(uuid: uuid) {
-                        try catalog.delete(uuid: row.uuid, arch: row.arch)
-                        // Unlinked while the write lock is held, so a concurrent import of the
-                        // same build cannot have its fresh file deleted.
-                        unlink(absolutePath(row.file))
-                        removed.append(row)
-                    }
+            let removed = try catalog.database.writeTransaction {
+                moved = []
+                let (rows, orphans) = try choose(catalog)
+                for row in rows { try catalog.delete(uuid: row.uuid, arch: row.arch) }
+                for file in rows.map(\.file) + orphans {
+                    let path = absolutePath(file)
+                    let temporary =
+                        PathParts.parent(path) + "/" + TemporaryFile.prefix + "removed-" + PathParts.name(path)
+                    if rename(path, temporary) == 0 { moved.append((path, temporary)) }
                 }
-                return removed
+                return rows
+            } undo: {
+                for (file, temporary) in moved { rename(temporary, file) }
+                moved = []
             }
+            for (_, temporary) in moved { unlink(temporary) }
+            if let first = moved.first { TemporaryFile.syncDirectory(of: first.temporary) }
+            return removed
         }
         forget(removed)
         return removed
@@ -186,8 +207,9 @@ public final class SymbolStore: Sendable {
 
     // MARK: Opening build files
 
-    /// Serves `row` from the cache of open build files, opening (or rebuilding) it when needed.
-    func openSource(_ row: StoredBuild) throws -> any SymbolSource {
+    /// Serves `row` from the cache of open build files, opening (or rebuilding) it when needed;
+    /// nil when the build was removed since the row was read.
+    func openSource(_ row: StoredBuild) throws -> (any SymbolSource)? {
         if let source = openSources.source(for: row) {
             noteUse(row)
             return source

@@ -128,6 +128,21 @@ struct SampleImportTests {
         #expect(try fresh.list().first?.status == .ready)
     }
 
+    /// A lookup that read a build's row just before another process removed the build finds its
+    /// file gone. It must not rebuild the build from its source: the removal stands.
+    @Test func aLookupRacingARemoveDoesNotBringTheBuildBack() throws {
+        let variant = try #require(SampleFiles.variants.first, "Samples/build is missing")
+        let folder = try StoreFixtures.scratchFolder()
+        let reader = try SymbolStore(directory: folder)
+        let remover = try SymbolStore(directory: folder)
+        let item = try #require(reader.importPaths([variant + "/HoldApp.app.dSYM"], progress: nil).imported.first)
+        let row = try #require(try reader.builds(matching: item.uuid).first)
+        #expect(try remover.remove([item.uuid]).count == 1)
+        let source = try? reader.openSource(row)
+        #expect(source == nil, "the removed build was rebuilt")
+        #expect(try remover.list().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: remover.buildsDirectory).isEmpty)
+    }
 }
 
 @Suite(

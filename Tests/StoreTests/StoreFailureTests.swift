@@ -66,7 +66,7 @@ import Testing
         let pending = try store.prepare(table, source: "/in/HandMade")
         let filler = Mounts.fill(disk)
         do {
-            _ = try store.commit(pending, force: false)
+            _ = try store.commit(pending, mode: .new)
             Issue.record("the catalog commit succeeded on a full disk")
         } catch {
             Self.expectOneLine(error, store: store, build: table.build.uuid)
