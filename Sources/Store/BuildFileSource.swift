@@ -200,9 +200,24 @@ final class BuildFileSource: SymbolSource, Sendable {
 
     }
 
-    private func takeReader() throws -> Reader {
+    /// A reader from the pool, else a new connection, which must find the file this source was
+    /// opened on: a superseding import renames a new build file over the old one, and this source
+    /// may hold the old one's locations, functions and files in memory, which the new file's
+    /// ranges would index into. A file whose header says otherwise is refused, and the lookup
+    /// answers nothing rather than other functions' names.
+    func takeReader() throws -> Reader {
         if let reader = pool.withLock({ $0.popLast() }) { return reader }
-        return try Reader(path: path)
+        let reader = try Reader(path: path)
+        let meta = try BuildFileSource.readHeader(reader.database, path: path)
+        let b = meta.build
+        guard b.uuid == build.uuid, b.arch == build.arch, b.kind == build.kind, b.textVMAddress == build.textVMAddress,
+            b.textSize == build.textSize, meta.files == rowCounts.files, meta.functions == rowCounts.functions,
+            meta.locations == rowCounts.locations, meta.ranges == rowCounts.ranges
+        else {
+            throw SymbolicateError(
+                .io, "the build file was replaced while it was in use; the next lookup reads the new one", path: path)
+        }
+        return reader
     }
 
     private func putBack(_ reader: Reader) {

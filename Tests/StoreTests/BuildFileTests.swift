@@ -9,6 +9,28 @@ import Testing
 @testable import Store
 
 @Suite struct BuildFileTests {
+    /// A source keeps answering for the file it was opened on. A superseding import renames a new
+    /// build file over the old one while lookups are running; a connection opened after that (the
+    /// pool of readers was empty) would read the new file's ranges against the old file's
+    /// functions in memory, and name other functions. It answers nothing instead.
+    @Test func aFileReplacedUnderASourceIsNotReadForIt() throws {
+        let id = StoreFixtures.uuid(70)
+        let old = StoreFixtures.table(
+            StoreFixtures.info(id, kind: .symbolTable), functionCount: 50, seed: 70, symbolsOnly: true)
+        let new = StoreFixtures.table(StoreFixtures.info(id), functionCount: 80, seed: 71)
+        let folder = try StoreFixtures.scratchFolder()
+        let path = folder + "/build.sqlite"
+        try BuildFile.write(old, to: path)
+        try BuildFile.write(new, to: folder + "/new.sqlite")
+        let source = try BuildFileSource(path: path, loadAfter: 0)
+        let held = try source.takeReader()
+        #expect(rename(folder + "/new.sqlite", path) == 0)
+        let probe = try #require(old.ranges.first { $0.location != SymbolTable.none }).start + 4
+        #expect(source.lookup(probe) == nil, "answered from the file renamed over it")
+        #expect(throws: SymbolicateError.self) { _ = try source.takeReader() }
+        _ = held
+    }
+
     /// The table written to a build file, opened twice: tables in memory, and rows read per lookup.
     private func written(_ table: SymbolTable) throws -> [BuildFileSource] {
         let folder = try StoreFixtures.scratchFolder()
