@@ -142,11 +142,12 @@ public final class BuildCache: Sendable {
     /// Adds a file this process already has (a build it just uploaded) under `relativeKey`.
     func adopt(_ file: String, as relativeKey: String) {
         let destination = path(for: relativeKey)
-        if link(file, destination) == 0 || (errno == EEXIST) {
-            var st = stat()
-            if errno != EEXIST, stat(destination, &st) == 0 { counters.withLock { $0.bytes += Int64(st.st_size) } }
-            evict(keeping: destination)
-        }
+        let linked = link(file, destination) == 0
+        // errno means something only after a failure: a successful link leaves the last one there.
+        guard linked || errno == EEXIST else { return }
+        var st = stat()
+        if linked, stat(destination, &st) == 0 { counters.withLock { $0.bytes += Int64(st.st_size) } }
+        evict(keeping: destination)
     }
 
     /// Drops the copy of `relativeKey` (a build removed or found damaged).
