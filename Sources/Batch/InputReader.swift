@@ -150,6 +150,13 @@ final class InputReader {
                     collector.recordInputError("\(path): \(error.message)")
                     return
                 }
+                // A member whose name is known belongs to one shard, as a readable one does.
+                if let shard = configuration.shard, let stored = error.member,
+                    let name = ArchiveNames.sanitize(stored), !name.isEmpty,
+                    !shard.contains(prefix.isEmpty ? name : prefix + "/" + name)
+                {
+                    continue
+                }
                 collector.recordUnreadable(reason: Self.generic(error.message), path: Self.place(of: error, in: path))
                 continue
             }
@@ -184,8 +191,8 @@ final class InputReader {
     static let policy = ArchiveReader.Policy(names: .sanitize, memberErrors: .recoverable, limits: .none)
 
     /// Names a member whose header failed: by its name when known, else by its number and the
-    /// member before it (`r.zip: member 6, after set/r084.crash`). Such a member's shard cannot
-    /// be known, so every shard names it.
+    /// member before it (`r.zip: member 6, after set/r084.crash`). A member without a name has
+    /// no shard, so every shard names it.
     static func place(of error: ArchiveError, in path: String) -> String {
         if let member = error.member { return path + "/" + member }
         var place = path + ": member \(error.memberIndex ?? 0)"

@@ -3,7 +3,8 @@
 // over every input would have given: counts added; reasons, missing images and crash groups
 // merged by their key (reason text, UUID, group id) with their counts summed and the same order
 // SummaryCollector gives them (most first); an image's archs and app versions and a group's
-// per-version counts joined; skipped files concatenated and sorted by path as one run sorts
+// per-version counts joined; where the shards disagree (an example, an image's name, a group's
+// signature under several exception types) the smallest kept, as one run keeps it; skipped files concatenated and sorted by path as one run sorts
 // them; input errors concatenated in the order given.
 // The wall time is the longest shard's (they ran side by side), the workers all shards' together.
 // A shard given twice would count its reports twice, so it is refused.
@@ -46,15 +47,13 @@ extension BatchSummary {
         var groupVersions: [String: [String: Int]] = [:]
         for part in parts {
             out.counts.add(part.counts)
-            for r in part.unparsable {
-                unparsable[r.reason, default: Reason(reason: r.reason, count: 0, example: r.example)].count += r.count
-            }
-            for r in part.unreadable {
-                unreadable[r.reason, default: Reason(reason: r.reason, count: 0, example: r.example)].count += r.count
-            }
+            for r in part.unparsable { add(r, to: &unparsable) }
+            for r in part.unreadable { add(r, to: &unreadable) }
             for m in part.missingImages {
                 if var known = missing[m.uuid] {
                     known.reports += m.reports
+                    known.name = min(known.name, m.name)
+                    known.example = min(known.example, m.example)
                     known.archs = Array(Set(known.archs).union(m.archs)).sorted()
                     known.appVersions = Array(Set(known.appVersions).union(m.appVersions)).sorted()
                     missing[m.uuid] = known
@@ -65,6 +64,11 @@ extension BatchSummary {
             for g in part.crashGroups {
                 if var known = groups[g.id] {
                     known.count += g.count
+                    if g.signature < known.signature {
+                        known.signature = g.signature
+                        known.exceptionType = g.exceptionType
+                    }
+                    known.example = min(known.example, g.example)
                     groups[g.id] = known
                 } else {
                     groups[g.id] = g
@@ -96,6 +100,14 @@ extension BatchSummary {
         let shards = parts.compactMap(\.shard)
         out.shard = shards.isEmpty ? nil : shards.joined(separator: ",")
         return out
+    }
+
+    /// A reason's count added; its example the smallest, as one run's is.
+    private static func add(_ r: Reason, to map: inout [String: Reason]) {
+        var known = map[r.reason] ?? Reason(reason: r.reason, count: 0, example: r.example)
+        known.count += r.count
+        known.example = min(known.example, r.example)
+        map[r.reason] = known
     }
 
     private static func reason(_ error: any Error) -> String {

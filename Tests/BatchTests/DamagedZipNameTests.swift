@@ -42,6 +42,26 @@ struct DamagedZipNameTests {
         return (zip, names, damaged)
     }
 
+    /// A damaged member whose name is known belongs to one shard, as a readable one does: the
+    /// shards together count it once, as one run does.
+    @Test(.enabled(if: BatchFixture.toolExists("zip"), "the zip command is not installed"))
+    func aDamagedMemberIsCountedByItsShardOnly() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let (zip, _, _) = try damagedZip(fixture, extra: 9)
+        var files = 0
+        var unreadable = 0
+        for index in 0..<2 {
+            var configuration = BatchFixture.configuration([zip], into: fixture.root + "/out")
+            configuration.shard = try Shard(index: index, count: 2)
+            let part = try BatchRunner(configuration: configuration, service: try BatchFixture.service()).run()
+            files += part.counts.files
+            unreadable += part.counts.unreadable
+        }
+        #expect(files == 200)
+        #expect(unreadable == 10)
+    }
+
     @Test(
         .enabled(if: BatchFixture.toolExists("zip"), "the zip command is not installed"),
         arguments: [-4, 9, 300, 1000])

@@ -1,6 +1,5 @@
 // `batch --merge-summaries`: the summaries of the shards of one run, joined, are the summary of
-// one unsharded run over the same inputs (examples aside, which name whichever shard saw a
-// report first); hand-built summaries check the rules one at a time: counts added, missing
+// one unsharded run over the same inputs, examples included; hand-built summaries check the rules one at a time: counts added, missing
 // images re-ranked across shards, groups merged by id with per-version counts summed, skipped
 // files joined; a shard given twice and a file that is not a summary are refused.
 
@@ -36,12 +35,12 @@ import Testing
         #expect(
             merged.unparsable.map { [$0.reason, "\($0.count)"] } == whole.unparsable.map { [$0.reason, "\($0.count)"] })
         #expect(merged.skippedFiles == whole.skippedFiles)
-        func withoutExample(_ m: BatchSummary.MissingImage) -> [String] {
-            [m.uuid, m.name, "\(m.reports)", m.archs.joined(separator: ","), m.appVersions.joined(separator: ",")]
-        }
-        #expect(merged.missingImages.map(withoutExample) == whole.missingImages.map(withoutExample))
+        #expect(merged.unparsable == whole.unparsable)
+        #expect(merged.unreadable == whole.unreadable)
+        #expect(merged.missingImages == whole.missingImages)
         func group(_ g: BatchSummary.CrashGroup) -> [String] {
-            [g.id, g.signature, "\(g.count)"] + g.appVersions.map { "\($0.version)=\($0.count)" }
+            [g.id, g.signature, g.exceptionType, "\(g.count)", g.example]
+                + g.appVersions.map { "\($0.version)=\($0.count)" }
         }
         #expect(merged.crashGroups.map(group) == whole.crashGroups.map(group))
         #expect(merged.shard == "0/3,1/3,2/3")
@@ -96,6 +95,34 @@ import Testing
             merged.crashGroups.first?.appVersions
                 == [.init(version: "1.0", count: 3), .init(version: "2.0", count: 4)].reversed())
         #expect(merged.skippedFiles.map(\.path) == ["a.txt", "m.bin", "z.txt"])
+    }
+
+    /// Where the shards disagree on an example, a missing image's name or a group's signature,
+    /// the merge keeps what one run keeps (the smallest), whatever the order of the parts.
+    @Test func whatOneRunKeepsWhateverTheOrder() throws {
+        var a = Self.summary(
+            shard: "0/2", files: 3, missing: [("AAAA", 1, "1.0")], groups: [("g1", [("1.0", 1)])], skipped: [])
+        var b = Self.summary(
+            shard: "1/2", files: 3, missing: [("AAAA", 1, "1.0")], groups: [("g1", [("1.0", 1)])], skipped: [])
+        a.missingImages[0].name = "Zed"
+        a.crashGroups[0].signature = "EXC_CRASH (SIGABRT)  f"
+        a.crashGroups[0].exceptionType = "EXC_CRASH (SIGABRT)"
+        a.unreadable = [BatchSummary.Reason(reason: "damaged", count: 1, example: "z.zip/1")]
+        b.missingImages[0].example = "0-first/AAAA"
+        b.missingImages[0].name = "Alpha"
+        b.crashGroups[0].signature = "EXC_BAD_ACCESS (SIGSEGV)  f"
+        b.crashGroups[0].exceptionType = "EXC_BAD_ACCESS (SIGSEGV)"
+        b.crashGroups[0].example = "0-first/g1"
+        b.unreadable = [BatchSummary.Reason(reason: "damaged", count: 2, example: "a.zip/1")]
+        for parts in [[a, b], [b, a]] {
+            let merged = try BatchSummary.merged(parts, sources: ["x.json", "y.json"])
+            #expect(merged.missingImages.first?.example == "0-first/AAAA")
+            #expect(merged.missingImages.first?.name == "Alpha")
+            #expect(merged.crashGroups.first?.signature == "EXC_BAD_ACCESS (SIGSEGV)  f")
+            #expect(merged.crashGroups.first?.exceptionType == "EXC_BAD_ACCESS (SIGSEGV)")
+            #expect(merged.crashGroups.first?.example == "0-first/g1")
+            #expect(merged.unreadable == [BatchSummary.Reason(reason: "damaged", count: 3, example: "a.zip/1")])
+        }
     }
 
     @Test func aShardGivenTwiceIsRefused() throws {
