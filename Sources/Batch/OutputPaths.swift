@@ -7,7 +7,10 @@
 // 2. Collisions: names are handed out in input order. A name already handed out in this run
 //    gets, when several INPUTs were given, the input's base name as a first folder
 //    (`reports.zip` -> `reports/...`); if that is taken too, or there is one INPUT, a `~2`,
-//    `~3`, ... before the extension. Only a 64-bit hash of each name is kept (16 bytes per file).
+//    `~3`, ... before the extension. A file and a folder never share a name: a name that is an
+//    earlier file's folder is numbered, and so is a folder that is an earlier file's name
+//    (`a/b.crash` after a file `a` becomes `a~2/b.crash`). Only 64-bit hashes of the names and
+//    their folders are kept.
 // 3. Format: with `--format F`, a name ending in .crash, .ips, .json or .txt takes F's extension
 //    instead; other names get `.F` appended. Without `--format` the name is kept.
 // 4. Length: in an output folder, a name whose file or folder part is longer than the file system
@@ -94,7 +97,9 @@ enum OutputPaths {
 
 /// Hands out unique output names in input order (rule 2 above). Used by the reader thread only.
 struct PathAllocator {
-    private var taken = Set<UInt64>()
+    /// Names handed out (output files) and the folders they make, by stable hash.
+    private var files = Set<UInt64>()
+    private var folders = Set<UInt64>()
     let multipleInputs: Bool
 
     init(multipleInputs: Bool) {
@@ -105,20 +110,47 @@ struct PathAllocator {
         if claim(name) { return name }
         var candidate = name
         if multipleInputs {
-            candidate = inputBase + "/" + name
-            if claim(candidate) { return candidate }
+            let prefixed = inputBase + "/" + name
+            if claim(prefixed) { return prefixed }
+            if blockedFolder(prefixed) == nil { candidate = prefixed }
         }
-        let (stem, ext) = OutputPaths.splitExtension(candidate)
+        // A number on the name, or on its first folder that is an earlier file's name (`a` taken
+        // as a file: `a/b.crash` becomes `a~2/b.crash`).
+        var parts = PathParts.split(candidate)
+        guard !parts.isEmpty else { return candidate }
+        let target = blockedFolder(candidate) ?? parts.count - 1
+        let (stem, ext) = target == parts.count - 1 ? OutputPaths.splitExtension(parts[target]) : (parts[target], nil)
         var n = 2
         while true {
-            let numbered = stem + "~\(n)" + (ext.map { "." + $0 } ?? "")
+            parts[target] = stem + "~\(n)" + (ext.map { "." + $0 } ?? "")
+            let numbered = parts.joined(separator: "/")
             if claim(numbered) { return numbered }
             n += 1
         }
     }
 
+    /// The index of the first folder of `name` that an earlier file has taken, if any.
+    private func blockedFolder(_ name: String) -> Int? {
+        let parts = PathParts.split(name)
+        return (0..<max(0, parts.count - 1)).first {
+            files.contains(OutputPaths.stableHash(parts[0...$0].joined(separator: "/")))
+        }
+    }
+
+    /// Takes `name` when no file or folder has it and no earlier file is one of its folders.
     private mutating func claim(_ name: String) -> Bool {
-        taken.insert(OutputPaths.stableHash(name)).inserted
+        let hash = OutputPaths.stableHash(name)
+        guard !files.contains(hash), !folders.contains(hash) else { return false }
+        let parts = PathParts.split(name)
+        var ancestors: [UInt64] = []
+        for i in 0..<max(0, parts.count - 1) {
+            let folder = OutputPaths.stableHash(parts[0...i].joined(separator: "/"))
+            if files.contains(folder) { return false }
+            ancestors.append(folder)
+        }
+        files.insert(hash)
+        folders.formUnion(ancestors)
+        return true
     }
 }
 

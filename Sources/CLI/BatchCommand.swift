@@ -27,7 +27,7 @@ enum BatchCommand: Command {
         member set0/a/x.crash becomes OUTDIR/set0/a/x.crash; a folder's files keep their path
         relative to the folder). With several INPUTs, a name already used by an earlier input
         gets the input's base name as a first folder (reports.zip -> reports/...), and if still
-        taken a ~2, ~3 suffix.
+        taken a ~2, ~3 suffix; a file never takes a folder's name, nor a folder a file's.
 
         Object storage: an INPUT may be s3://BUCKET/KEY (one object: a report or an archive) or
         s3://BUCKET/PREFIX/ (every object under it, named by its key below the prefix); OUTDIR

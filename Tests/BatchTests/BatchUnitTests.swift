@@ -83,6 +83,21 @@ struct BatchUnitTests {
         #expect(one.allocate("noext", inputBase: "a") == "noext~2")
     }
 
+    /// No name is handed out that a file and a folder would both need: a file never gets a name
+    /// under an earlier file, nor the name of an earlier folder.
+    @Test func aFileAndAFolderNeverShareAName() {
+        var several = PathAllocator(multipleInputs: true)
+        // Two single-file inputs named alike: the input's base name is the file itself.
+        #expect(several.allocate("x.crash", inputBase: "x.crash") == "x.crash")
+        #expect(several.allocate("x.crash", inputBase: "x.crash") == "x~2.crash")
+        var one = PathAllocator(multipleInputs: false)
+        #expect(one.allocate("a/b.crash", inputBase: "z") == "a/b.crash")
+        #expect(one.allocate("a", inputBase: "z") == "a~2")
+        #expect(one.allocate("c", inputBase: "z") == "c")
+        #expect(one.allocate("c/d.crash", inputBase: "z") == "c~2/d.crash")
+        #expect(one.allocate("c/d.crash", inputBase: "z") == "c~3/d.crash")
+    }
+
     @Test func shardParsing() throws {
         let shard = try Shard(parsing: "2/5")
         #expect(shard.index == 2 && shard.count == 5 && shard.description == "2/5")
