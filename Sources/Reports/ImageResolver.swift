@@ -1,38 +1,39 @@
 // ImageResolver: finds the image a frame belongs to, by the image name the frame states (or
 // the last component of an image's path: macOS 12 names images by bundle id but frames by
-// file name), else by address under ImageMap's rule. The name lookup is O(1) and the address
+// file name; of several images so named, the one that holds the frame's address), else by
+// address under ImageMap's rule. The name lookup is O(1) and the address
 // lookup O(log n), so reports with thousands of frames and images stay linear.
 
 import SymbolicateModel
 
 struct ImageResolver {
-    private var byName: [String: Int] = [:]
+    /// Images by name, and by the file name of their path, in report order: several images may
+    /// share one (a plug-in and a framework both called `CoreAudio`).
+    private var byName: [String: [Int]] = [:]
+    private var byFile: [String: [Int]] = [:]
     private let map: ImageMap
     private var images: [BinaryImage] { map.images }
 
     init(_ images: [BinaryImage]) {
         self.map = ImageMap(images)
         for (i, image) in images.enumerated() {
-            if byName[image.name] == nil { byName[image.name] = i }
-        }
-        for (i, image) in images.enumerated() {
-            if let last = image.path.map(Self.lastComponent), byName[last] == nil {
-                byName[last] = i
-            }
+            byName[image.name, default: []].append(i)
+            if let path = image.path { byFile[PathParts.name(path), default: []].append(i) }
         }
     }
 
-    static func lastComponent(_ path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
-        return String(path[path.utf8.index(after: slash)...])
-    }
-
+    /// The image `name` names (of several so named, the one whose range holds `address`), else
+    /// the image that holds `address`.
     func index(named name: String?, address: UInt64) -> Int? {
+        let holder = map.index(containing: address)
         if let name {
             let trimmed = name.trimmingCharacters(in: " \t")
-            if let i = byName[trimmed] { return i }
+            if let named = byName[trimmed] ?? byFile[trimmed] {
+                if named.count > 1, let holder, named.contains(holder) { return holder }
+                return named[0]
+            }
         }
-        return map.index(containing: address)
+        return holder
     }
 
     /// Fills in `imageIndex` (and a missing image name) for every frame.
