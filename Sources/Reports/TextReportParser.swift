@@ -55,6 +55,10 @@ enum TextReportParser {
     }
 
     /// `Key: value` at the start of a line; nil for anything else.
+    /// Fields whose value may go on over the following lines, up to a blank line or the next
+    /// field, as the `.ips` renderer writes them.
+    static let blockKeys: Set<String> = ["Termination Reason", "Kernel Triage", "VM Region Info"]
+
     static func headerField(_ bytes: [UInt8], _ line: Range<Int>) -> HeaderField? {
         guard let first = line.first, first < bytes.count, ByteText.spaceWidth(bytes, first, line.upperBound) == 0
         else { return nil }
@@ -151,6 +155,8 @@ enum TextReportParser {
         var section = Section.none
         var info: [String] = []
         var parenthesized: [UInt64] = []
+        // The field whose value the next line may continue, and that line's index.
+        var block: (field: Int, nextLine: Int)? = nil
 
         func finish() {
             guard let b = current else { return }
@@ -260,6 +266,11 @@ enum TextReportParser {
             if section != .images { section = .none }
             if let field = headerField(bytes, line.range) {
                 report.fields.append(field)
+                block = Self.blockKeys.contains(field.key) ? (report.fields.count - 1, i) : nil
+            } else if let open = block, open.nextLine == i - 1, section == .none {
+                let value = report.fields[open.field].value
+                report.fields[open.field].value = value.isEmpty ? text : value + "\n" + text
+                block = (open.field, i)
             }
         }
         if section == .parenthesized { finishParenthesized(&parenthesized, into: &current) }
