@@ -62,8 +62,17 @@ public final class BatchRunner: Sendable {
         workers.wait()
         reporter.stop()
 
-        if let error = failure.error { throw error }
-        try sink.finish()
+        // A run that stops still leaves the report list's lines for what it did.
+        if let error = failure.error {
+            try? collector.finishReportList()
+            throw error
+        }
+        do {
+            try sink.finish()
+        } catch {
+            try? collector.finishReportList()
+            throw error
+        }
         try collector.finishReportList()
         var summary = collector.summary()
         summary.shard = configuration.shard?.description

@@ -162,9 +162,17 @@ final class InputReader {
             }
             progress.setBytesDone(startBytes + reader.compressedBytesRead)
             let memberPath = member.name
-            guard member.type == .file, !memberPath.isEmpty else { continue }
+            guard member.type != .directory, !memberPath.isEmpty else { continue }
             let rel = prefix.isEmpty ? memberPath : prefix + "/" + memberPath
             let source = path + "/" + memberPath
+            guard member.type == .file else {
+                // A link (symbolic, or a tar's hard link) or a special file is not read: counted, by its shard.
+                if configuration.shard?.contains(rel) ?? true {
+                    collector.recordSkippedName(
+                        reason: "a link or special file in the archive; only regular files are read", path: source)
+                }
+                continue
+            }
             guard let name = admit(rel: rel, inputBase: inputBase, source: source) else { continue }
             if member.isEncrypted {
                 collector.recordUnreadable(reason: "encrypted archive member", path: source)

@@ -42,6 +42,29 @@ struct DamagedZipNameTests {
         return (zip, names, damaged)
     }
 
+    /// An archive's links (a tar's symbolic and hard links) are not followed: each is counted and
+    /// listed as skipped with the reason, not passed over without a word.
+    @Test(.enabled(if: BatchFixture.toolExists("tar"), "the tar command is not installed"))
+    func linkMembersAreSkippedWithAReason() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let crash = try BatchFixture.sample(
+            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        let folder = fixture.root + "/t"
+        try BatchFixture.write(crash, to: folder + "/r.crash")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/soft.crash", withDestinationPath: "r.crash")
+        try FileManager.default.linkItem(atPath: folder + "/r.crash", toPath: folder + "/hard.crash")
+        let tar = fixture.root + "/links.tar"
+        try BatchFixture.shell(["tar", "-cf", tar, "r.crash", "soft.crash", "hard.crash"], in: folder)
+        let summary = try BatchRunner(
+            configuration: BatchFixture.configuration([tar], into: fixture.root + "/out"),
+            service: try BatchFixture.service()
+        ).run()
+        #expect(summary.counts.written == 1)
+        #expect(summary.counts.files == 3, "\(summary.table())")
+        #expect(Set(summary.skippedFiles.map(\.path)) == [tar + "/soft.crash", tar + "/hard.crash"])
+    }
+
     /// A damaged member whose name is known belongs to one shard, as a readable one does: the
     /// shards together count it once, as one run does.
     @Test(.enabled(if: BatchFixture.toolExists("zip"), "the zip command is not installed"))
