@@ -151,9 +151,8 @@ final class InputReader {
                     return
                 }
                 // A member whose name is known belongs to one shard, as a readable one does.
-                if let shard = configuration.shard, let stored = error.member,
-                    let name = ArchiveNames.sanitize(stored), !name.isEmpty,
-                    !shard.contains(prefix.isEmpty ? name : prefix + "/" + name)
+                if let stored = error.member, let name = ArchiveNames.sanitize(stored), !name.isEmpty,
+                    !isInShard(Self.relative(name, under: prefix))
                 {
                     continue
                 }
@@ -163,11 +162,11 @@ final class InputReader {
             progress.setBytesDone(startBytes + reader.compressedBytesRead)
             let memberPath = member.name
             guard member.type != .directory, !memberPath.isEmpty else { continue }
-            let rel = prefix.isEmpty ? memberPath : prefix + "/" + memberPath
+            let rel = Self.relative(memberPath, under: prefix)
             let source = path + "/" + memberPath
             guard member.type == .file else {
                 // A link (symbolic, or a tar's hard link) or a special file is not read: counted, by its shard.
-                if configuration.shard?.contains(rel) ?? true {
+                if isInShard(rel) {
                     collector.recordSkippedName(
                         reason: "a link or special file in the archive; only regular files are read", path: source)
                 }
@@ -214,7 +213,7 @@ final class InputReader {
     /// whatever its shard, so that all shards agree on them.
     private func admit(rel: String, inputBase: String, source: String) -> String? {
         let name = allocator.allocate(OutputPaths.outputName(rel, format: configuration.format), inputBase: inputBase)
-        if let shard = configuration.shard, !shard.contains(rel) { return nil }
+        guard isInShard(rel) else { return nil }
         if configuration.resume, case .directory(let root) = configuration.destination,
             FileKind(root + "/" + name) == .file
         {
@@ -226,6 +225,14 @@ final class InputReader {
             return nil
         }
         return name
+    }
+
+    /// True when the file at `rel` is this run's: every file without `--shard`.
+    private func isInShard(_ rel: String) -> Bool { configuration.shard?.contains(rel) ?? true }
+
+    /// A member's path inside its input: below `prefix` (the archive's place), when there is one.
+    private static func relative(_ name: String, under prefix: String) -> String {
+        prefix.isEmpty ? name : prefix + "/" + name
     }
 
     private func send(_ item: WorkItem) {

@@ -25,15 +25,16 @@ struct ImageResolver {
     /// The image `name` names (of several so named, the one whose range holds `address`), else
     /// the image that holds `address`.
     func index(named name: String?, address: UInt64) -> Int? {
-        let holder = map.index(containing: address)
         if let name {
             let trimmed = name.trimmingCharacters(in: " \t")
             if let named = byName[trimmed] ?? byFile[trimmed] {
-                if named.count > 1, let holder, named.contains(holder) { return holder }
-                return named[0]
+                guard named.count > 1, let holder = map.index(containing: address), named.contains(holder) else {
+                    return named[0]
+                }
+                return holder
             }
         }
-        return holder
+        return map.index(containing: address)
     }
 
     /// Fills in `imageIndex` (and a missing image name) for every frame.

@@ -40,13 +40,10 @@ extension SymbolStore {
                         }
                     } catch is RowChanged {
                         // Removed, or imported anew, since the row was read: the catalog decides.
-                        guard let current = try catalogReader.withLock({ try $0.build(uuid: row.uuid, arch: row.arch) })
-                        else { return nil }
-                        return try BuildFileSource(path: absolutePath(current.file))
                     }
-                    if let fresh = try catalogReader.withLock({ try $0.build(uuid: row.uuid, arch: row.arch) }) {
-                        return try BuildFileSource(path: absolutePath(fresh.file))
-                    }
+                    guard let current = try catalogReader.withLock({ try $0.build(uuid: row.uuid, arch: row.arch) })
+                    else { return nil }
+                    return try BuildFileSource(path: absolutePath(current.file))
                 }
                 rebuildError = "; rebuilding from \(row.sourcePath) failed: it no longer holds this build"
             } catch {
