@@ -12,6 +12,10 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
     /// Empty, or the prefix followed by one `/` (`team-a/symbols/`).
     public let prefix: String
 
+    /// The prefix without its closing `/` ("" for none). By bytes: a prepended mark (U+0600 to
+    /// U+0605) is one character with the slash that follows it.
+    public var folder: String { String(decoding: prefix.utf8.dropLast(), as: UTF8.self) }
+
     public init(bucket: String, prefix: String = "") throws(ObjectStorageError) {
         try S3Location.validate(bucket: bucket)
         // Bytes, not characters: a slash followed by a combining mark is one character.
@@ -65,7 +69,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        prefix.isEmpty ? S3Location.scheme + bucket : S3Location.scheme + bucket + "/" + prefix.dropLast()
+        prefix.isEmpty ? S3Location.scheme + bucket : S3Location.scheme + bucket + "/" + folder
     }
 
     /// AWS's bucket naming rules: 3-63 characters of lowercase letters, digits, dots and hyphens,

@@ -52,7 +52,7 @@ public final class BuildCache: Sendable {
     }
 
     public init(root: String, location: S3Location, capacity: Int64) throws {
-        let name = location.prefix.isEmpty ? location.bucket : location.bucket + "/" + location.prefix.dropLast()
+        let name = location.prefix.isEmpty ? location.bucket : location.bucket + "/" + location.folder
         // The prefix may hold anything S3 allows: keep letters, digits and a few marks, encode the rest.
         let safe = name.unicodeScalars.map { scalar -> String in
             let c = Character(scalar)

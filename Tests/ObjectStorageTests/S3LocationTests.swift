@@ -35,6 +35,12 @@ import Testing
         #expect(marked.bucket == "b12" && marked.prefix == "\u{301}p/")
         #expect(S3Location.isBucketLocation("s3://\u{301}b12"))
         #expect(throws: ObjectStorageError.self) { try S3Location(parsing: "s3://b12/p?\u{301}x") }
+        // A prepended mark (U+0601) is one character with the slash after it: the description
+        // must drop the slash alone, or it reads back as another prefix.
+        let prepended = try S3Location(parsing: "s3://mu-1//te\u{601}/")
+        #expect(prepended.prefix == "te\u{601}/")
+        #expect(prepended.description == "s3://mu-1/te\u{601}")
+        #expect(try S3Location(parsing: prepended.description) == prepended)
     }
 
     @Test(arguments: [
