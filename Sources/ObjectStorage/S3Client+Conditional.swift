@@ -3,6 +3,10 @@
 // is still the version the caller read, so two writers that read the same version cannot both
 // win; the loser gets `.preconditionFailed` and reads again. Stored reports use it to
 // re-symbolicate without losing a concurrent update or resurrecting a deleted report.
+//
+// And its pair for removal: DeleteObject with `If-Match: ETAG` (S3's conditional deletes, 2025),
+// which removes an object only while it is the version the caller read, so a cleanup that
+// decided on an old version never removes a newer one written since.
 
 extension S3Client {
     /// Stores `bytes` at `key` when the object there has ETag `etag`. Throws `.preconditionFailed`
@@ -13,39 +17,38 @@ extension S3Client {
     public func putObject(
         bucket: String, key: String, bytes: [UInt8], contentType: String? = nil, ifMatch etag: String
     ) throws(ObjectStorageError) -> String? {
-        let clock = ContinuousClock()
-        let start = clock.now
-        do throws(ObjectStorageError) {
-            try S3Location.validate(bucket: bucket)
-            guard !key.isEmpty, key.utf8.count <= S3Client.maxKeyLength else {
-                throw ObjectStorageError(
-                    .invalidLocation, "an object key must be 1-\(S3Client.maxKeyLength) bytes", bucket: bucket, key: key
-                )
-            }
+        try measure("PutObject") { () throws(ObjectStorageError) -> String? in
             let request = S3Request(
-                operation: "PutObject", method: "PUT", bucket: bucket, key: key,
+                operation: "PutObject", method: "PUT", bucket: bucket, key: try checked(key, bucket: bucket),
                 headers: [
                     ("Content-Type", contentType ?? "application/octet-stream"), ("If-Match", EntityTag.quoted(etag)),
                 ],
                 body: .bytes(bytes), payloadHash: SHA256Hex.of(bytes))
-            let (response, attempts) = try send(request)
-            guard (200..<300).contains(response.status) else {
-                var error = failure(response, request, attempts: attempts)
-                if error.code == .preconditionFailed {
-                    error.message = "the object changed since it was read (If-Match \(etag)): read it again"
-                }
-                throw error
-            }
-            let elapsed = clock.now - start
-            metrics.record(operation: "PutObject", failed: false, seconds: Self.seconds(elapsed))
-            return response.entityTag
-        } catch {
-            metrics.record(operation: "PutObject", failed: true, seconds: Self.seconds(clock.now - start))
-            throw error
+            return try sendConditional(request, etag: etag).entityTag
         }
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    /// Deletes `key` when the object there has ETag `etag`. Throws `.preconditionFailed` when it
+    /// has another (someone wrote it since), `.noSuchKey` when it is gone; a 409 that outlasts the
+    /// retries means the same as 412, as for the PUT.
+    public func deleteObject(bucket: String, key: String, ifMatch etag: String) throws(ObjectStorageError) {
+        try measure("DeleteObject") { () throws(ObjectStorageError) -> Void in
+            let request = S3Request(
+                operation: "DeleteObject", method: "DELETE", bucket: bucket, key: try checked(key, bucket: bucket),
+                headers: [("If-Match", EntityTag.quoted(etag))])
+            _ = try sendConditional(request, etag: etag)
+        }
+    }
+
+    private func sendConditional(_ request: S3Request, etag: String) throws(ObjectStorageError) -> HTTPResponse {
+        let (response, attempts) = try send(request)
+        guard (200..<300).contains(response.status) else {
+            var error = failure(response, request, attempts: attempts)
+            if error.code == .preconditionFailed {
+                error.message = "the object changed since it was read (If-Match \(etag)): read it again"
+            }
+            throw error
+        }
+        return response
     }
 }

@@ -242,7 +242,7 @@ public final class S3Client: Sendable {
 
     // MARK: Helpers
 
-    private func measure<Result>(
+    func measure<Result>(
         _ operation: String, _ body: () throws(ObjectStorageError) -> Result
     ) throws(ObjectStorageError) -> Result {
         let clock = ContinuousClock()
@@ -261,7 +261,7 @@ public final class S3Client: Sendable {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    private func checked(_ key: String, bucket: String) throws(ObjectStorageError) -> String {
+    func checked(_ key: String, bucket: String) throws(ObjectStorageError) -> String {
         try S3Location.validate(bucket: bucket)
         guard !key.isEmpty, key.utf8.count <= S3Client.maxKeyLength, !key.utf8.contains(0) else {
             throw ObjectStorageError(

@@ -4,16 +4,20 @@
 // is read twice), then publishes every new build: its file by one PUT, then its metadata entry.
 //
 // Concurrent writers, with no lock to take, stay correct because of three rules:
-// - The entry is written after the file, so an entry never names a file that was not there.
-// - A symbol-table-only build is written create-only (`If-None-Match: *`), its file and its entry
-//   both: it can never replace anything, least of all debug information. Debug information is
-//   written unconditionally and so replaces a symbol table whatever the order. Whichever way a
-//   symbol-table import and a debug-info import of one build interleave, the file ends as the
-//   debug info (the symbol table's create-only PUT either fails, or lands first and is
-//   overwritten) and the entry ends as the debug info's (same argument), which is "debug info
-//   supersedes a symbol table" without a lock.
+// - Each publication writes its build file under a key of its own, and then the entry that
+//   names it, so an entry never names a file that was not there, and no writer ever replaces
+//   another's file.
+// - A symbol-table-only build's entry is created only (`If-None-Match: *`), or written over
+//   exactly the version its import read (`If-Match`): it can never replace anything written
+//   since, least of all debug information. Debug information's entry is written
+//   unconditionally and so replaces a symbol table whatever the order. Whichever way a
+//   symbol-table import and a debug-info import of one build interleave, the entry ends as the
+//   debug info's, which is "debug info supersedes a symbol table" without a lock.
 // - Two imports of the same kind write the same build (the same UUID's symbols): the last PUT
 //   wins and either is right.
+// A publication that replaced an entry deletes the file the old entry named; a file that ends up
+// named by no entry (the loser of two publications, an import stopped between its PUTs) is
+// removed by gc once past the grace period.
 // A build found present is marked used (the `.used` object) before it is reported present, and
 // counts as present only while well inside gc's grace period (see BucketStore+Maintenance.swift).
 
@@ -147,45 +151,76 @@ extension BucketStore {
             touch(uuid: row.uuid, arch: row.arch)
             return .alreadyPresent
         }
-        // A symbol table's file never replaces one that is there (it may be debug info); its entry
-        // is created only, unless it renews an old entry of its own kind (then a concurrent debug
-        // info import may have its entry relabelled "symtab" over its debug info file, until the
-        // next import of that build: a wrong label, never wrong symbols).
-        let fileCreateOnly = row.kind < .debugInfo
-        // A damaged entry is written over by any import.
-        let entryCreateOnly = row.kind < .debugInfo && existing == nil && state.damaged == nil
-        let buildKey = BucketStore.buildKey(uuid: row.uuid, arch: row.arch)
+        // Each publication writes a file of its own; what decides is the entry. Debug information
+        // is written unconditionally. A symbol table's entry is created only, or, when it renews
+        // an old entry of its own kind (or writes over a damaged one), written only over the version
+        // read: either way it never replaces debug information another import wrote meanwhile.
         var entry = row
-        entry.file = buildKey
+        entry.file = BucketStore.buildKey(uuid: row.uuid, arch: row.arch, publication: BucketStore.newPublication())
         entry.importedAt = Date()
         entry.lastUsedAt = nil
         entry.status = .ready
         entry.schemaVersion = Int(BuildFile.schemaVersion)
         do {
             try client.uploadObject(
-                bucket: location.bucket, key: location.key(buildKey), fromFile: file,
-                contentType: "application/vnd.sqlite3", createOnly: fileCreateOnly)
-        } catch  where error.code == .preconditionFailed {
-            // Another writer's file is there: at least as good as a symbol table. Its entry follows it.
+                bucket: location.bucket, key: location.key(entry.file), fromFile: file,
+                contentType: "application/vnd.sqlite3", createOnly: false)
         } catch {
             throw BucketStore.error(error)
         }
-        do {
-            try client.putObject(
-                bucket: location.bucket, key: location.key(BucketStore.metadataKey(uuid: row.uuid, arch: row.arch)),
-                bytes: BuildMetadata(entry).encoded, contentType: "application/json", createOnly: entryCreateOnly)
-        } catch  where error.code == .preconditionFailed {
-            return .alreadyPresent
-        } catch {
-            throw BucketStore.error(error)
+        var condition: EntryCondition =
+            row.kind >= .debugInfo
+            ? .none : (state.row != nil || state.damaged != nil) ? .ifMatch(state.etag) : .createOnly
+        while true {
+            do {
+                try writeEntry(entry, condition)
+                break
+            } catch  where error.code == .noSuchKey && condition != .createOnly {
+                // The entry read was removed meanwhile (gc): create it, unless another import does first.
+                condition = .createOnly
+            } catch  where error.code == .preconditionFailed || error.httpStatus == 409 {
+                // Another import's entry is there, at least as good as a symbol table: this file is no one's.
+                _ = try? client.deleteObject(bucket: location.bucket, key: location.key(entry.file))
+                return .alreadyPresent
+            } catch {
+                throw BucketStore.error(error)
+            }
         }
         // The name index entry, for `builds(named:)`; the entry above is what counts, so a
         // failure here costs only the "another build of this name" hint.
         _ = try? client.putObject(
             bucket: location.bucket, key: location.key(BucketStore.nameKey(row.name, uuid: row.uuid, arch: row.arch)),
             bytes: [], contentType: "text/plain")
-        cache.adopt(file, as: buildKey)
+        cache.adopt(file, as: entry.file)
+        // The file of the entry replaced is no one's now. A reader that read that entry a moment ago
+        // and finds the file gone reads the entry again (openSource). Should this delete fail, gc
+        // removes the object once it is past the grace period.
+        if let replaced = state.row?.file, replaced != entry.file {
+            _ = try? client.deleteObject(bucket: location.bucket, key: location.key(replaced))
+            cache.forget(replaced)
+        }
         if let existing, existing.kind < row.kind { return .superseded }
         return .imported
+    }
+
+    enum EntryCondition: Equatable {
+        case none
+        case createOnly
+        /// Over the version with this ETag only; nil (a server that gave none) writes unconditionally.
+        case ifMatch(String?)
+    }
+
+    private func writeEntry(_ entry: StoredBuild, _ condition: EntryCondition) throws(ObjectStorageError) {
+        let key = location.key(BucketStore.metadataKey(uuid: entry.uuid, arch: entry.arch))
+        let bytes = BuildMetadata(entry).encoded
+        switch condition {
+        case .ifMatch(let etag?):
+            try client.putObject(
+                bucket: location.bucket, key: key, bytes: bytes, contentType: "application/json", ifMatch: etag)
+        case .none, .ifMatch(nil), .createOnly:
+            try client.putObject(
+                bucket: location.bucket, key: key, bytes: bytes, contentType: "application/json",
+                createOnly: condition == .createOnly)
+        }
     }
 }

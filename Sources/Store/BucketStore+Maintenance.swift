@@ -9,8 +9,15 @@
 // older, it indexes and publishes the build again. So a build that gc finds old enough has not
 // been reported present by any import for at least an hour, and gc acts on one listing for less
 // than that hour (it lists again when a pass takes longer), reading each candidate's entry and
-// use again just before removing it. A removal deletes the entry first, then the use marker and the
-// name index entry, then the file: a reader that sees an entry finds its file, or is told plainly that it is gone.
+// use again just before removing it. An import may still publish the build again between that
+// read and the removal, so the removal deletes the entry only while it is the version gc read
+// (a conditional delete), and each publication has a build file of its own: gc's later deletes
+// (the use marker, the name index entry, the file it read of) never reach a newer publication's
+// file. A removal deletes the entry first, then the use marker and the name index entry, then
+// the file: a reader that sees an entry finds its file, or is told plainly that it is gone.
+// Objects under `builds/` that no entry names (an import stopped between its two PUTs, a removal
+// stopped half-way, the loser of two publications at once) go with the first gc after they are
+// older than the grace period, which no import in flight is.
 
 import Foundation
 import ObjectStorage
@@ -28,10 +35,37 @@ extension BucketStore {
         return removed
     }
 
-    /// Deletes a build's entry, use marker and file, in that order.
-    func delete(_ row: StoredBuild) throws {
+    /// Deletes a build's entry, then its use marker, name index entry and file. With `etag`,
+    /// only while the entry is still that version: false when it has changed or gone since (an
+    /// import published the build again, or another removal was first), and nothing is deleted.
+    @discardableResult
+    func delete(_ row: StoredBuild, ifEntryIs etag: String? = nil) throws -> Bool {
+        guard try deleteEntry(row, ifEntryIs: etag) else { return false }
+        try deleteObjects(of: row)
+        return true
+    }
+
+    /// The first step of `delete`: the entry, conditionally when `etag` is given.
+    func deleteEntry(_ row: StoredBuild, ifEntryIs etag: String?) throws -> Bool {
+        let key = location.key(BucketStore.metadataKey(uuid: row.uuid, arch: row.arch))
+        do {
+            if let etag {
+                try client.deleteObject(bucket: location.bucket, key: key, ifMatch: etag)
+            } else {
+                try client.deleteObject(bucket: location.bucket, key: key)
+            }
+        } catch  where error.code == .preconditionFailed || error.code == .noSuchKey || error.httpStatus == 409 {
+            return false
+        } catch {
+            throw BucketStore.error(error)
+        }
+        return true
+    }
+
+    /// The rest of `delete`, once the entry is gone: the use marker, the name index entry and `row`'s file.
+    func deleteObjects(of row: StoredBuild) throws {
         for key in [
-            BucketStore.metadataKey(uuid: row.uuid, arch: row.arch), BucketStore.useKey(uuid: row.uuid, arch: row.arch),
+            BucketStore.useKey(uuid: row.uuid, arch: row.arch),
             BucketStore.nameKey(row.name, uuid: row.uuid, arch: row.arch), row.file,
         ] {
             try storage { () throws(ObjectStorageError) in
@@ -39,6 +73,37 @@ extension BucketStore {
             }
         }
         forget([row])
+    }
+
+    /// Objects under `builds/` that no entry names, the newest of them last modified more than
+    /// `age` seconds ago. A damaged entry's build keeps every object of its UUID and arch.
+    func unnamedObjects(olderThan age: TimeInterval) throws -> [String] {
+        // Files first, then entries: a file listed here whose entry was written before the
+        // entries are listed is seen as named.
+        let files = try storage { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: location.key("builds/"))
+        }
+        var named = Set<String>()
+        var damagedStems: [String] = []
+        for entry in try entries() {
+            switch entry.row {
+            case .success(let row): named.insert(row.file)
+            case .failure:
+                // `catalog/<UUID>-<arch>.json`: its build's objects are `builds/v*/<UUID>-<arch>.*`.
+                if let relative = location.relativeKey(entry.key), let name = relative.utf8.split(separator: 0x2F).last
+                {
+                    damagedStems.append("/" + String(decoding: name.prefix(while: { $0 != 0x2E }), as: UTF8.self) + ".")
+                }
+            }
+        }
+        let cutoff = Date().addingTimeInterval(-age)
+        return files.objects.compactMap { object -> String? in
+            guard let relative = location.relativeKey(object.key), !named.contains(relative),
+                !damagedStems.contains(where: { relative.contains($0) }),
+                let modified = object.lastModified.flatMap(BucketStore.parseDate), modified < cutoff
+            else { return nil }
+            return relative
+        }.sorted()
     }
 
     public func verify(deep: Bool = false) throws -> VerifyReport {
@@ -78,7 +143,9 @@ extension BucketStore {
             report.problems.append(
                 .init(
                     kind: .orphanFile, file: file,
-                    message: "no catalog entry lists this object (an interrupted import or removal)"))
+                    message:
+                        "no catalog entry lists this object (an interrupted import or removal); gc removes it once it is"
+                        + " older than the grace period"))
         }
         return report
     }
@@ -136,13 +203,19 @@ extension BucketStore {
                 // One listing is acted on for less than the safety margin (see the top of this file).
                 if Date().timeIntervalSince(listedAt) > BucketStore.safetyMargin / 2 { continue listing }
                 done.insert(candidate.file)
-                guard let current = try row(uuid: candidate.uuid, arch: candidate.arch), isOld(current, now: Date())
-                else { continue }
-                try delete(current)
-                removed.append(current)
+                let read = try entry(uuid: candidate.uuid, arch: candidate.arch)
+                guard let current = read.row, isOld(current, now: Date()) else { continue }
+                if try delete(current, ifEntryIs: read.etag) { removed.append(current) }
             }
-            return removed
+            break
         }
+        for file in try unnamedObjects(olderThan: gracePeriod) {
+            try storage { () throws(ObjectStorageError) in
+                try client.deleteObject(bucket: location.bucket, key: location.key(file))
+            }
+            cache.forget(file)
+        }
+        return removed
     }
 
     // MARK: Sync

@@ -1,14 +1,21 @@
 // BucketStore: a symbol store in an S3-compatible bucket, under `s3://BUCKET[/PREFIX]`, for
 // replicas that share no disk. Keys, relative to the prefix:
 //
-//   builds/v<schema>/<UUID>-<arch>.sqlite   the build file, immutable, written complete by one PUT
-//   catalog/<UUID>-<arch>.json              its metadata (BuildMetadata), written after the file
-//   catalog/<UUID>-<arch>.used              empty; its Last-Modified is the build's last use
+//   builds/v<schema>/<UUID>-<arch>.<publication>.sqlite   a build file, immutable, written complete
+//                                                        by one PUT
+//   catalog/<UUID>-<arch>.json     the build's metadata (BuildMetadata), written after the file it names
+//   catalog/<UUID>-<arch>.used     empty; its Last-Modified is the build's last use
 //
-// The schema version in the build key means a newer format never overwrites an older one. There
-// is no catalog file to lock: a listing of `catalog/` is the catalog, and an entry is written
-// after its build file, so whoever sees an entry finds its file. Build files are fetched into a
-// local BuildCache and opened from there, exactly as a folder store opens its own.
+// Each publication of a build (an import, or the import that renews an old one) writes a file of
+// its own, named by 16 random hex digits, and then points the entry at it, so a key is never
+// written twice: a cached copy never goes stale, and whoever removes one publication's file (gc,
+// or the publication that replaced it) can never remove another's. Entries written before
+// publications had names point at `builds/v<schema>/<UUID>-<arch>.sqlite`. The schema version in
+// the key means a newer format never overwrites an older one. There is no catalog file to lock:
+// a listing of `catalog/` is the catalog, and an entry is written after its build file, so whoever
+// sees an entry finds its file (or, when a newer publication removed it meanwhile, reads the entry
+// again). Build files are fetched into a local BuildCache and opened from there, exactly as a
+// folder store opens its own.
 //
 // This file holds the store and the read side; imports are in BucketStore+Import.swift, verify,
 // gc and sync in BucketStore+Maintenance.swift.
@@ -72,14 +79,39 @@ public final class BucketStore: Sendable {
 
     // MARK: Keys
 
-    static func buildKey(uuid: BuildID, arch: Arch, schemaVersion: Int = Int(BuildFile.schemaVersion)) -> String {
-        // SymbolStore.fileName is `builds/<UUID>-<arch>.sqlite`; the bucket adds the schema version.
-        "builds/v\(schemaVersion)/" + SymbolStore.fileName(uuid: uuid, arch: arch).dropFirst("builds/".count)
+    /// The key of one publication's build file; `publication` nil gives the key entries written
+    /// before publications had names point at.
+    static func buildKey(
+        uuid: BuildID, arch: Arch, schemaVersion: Int = Int(BuildFile.schemaVersion), publication: String? = nil
+    ) -> String {
+        "builds/v\(schemaVersion)/" + SymbolStore.buildStem(uuid: uuid, arch: arch)
+            + (publication.map { "." + $0 } ?? "")
+            + ".sqlite"
+    }
+
+    /// A new publication's name: 16 random lowercase hex digits.
+    static func newPublication() -> String {
+        let digits = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        return String(repeating: "0", count: 16 - digits.utf8.count) + digits
+    }
+
+    /// The publication `file` names when it is one of this build's keys
+    /// (`builds/v<schema>/<UUID>-<arch>.<16 lowercase hex digits>.sqlite`), else nil.
+    static func publication(of file: String, uuid: BuildID, arch: Arch, schemaVersion: Int) -> String? {
+        let stem = Array(buildKey(uuid: uuid, arch: arch, schemaVersion: schemaVersion).utf8.dropLast(7)) + [0x2E]
+        let suffix = Array(".sqlite".utf8)
+        let bytes = Array(file.utf8)
+        guard bytes.count == stem.count + 16 + suffix.count, bytes.starts(with: stem),
+            bytes.suffix(7).elementsEqual(suffix)
+        else { return nil }
+        let name = bytes[stem.count..<(stem.count + 16)]
+        // Lowercase hex only, as newPublication writes it: one key per publication.
+        guard name.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
+        return String(decoding: name, as: UTF8.self)
     }
 
     static func entryName(uuid: BuildID, arch: Arch) -> String {
-        let file = SymbolStore.fileName(uuid: uuid, arch: arch)
-        return "catalog/" + file.dropFirst("builds/".count).dropLast(".sqlite".count)
+        "catalog/" + SymbolStore.buildStem(uuid: uuid, arch: arch)
     }
 
     static func metadataKey(uuid: BuildID, arch: Arch) -> String { entryName(uuid: uuid, arch: arch) + ".json" }
@@ -158,7 +190,14 @@ public final class BucketStore: Sendable {
 
     /// The metadata at `key` (full key), from memory when its ETag is unchanged; nil when gone.
     func metadata(key: String, etag: String?) throws -> BuildMetadata? {
-        if let etag, let known = metadataByKey.withLock({ $0[key] }), known.etag == etag { return known.metadata }
+        try taggedMetadata(key: key, etag: etag)?.metadata
+    }
+
+    /// The metadata at `key` with the ETag of the version read (nil when the server gave none).
+    func taggedMetadata(key: String, etag: String?) throws -> (metadata: BuildMetadata, etag: String?)? {
+        if let etag, let known = metadataByKey.withLock({ $0[key] }), known.etag == etag {
+            return (known.metadata, etag)
+        }
         let body: [UInt8]
         let info: ObjectInfo
         do {
@@ -173,15 +212,18 @@ public final class BucketStore: Sendable {
             metadata = try BuildMetadata.decode(
                 body, key: location.description + "/" + (location.relativeKey(key) ?? key))
         } catch let error as SymbolicateError {
-            throw DamagedEntry(error: SymbolicateError(error.code, "s3://\(location.bucket)/\(key): \(error.message)"))
+            throw DamagedEntry(
+                error: SymbolicateError(error.code, "s3://\(location.bucket)/\(key): \(error.message)"), etag: info.etag
+            )
         }
         metadataByKey.withLock { $0[key] = (info.etag ?? etag, metadata) }
-        return metadata
+        return (metadata, info.etag)
     }
 
     /// An entry that is not build metadata (damaged, or of another format).
     struct DamagedEntry: Error {
         var error: SymbolicateError
+        var etag: String?
     }
 
     /// The current entry of one build, nil when it has none. `damagedAsNone` counts an entry
@@ -192,21 +234,22 @@ public final class BucketStore: Sendable {
         return state.row
     }
 
-    /// The current entry of one build: its row, or the error that says it is damaged, or neither.
-    func entry(uuid: BuildID, arch: Arch) throws -> (row: StoredBuild?, damaged: SymbolicateError?) {
+    /// The current entry of one build: its row, or the error that says it is damaged, or neither;
+    /// with the ETag of the version read, for a write or delete conditional on it.
+    func entry(uuid: BuildID, arch: Arch) throws -> (row: StoredBuild?, damaged: SymbolicateError?, etag: String?) {
         let key = location.key(BucketStore.metadataKey(uuid: uuid, arch: arch))
-        let found: BuildMetadata?
+        let found: (metadata: BuildMetadata, etag: String?)?
         do {
-            found = try metadata(key: key, etag: nil)
+            found = try taggedMetadata(key: key, etag: nil)
         } catch let damaged as DamagedEntry {
-            return (nil, damaged.error)
+            return (nil, damaged.error, damaged.etag)
         }
-        guard let metadata = found else { return (nil, nil) }
+        guard let found else { return (nil, nil, nil) }
         let used = try storage { () throws(ObjectStorageError) in
             try client.headObject(
                 bucket: location.bucket, key: location.key(BucketStore.useKey(uuid: uuid, arch: arch)))
         }
-        return (metadata.row(lastUsedAt: used?.lastModified.flatMap(BucketStore.parseDate)), nil)
+        return (found.metadata.row(lastUsedAt: used?.lastModified.flatMap(BucketStore.parseDate)), nil, found.etag)
     }
 
     /// Dates as S3 writes them: ISO 8601 in listings, RFC 1123 in Last-Modified headers.
@@ -276,29 +319,43 @@ public final class BucketStore: Sendable {
     }
 
     /// Answers from the store's open files, else fetches the build file into the cache and opens it.
-    func openSource(_ row: StoredBuild) throws -> any SymbolSource {
-        if let source = openSources.source(for: row) {
-            noteUse(row)
+    func openSource(_ listed: StoredBuild) throws -> any SymbolSource {
+        if let source = openSources.source(for: listed) {
+            noteUse(listed)
             return source
         }
-        let described = "\(location)/\(row.file)"
-        guard row.schemaVersion == Int(BuildFile.schemaVersion) else {
-            throw SymbolicateError(
+        var row = listed
+        func described() -> String { "\(location)/\(row.file)" }
+        func outdated() -> SymbolicateError {
+            SymbolicateError(
                 .unsupported,
                 "build \(row.uuid) (\(row.arch), \(row.name)) was indexed with store schema version \(row.schemaVersion) "
                     + "and this symbolicate reads version \(BuildFile.schemaVersion); re-import it: "
                     + "symbolicate import --store \(location) \(row.sourcePath)")
         }
+        guard row.schemaVersion == Int(BuildFile.schemaVersion) else { throw outdated() }
         var source: BuildFileSource? = nil
-        // Twice at most: a cached copy of another import of this build (a symbol table that
-        // debug info has since replaced under the same key) is dropped and fetched again.
-        for _ in 0..<2 where source == nil {
+        var readAgain = false
+        var fetches = 0
+        // Twice at most: a cached copy of another import under the same key (a key of an entry
+        // from before publications had names) is dropped and fetched again.
+        while source == nil, fetches < 2 {
             guard let path = try fetch(row) else {
+                // A newer publication may have removed the file this entry named: read the entry again.
+                if !readAgain, let newer = try self.row(uuid: row.uuid, arch: row.arch, damagedAsNone: true),
+                    newer.file != row.file
+                {
+                    readAgain = true
+                    row = newer
+                    guard row.schemaVersion == Int(BuildFile.schemaVersion) else { throw outdated() }
+                    continue
+                }
                 throw SymbolicateError(
                     .notFound,
-                    "build \(row.uuid) (\(row.arch), \(row.name)) is listed in the bucket but its object \(described) "
+                    "build \(row.uuid) (\(row.arch), \(row.name)) is listed in the bucket but its object \(described()) "
                         + "is missing; re-import it: symbolicate import --store \(location) \(row.sourcePath)")
             }
+            fetches += 1
             do {
                 let opened = try BuildFileSource(path: path)
                 guard opened.build.uuid == row.uuid, opened.build.arch == row.arch else {
@@ -311,14 +368,14 @@ public final class BucketStore: Sendable {
                 let reason = (error as? SymbolicateError)?.message ?? "\(error)"
                 throw SymbolicateError(
                     .io,
-                    "build \(row.uuid) (\(row.arch), \(row.name)): the object \(described) is not a readable build "
+                    "build \(row.uuid) (\(row.arch), \(row.name)): the object \(described()) is not a readable build "
                         + "file (\(reason)); re-import it: symbolicate import --store \(location) \(row.sourcePath)")
             }
         }
         guard let source else {
             throw SymbolicateError(
                 .conflict,
-                "build \(row.uuid) (\(row.arch), \(row.name)): the object \(described) does not hold the \(row.kind.rawValue) "
+                "build \(row.uuid) (\(row.arch), \(row.name)): the object \(described()) does not hold the \(row.kind.rawValue) "
                     + "its entry lists (an import is replacing it): try again")
         }
         noteUse(row)

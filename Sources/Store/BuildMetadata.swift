@@ -87,8 +87,12 @@ struct BuildMetadata: Codable, Equatable {
             sourcePath: sourcePath, importedAt: Date(timeIntervalSince1970: importedAt), lastUsedAt: lastUsedAt,
             byteSize: byteSize, status: schemaVersion == Int(BuildFile.schemaVersion) ? .ready : .outdated,
             schemaVersion: schemaVersion,
-            // Like the folder catalog, the key follows from UUID, arch and schema version; the
-            // stored field is never trusted as a key (a tampered entry must not aim `remove` elsewhere).
-            file: BucketStore.buildKey(uuid: id, arch: Arch(arch), schemaVersion: schemaVersion))
+            // The key follows from UUID, arch and schema version, with the publication the
+            // stored field names: a stored key of any other shape is not trusted (a tampered entry
+            // must not aim `remove` elsewhere), and the entry is read as one of before publications.
+            file: BucketStore.buildKey(
+                uuid: id, arch: Arch(arch), schemaVersion: schemaVersion,
+                publication: BucketStore.publication(
+                    of: file, uuid: id, arch: Arch(arch), schemaVersion: schemaVersion)))
     }
 }

@@ -97,8 +97,14 @@ public final class SymbolStore: Sendable {
 
     /// The file name of a build inside `builds/`.
     static func fileName(uuid: BuildID, arch: Arch) -> String {
+        "builds/" + buildStem(uuid: uuid, arch: arch) + ".sqlite"
+    }
+
+    /// `<UUID>-<arch>`, the arch with anything but letters, digits and `_` as `_`: what names a
+    /// build's file here and its objects in a bucket.
+    static func buildStem(uuid: BuildID, arch: Arch) -> String {
         let safeArch = String(arch.rawValue.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
-        return "builds/\(uuid.uuidString)-\(safeArch.isEmpty ? "unknown" : safeArch).sqlite"
+        return "\(uuid.uuidString)-\(safeArch.isEmpty ? "unknown" : safeArch)"
     }
 
     func absolutePath(_ file: String) -> String { directory + "/" + file }

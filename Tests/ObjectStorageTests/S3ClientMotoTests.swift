@@ -87,6 +87,29 @@ struct S3ClientMotoTests {
         #expect(try client.getObject(bucket: bucket, key: "builds/once").body == Array("third".utf8))
     }
 
+    /// Compare-and-swap: a PUT or DELETE with If-Match acts only on the version whose ETag it
+    /// names; another version is `.preconditionFailed`, no object `.noSuchKey`.
+    @Test func ifMatchActsOnTheVersionReadOnly() throws {
+        let key = "catalog/entry.json"
+        let first = try #require(try client.putObject(bucket: bucket, key: key, bytes: Array("first".utf8)))
+        let second = try #require(
+            try client.putObject(bucket: bucket, key: key, bytes: Array("second".utf8), ifMatch: first))
+        func failsWith(_ code: ObjectStorageError.Code, _ body: () throws -> Void) {
+            #expect {
+                try body()
+            } throws: { error in
+                (error as? ObjectStorageError)?.code == code && (error as? ObjectStorageError)?.key == key
+            }
+        }
+        failsWith(.preconditionFailed) { try client.putObject(bucket: bucket, key: key, bytes: [1], ifMatch: first) }
+        failsWith(.preconditionFailed) { try client.deleteObject(bucket: bucket, key: key, ifMatch: first) }
+        #expect(try client.getObject(bucket: bucket, key: key).body == Array("second".utf8))
+        try client.deleteObject(bucket: bucket, key: key, ifMatch: second)
+        #expect(try client.headObject(bucket: bucket, key: key) == nil)
+        failsWith(.noSuchKey) { try client.deleteObject(bucket: bucket, key: key, ifMatch: second) }
+        failsWith(.noSuchKey) { try client.putObject(bucket: bucket, key: key, bytes: [1], ifMatch: second) }
+    }
+
     @Test func listingsPageWithContinuationTokens() throws {
         let keys = (0..<7).map { "reports/r \($0)+x.ips" } + ["reports/2026/a", "reports/2026/b", "builds/v3/u", "top"]
         for key in keys { try client.putObject(bucket: bucket, key: key, bytes: Array(key.utf8)) }

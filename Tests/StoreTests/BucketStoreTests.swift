@@ -1,8 +1,8 @@
 // The bucket store against moto's S3 stand-in: what goes in comes out with the same lookups as
 // the table it was made from; keys carry the schema version and each build has one metadata
 // object (no catalog file); debug information supersedes a symbol table in either order, also
-// when a symbol-table writer's PUTs land after the debug info's (the race the create-only PUTs
-// close); remove, gc's grace period, verify on damaged, missing and orphaned objects; sync from a
+// when a symbol-table writer's PUTs land after the debug info's (the race the create-only entry
+// closes); remove, gc's grace period, verify on damaged, missing and orphaned objects; sync from a
 // folder store, resumed; and the failures that must be named with their bucket and key.
 
 import Foundation
@@ -49,7 +49,12 @@ struct BucketStoreTests {
 
         let all = try keys()
         let v = BuildFile.schemaVersion
-        #expect(all.contains("team/symbols/builds/v\(v)/\(StoreFixtures.uuid(1).uuidString)-arm64.sqlite"))
+        // `builds/v<schema>/<UUID>-<arch>.<publication: 16 hex digits>.sqlite`
+        #expect(
+            all.contains {
+                $0.hasPrefix("team/symbols/builds/v\(v)/\(StoreFixtures.uuid(1).uuidString)-arm64.")
+                    && $0.hasSuffix(".sqlite") && $0.utf8.count == "team/symbols/builds/v\(v)/".utf8.count + 36 + 30
+            })
         #expect(all.contains("team/symbols/catalog/\(StoreFixtures.uuid(2).uuidString)-x86_64.json"))
         #expect(!all.contains { $0.hasSuffix("catalog.sqlite") })
 
@@ -107,14 +112,14 @@ struct BucketStoreTests {
         try staging.importTable(symtab, source: "/s")
         let staged = try #require(try staging.list().first)
         #expect(try store.importTable(dwarf, source: "/d") == .imported)
-        // The late writer's PUTs, exactly as `publish` sends them when it saw no entry.
-        let fileKey = store.location.key(BucketStore.buildKey(uuid: id, arch: .arm64))
-        #expect(throws: ObjectStorageError.self) {
-            try client.uploadObject(
-                bucket: bucket, key: fileKey, fromFile: staging.absolutePath(staged.file), createOnly: true)
-        }
+        // The late writer's PUTs, exactly as `publish` sends them when it saw no entry: its file
+        // under a publication of its own (which replaces nothing), then its entry, create-only.
+        let publication = BucketStore.buildKey(uuid: id, arch: .arm64, publication: BucketStore.newPublication())
+        try client.uploadObject(
+            bucket: bucket, key: store.location.key(publication), fromFile: staging.absolutePath(staged.file),
+            createOnly: false)
         var entry = staged
-        entry.file = BucketStore.buildKey(uuid: id, arch: .arm64)
+        entry.file = publication
         #expect(throws: ObjectStorageError.self) {
             try client.putObject(
                 bucket: bucket, key: store.location.key(BucketStore.metadataKey(uuid: id, arch: .arm64)),
@@ -204,7 +209,9 @@ struct BucketStoreTests {
                 StoreFixtures.table(StoreFixtures.info(id), functionCount: 30, seed: UInt64(n)), source: "/x")
         }
         #expect(try store.verify(deep: false).isHealthy)
-        let key = { (id: BuildID) in self.store.location.key(BucketStore.buildKey(uuid: id, arch: .arm64)) }
+        let key = { (id: BuildID) in
+            try self.store.location.key(#require(try self.store.row(uuid: id, arch: .arm64)).file)
+        }
         // 11: the object replaced by garbage of the same size; 12: the object gone; an orphan object.
         let size = try #require(try client.headObject(bucket: bucket, key: key(ids[0]))).size
         try client.putObject(bucket: bucket, key: key(ids[0]), bytes: [UInt8](repeating: 0x41, count: Int(size)))
