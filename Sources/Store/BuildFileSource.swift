@@ -13,7 +13,11 @@
 //
 // Lookups may come from many threads at once: each takes a reader (a connection with its
 // prepared statements) from a small pool and puts it back, so threads never share a connection.
+// A new connection is opened only while the file is still the one the source was opened on; once
+// it is gone (a bucket store's cache evicted it) or replaced (a superseding import renamed a new
+// file over it), lookups wait for the connections already open, which still read the old file.
 
+import Foundation
 import SymbolicateModel
 import Synchronization
 
@@ -39,7 +43,7 @@ final class BuildFileSource: SymbolSource, Sendable {
     private let lookups = Atomic<Int>(0)
     /// Lookups answered with queries before the tables are loaded.
     let loadAfter: Int
-    private let pool: Locked<[Reader]>
+    private let pool: ReaderPool
     private static let maxIdleReaders = 8
 
     /// Opens the build file at `path`. Throws BuildFile.VersionMismatch for a file of another
@@ -52,7 +56,7 @@ final class BuildFileSource: SymbolSource, Sendable {
         self.path = path
         rowCounts = (meta.files, meta.functions, meta.locations, meta.ranges)
         self.loadAfter = loadAfter ?? max(64, (meta.files + meta.functions + meta.locations) / 16)
-        pool = Locked([reader])
+        pool = ReaderPool(reader)
         if self.loadAfter == 0 { _ = tables.storeIfNil(try load(reader)) }
     }
 
@@ -61,7 +65,7 @@ final class BuildFileSource: SymbolSource, Sendable {
     /// The tables in memory, loading them now if they are not yet.
     func loadedTables() throws -> Tables {
         if let loaded = tables.load() { return loaded }
-        let reader = try takeReader()
+        let reader = takeReader()
         defer { putBack(reader) }
         return tables.storeIfNil(try load(reader))
     }
@@ -69,7 +73,7 @@ final class BuildFileSource: SymbolSource, Sendable {
     // MARK: Lookup
 
     func lookup(_ address: UInt64) -> [SymbolTable.Resolved]? {
-        guard let reader = try? takeReader() else { return nil }
+        let reader = takeReader()
         defer { putBack(reader) }
         let loaded = tables.load() ?? loadIfDue(reader)
         guard let start = try? reader.rangeLocation(containing: address) else { return nil }
@@ -200,32 +204,59 @@ final class BuildFileSource: SymbolSource, Sendable {
 
     }
 
-    /// A reader from the pool, else a new connection, which must find the file this source was
-    /// opened on: a superseding import renames a new build file over the old one, and this source
-    /// may hold the old one's locations, functions and files in memory, which the new file's
-    /// ranges would index into. A file whose header says otherwise is refused, and the lookup
-    /// answers nothing rather than other functions' names.
-    func takeReader() throws -> Reader {
-        if let reader = pool.withLock({ $0.popLast() }) { return reader }
-        let reader = try Reader(path: path)
-        let meta = try BuildFileSource.readHeader(reader.database, path: path)
-        let b = meta.build
-        guard b.uuid == build.uuid, b.arch == build.arch, b.kind == build.kind, b.textVMAddress == build.textVMAddress,
-            b.textSize == build.textSize, meta.files == rowCounts.files, meta.functions == rowCounts.functions,
+    /// A reader from the pool, else a new connection, else (the file is gone or replaced) the
+    /// next reader put back. A new connection must find the file this source was opened on: a
+    /// superseding import renames a new build file over the old one, and this source may hold the
+    /// old one's locations, functions and files in memory, which the new file's ranges would
+    /// index into. At least one reader is always open (the pool closes readers only past its
+    /// bound), so the wait ends when the lookups holding them end.
+    func takeReader() -> Reader {
+        if let reader = pool.take() { return reader }
+        if let reader = try? Reader(path: path),
+            let meta = try? BuildFileSource.readHeader(reader.database, path: path),
+            meta.build.uuid == build.uuid, meta.build.arch == build.arch, meta.build.kind == build.kind,
+            meta.build.textVMAddress == build.textVMAddress, meta.build.textSize == build.textSize,
+            meta.files == rowCounts.files, meta.functions == rowCounts.functions,
             meta.locations == rowCounts.locations, meta.ranges == rowCounts.ranges
-        else {
-            throw SymbolicateError(
-                .io, "the build file was replaced while it was in use; the next lookup reads the new one", path: path)
+        {
+            return reader
         }
-        return reader
+        return pool.waitForReader()
     }
 
-    private func putBack(_ reader: Reader) {
-        let extra: Reader? = pool.withLock { readers in
-            guard readers.count < BuildFileSource.maxIdleReaders else { return reader }
-            readers.append(reader)
+    func putBack(_ reader: Reader) {
+        let extra = pool.putBack(reader, keepingAtMost: BuildFileSource.maxIdleReaders)
+        _ = extra  // closed here, outside the lock, when the last reference goes
+    }
+
+    /// The idle readers, and a wait for one when no new connection can be opened.
+    private final class ReaderPool: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var idle: [Reader]
+
+        init(_ first: Reader) { idle = [first] }
+
+        func take() -> Reader? {
+            condition.lock()
+            defer { condition.unlock() }
+            return idle.popLast()
+        }
+
+        func waitForReader() -> Reader {
+            condition.lock()
+            defer { condition.unlock() }
+            while idle.isEmpty { condition.wait() }
+            return idle.removeLast()
+        }
+
+        /// Keeps `reader` unless `limit` are idle already; returns it then, for the caller to close.
+        func putBack(_ reader: Reader, keepingAtMost limit: Int) -> Reader? {
+            condition.lock()
+            defer { condition.unlock() }
+            guard idle.count < limit else { return reader }
+            idle.append(reader)
+            condition.signal()
             return nil
         }
-        _ = extra  // closed here, outside the lock, when the last reference goes
     }
 }
