@@ -7,7 +7,8 @@
 public struct ArchiveError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
-            case cannotOpen, damagedHeader, damagedData, unsafeName, tooManyEntries, expansionBomb, memberTooLarge
+            case cannotOpen, damagedHeader, damagedData, truncated, unsafeName, tooManyEntries, expansionBomb
+            case memberTooLarge
             case resources, libraryMissing
         }
         private let base: Base
@@ -19,6 +20,8 @@ public struct ArchiveError: Error, Sendable, CustomStringConvertible {
         public static let damagedHeader = Code(.damagedHeader)
         /// A member's data could not be read (broken compressed stream, truncated archive).
         public static let damagedData = Code(.damagedData)
+        /// The archive ends before its end: a zip without its central directory, read up to the cut.
+        public static let truncated = Code(.truncated)
         /// A member name climbs out of its folder (`..`, an absolute path, a drive letter).
         public static let unsafeName = Code(.unsafeName)
         /// More members than the limit allows.

@@ -5,7 +5,9 @@
 //
 // Zips are read through their central directory (libarchive's seekable zip reader, which the
 // file's seek callback enables), in the order of their local headers. A zip whose central
-// directory is missing (a truncated download) is read from its local headers, as a stream.
+// directory is missing (a truncated download) is read from its local headers, as a stream, up to
+// the cut, and then ends with a fatal `.truncated` error: whatever followed the cut is lost, and
+// nothing else would say so when the cut falls between two members.
 // Where the central directory adds up, each local header is first checked against its entry
 // (ZipCentralDirectory): a header whose name disagrees is a damaged header of the member the
 // directory names, and the member's size is the directory's.
@@ -96,6 +98,10 @@ public final class ArchiveReader {
     var resumptions = 0
     /// A zip's central directory, when it adds up; members are checked against it in order.
     var centralDirectory: ZipCentralDirectory?
+    /// True for a file that begins with a zip local file header.
+    private var isZip = false
+    /// Whether the end of a zip has been checked for its central directory.
+    private var endChecked = false
     /// The directory entry of the next local header to be read.
     var directoryCursor = 0
     /// The last member whose header was read, to place a member whose name is lost.
@@ -141,7 +147,8 @@ public final class ArchiveReader {
                 .cannotOpen, "cannot open the archive: \(detail)", detail: detail, path: path, fatal: true)
         }
         handle = a
-        if Self.startsWithLocalHeader(path) { centralDirectory = ZipCentralDirectory.read(path: path) }
+        isZip = Self.startsWithLocalHeader(path)
+        if isZip { centralDirectory = ZipCentralDirectory.read(path: path) }
     }
 
     /// True when the file begins with a zip local file header signature.
@@ -175,8 +182,31 @@ public final class ArchiveReader {
     public var compressedBytesTotal: Int64 { archiveSize }
 
     /// The next member, or nil at the end. Skips what is left of the previous member's data.
-    /// A damaged header throws; the error says whether `next` may be called again.
+    /// A damaged header throws; the error says whether `next` may be called again. A zip that
+    /// ends without its central directory throws `.truncated` (fatal) at its end, after every
+    /// member before the cut.
     public func next() throws(ArchiveError) -> Entry? {
+        if let entry = try nextMember() { return entry }
+        if isCutShort() { throw truncation(membersRead: memberIndex - 1) }
+        return nil
+    }
+
+    /// True, once, for a zip that ends without its central directory.
+    private func isCutShort() -> Bool {
+        guard isZip, !endChecked else { return false }
+        endChecked = true
+        return !ZipCentralDirectory.hasEndRecord(path: path)
+    }
+
+    private func truncation(membersRead: Int) -> ArchiveError {
+        ArchiveError(
+            .truncated,
+            "the zip ends without its central directory: it was cut short (an interrupted download or copy?),"
+                + " after \(membersRead) whole \(membersRead == 1 ? "member" : "members"); any after the cut are missing",
+            path: path, fatal: true)
+    }
+
+    private func nextMember() throws(ArchiveError) -> Entry? {
         if current != nil { try skipRest() }
         if let resumption = pendingResume {
             pendingResume = nil
@@ -209,6 +239,12 @@ public final class ArchiveReader {
         if status == ARCHIVE_EOF { return nil }
         guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let e = entryPointer else {
             let detail = Self.errorString(handle)
+            // No header can be read where the file was cut (libarchive finds none, or half of one):
+            // that is the cut, not damage, when no local header follows the one that failed.
+            let failed = memberIndex == 1 ? 0 : Self.localHeader(in: path, from: lastDataStart)
+            if failed.flatMap({ Self.localHeader(in: path, from: $0 + 1) }) == nil, isCutShort() {
+                throw truncation(membersRead: memberIndex - 1)
+            }
             if status == ARCHIVE_FAILED || scheduleResume(after: .header(from: lastDataStart)) {
                 try fail(
                     .damagedHeader, "damaged header of member \(memberIndex): \(detail)", detail: detail,

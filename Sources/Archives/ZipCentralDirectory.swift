@@ -50,23 +50,8 @@ struct ZipCentralDirectory {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return nil }
         let fileSize = Int64(info.st_size)
-        let tailLength = Int(min(fileSize, Int64(endOfCentralDirectoryLength + maxCommentLength)))
-        guard tailLength >= endOfCentralDirectoryLength,
-            let tail = pread(descriptor, count: tailLength, at: fileSize - Int64(tailLength))
-        else { return nil }
-        // The last end-of-central-directory signature whose comment reaches the end of the file.
-        var end: Int?
-        var i = tail.count - endOfCentralDirectoryLength
-        while i >= 0 {
-            if tail.u32(i) == endOfCentralDirectorySignature,
-                i + endOfCentralDirectoryLength + Int(tail.u16(i + 20) ?? 0) <= tail.count
-            {
-                end = i
-                break
-            }
-            i -= 1
-        }
-        guard let end, let entries16 = tail.u16(end + 10), let size32 = tail.u32(end + 12),
+        guard let (tail, end) = endRecord(descriptor, fileSize: fileSize), let entries16 = tail.u16(end + 10),
+            let size32 = tail.u32(end + 12),
             let offset32 = tail.u32(end + 16)
         else { return nil }
         var entries = Int64(entries16)
@@ -155,6 +140,35 @@ struct ZipCentralDirectory {
     }
 
     /// Exactly `count` bytes at `offset`, or nil.
+    /// True when the file ends with an end of central directory record: a zip without one was cut
+    /// short (an interrupted download or copy), and whatever followed the cut is lost.
+    static func hasEndRecord(path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var info = stat()
+        return fstat(descriptor, &info) == 0 && endRecord(descriptor, fileSize: Int64(info.st_size)) != nil
+    }
+
+    /// The file's last bytes and, in them, the last end-of-central-directory signature whose
+    /// comment reaches the end of the file.
+    private static func endRecord(_ descriptor: Int32, fileSize: Int64) -> (tail: [UInt8], end: Int)? {
+        let tailLength = Int(min(fileSize, Int64(endOfCentralDirectoryLength + maxCommentLength)))
+        guard tailLength >= endOfCentralDirectoryLength,
+            let tail = pread(descriptor, count: tailLength, at: fileSize - Int64(tailLength))
+        else { return nil }
+        var i = tail.count - endOfCentralDirectoryLength
+        while i >= 0 {
+            if tail.u32(i) == endOfCentralDirectorySignature,
+                i + endOfCentralDirectoryLength + Int(tail.u16(i + 20) ?? 0) <= tail.count
+            {
+                return (tail, i)
+            }
+            i -= 1
+        }
+        return nil
+    }
+
     private static func pread(_ descriptor: Int32, count: Int, at offset: Int64) -> [UInt8]? {
         guard count >= 0, offset >= 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: count)

@@ -42,6 +42,32 @@ struct DamagedZipNameTests {
         return (zip, names, damaged)
     }
 
+    /// A zip cut short where a member begins reads whole up to the cut; only the missing central
+    /// directory says that members may be lost, and the run names the archive as not read to the end.
+    @Test(.enabled(if: BatchFixture.toolExists("zip"), "the zip command is not installed"))
+    func aZipWithoutItsCentralDirectoryIsAnInputError() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let (zip, _, _) = try damagedZip(fixture, extra: 0)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: zip))
+        let ran = try BatchRunner(
+            configuration: BatchFixture.configuration([zip], into: fixture.root + "/whole"),
+            service: try BatchFixture.service()
+        ).run()
+        #expect(ran.inputErrors.isEmpty, "\(ran.inputErrors)")
+        let last = try #require(whole.range(of: Data([0x50, 0x4B, 0x03, 0x04]), options: .backwards))
+        let cut = fixture.root + "/cut.zip"
+        try whole.prefix(upTo: last.lowerBound).write(to: URL(fileURLWithPath: cut))
+        let summary = try BatchRunner(
+            configuration: BatchFixture.configuration([cut], into: fixture.root + "/out"),
+            service: try BatchFixture.service()
+        ).run()
+        #expect(summary.counts.written == 199, "\(summary.table())")
+        #expect(
+            summary.inputErrors.count == 1 && summary.inputErrors[0].contains("central directory"),
+            "\(summary.inputErrors)")
+    }
+
     /// An archive's links (a tar's symbolic and hard links) are not followed: each is counted and
     /// listed as skipped with the reason, not passed over without a word.
     @Test(.enabled(if: BatchFixture.toolExists("tar"), "the tar command is not installed"))

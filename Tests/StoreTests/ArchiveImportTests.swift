@@ -134,6 +134,15 @@ struct ArchiveImportTests {
             let truncated = folder + "/truncated-" + name
             try good.prefix(good.count * 2 / 3).write(to: URL(fileURLWithPath: truncated))
             try expectRefused(store, snapshot, truncated, saying: "damaged")
+            if name.hasSuffix(".zip") {
+                // Cut where a member begins: every member before the cut is whole, and only the
+                // missing central directory says that the rest is gone.
+                let signature = Data([0x50, 0x4B, 0x03, 0x04])
+                let last = try #require(good.range(of: signature, options: .backwards))
+                let cut = folder + "/cut-" + name
+                try good.prefix(upTo: last.lowerBound).write(to: URL(fileURLWithPath: cut))
+                try expectRefused(store, snapshot, cut, saying: "central directory")
+            }
             // Scrambled in the middle: compressed data no longer decodes.
             var bytes = [UInt8](good)
             for i in stride(from: bytes.count / 2, to: min(bytes.count, bytes.count / 2 + 4096), by: 7) {
