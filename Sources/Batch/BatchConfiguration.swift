@@ -108,7 +108,7 @@ public struct BatchConfiguration: Sendable {
         }
         for input in inputs where input != "-" {
             guard FileManager.default.fileExists(atPath: input) else {
-                throw SymbolicateError(.notFound, "no such file or folder", path: input)
+                throw SymbolicateError.noSuchFile(input)
             }
         }
     }

@@ -95,19 +95,25 @@ struct InputCensus: Sendable {
     private static func count(_ folder: String, shard: Shard?, skip: String?) -> Int? {
         var n = 0
         var foundArchive = false
-        FolderWalk.walk(folder, options: .physical) { entry in
-            switch entry.kind {
-            case .folder:
-                if let skip, FileKind.realPath(entry.path) == skip { return .skip }
-            case .file:
-                if OutputPaths.isArchiveName(entry.name) {
-                    foundArchive = true
-                    return .stop
+        FolderWalk.walk(
+            folder, options: .physical,
+            passedOver: { _, relative, _ in
+                // InputReader counts each of these as a file, unreadable or skipped.
+                if shard?.contains(relative) ?? true { n += 1 }
+            },
+            visit: { entry in
+                switch entry.kind {
+                case .folder:
+                    if let skip, FileKind.realPath(entry.path) == skip { return .skip }
+                case .file:
+                    if OutputPaths.isArchiveName(entry.name) {
+                        foundArchive = true
+                        return .stop
+                    }
+                    if shard?.contains(entry.relativePath) ?? true { n += 1 }
                 }
-                if shard?.contains(entry.relativePath) ?? true { n += 1 }
-            }
-            return .proceed
-        }
+                return .proceed
+            })
         return foundArchive ? nil : n
     }
 }

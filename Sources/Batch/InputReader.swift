@@ -94,6 +94,18 @@ final class InputReader {
             unlistable: { path, error in
                 collector.recordInputError("\(path): cannot list the folder: \(Folders.reason(error, at: path))")
             },
+            passedOver: { path, relative, why in
+                guard isInShard(relative) else { return }
+                switch why {
+                case .nameNotUTF8:
+                    collector.recordUnreadable(
+                        reason: "its name is not valid UTF-8 (shown repaired): rename it to read it", path: path)
+                case .danglingLink:
+                    collector.recordSkippedName(reason: "a link to a file that does not exist", path: path)
+                case .notARegularFile:
+                    collector.recordSkippedName(reason: "not a regular file (a device, pipe or socket)", path: path)
+                }
+            },
             visit: { entry in
                 guard !stopped else { return .stop }
                 switch entry.kind {

@@ -80,3 +80,17 @@ public struct SymbolicateError: Error, Sendable, CustomStringConvertible, Custom
         return text + " at \(location)"
     }
 }
+
+extension SymbolicateError {
+    /// `path` does not exist. A name that is not valid UTF-8 reaches a Swift program repaired
+    /// (U+FFFD in its place) and so names no file: the message says so when the path holds one.
+    public static func noSuchFile(_ path: String) -> SymbolicateError {
+        guard path.unicodeScalars.contains("\u{FFFD}") else {
+            return SymbolicateError(.notFound, "no such file or folder", path: path)
+        }
+        return SymbolicateError(
+            .notFound,
+            "no such file or folder (if its name is not valid UTF-8, it arrives repaired, as shown, and cannot be"
+                + " opened: rename it)", path: path)
+    }
+}

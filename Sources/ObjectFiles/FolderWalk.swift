@@ -2,9 +2,10 @@
 // folders and regular files in sorted, depth-first order, each with its path relative to the
 // walked folder; each folder entered once by (device, inode), so link loops end. Symbolic links
 // to files are followed; links to folders are followed (frameworks link `Versions/Current`, at
-// most `maxDepth` levels) or passed over, as the caller asks; dangling links and other file types
-// are skipped. Callers decide what a file is, which folders to leave out, when to stop, and which
-// of two names for one file wins.
+// most `maxDepth` levels) or passed over, as the caller asks. Dangling links, other file types
+// (devices, pipes, sockets) and names that are not valid UTF-8 (which no String path can open)
+// are passed over, and the caller hears of each, to count it if it wants. Callers decide what a
+// file is, which folders to leave out, when to stop, and which of two names for one file wins.
 
 import Foundation
 
@@ -54,6 +55,16 @@ public enum FolderWalk {
         public var folderPrefix: Substring { Substring(relativePath.utf8.dropLast(name.utf8.count)) }
     }
 
+    /// Why a name in a folder was passed over.
+    public enum PassedOver: Sendable {
+        /// A symbolic link whose target does not exist.
+        case danglingLink
+        /// A device, pipe or socket.
+        case notARegularFile
+        /// The name's bytes are not UTF-8; the path given has them repaired (U+FFFD) and names no file.
+        case nameNotUTF8
+    }
+
     /// What the walk does after an entry: goes on (into a folder), passes over a folder, or ends.
     public enum Step: Sendable {
         case proceed, skip, stop
@@ -68,61 +79,106 @@ public enum FolderWalk {
     }
 
     /// Calls `visit` with every folder and regular file under `folder`, a folder before what it
-    /// holds. `unlistable` hears of each folder whose names cannot be read, with the error.
+    /// holds. `unlistable` hears of each folder whose names cannot be read, with the error;
+    /// `passedOver` of each name that is neither (with its path and its path below `folder`).
     public static func walk(
         _ folder: String, options: Options,
         unlistable: (_ folder: String, _ error: any Error) -> Void = { _, _ in },
+        passedOver: (_ path: String, _ relativePath: String, _ reason: PassedOver) -> Void = { _, _, _ in },
         visit: (Entry) -> Step
     ) {
         var st = stat()
         guard stat(folder, &st) == 0 else { return }
         var visited: Set<FileKey> = []
-        _ = walk(
-            folder, info: st, relativePath: "", depth: 0, options: options, visited: &visited,
-            unlistable: unlistable, visit)
+        withoutActuallyEscaping(unlistable) { unlistable in
+            withoutActuallyEscaping(passedOver) { passedOver in
+                withoutActuallyEscaping(visit) { visit in
+                    let calls = Callbacks(unlistable: unlistable, passedOver: passedOver, visit: visit)
+                    _ = walk(folder, info: st, relativePath: "", depth: 0, options: options, visited: &visited, calls)
+                }
+            }
+        }
+    }
+
+    private struct Callbacks {
+        var unlistable: (String, any Error) -> Void
+        var passedOver: (String, String, PassedOver) -> Void
+        var visit: (Entry) -> Step
     }
 
     /// False once `visit` asked to stop.
     private static func walk(
         _ folder: String, info: stat, relativePath: String, depth: Int, options: Options,
-        visited: inout Set<FileKey>, unlistable: (String, any Error) -> Void, _ visit: (Entry) -> Step
+        visited: inout Set<FileKey>, _ calls: Callbacks
     ) -> Bool {
         if let maxDepth = options.maxDepth, depth >= maxDepth { return true }
         guard visited.insert(FileKey(info)).inserted else { return true }
-        let names: [String]
+        let names: [(name: String, isUTF8: Bool)]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            names = try listNames(folder)
         } catch {
-            unlistable(folder, error)
+            calls.unlistable(folder, error)
             return true
         }
-        for name in names.sorted() {
+        for (name, isUTF8) in names.sorted(by: { $0.name < $1.name }) {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            let relative = relativePath.isEmpty ? name : relativePath + "/" + name
+            guard isUTF8 else {
+                calls.passedOver(path, relative, .nameNotUTF8)
+                continue
+            }
             var child = stat()
-            guard stat(path, &child) == 0 else { continue }  // dangling link
+            guard stat(path, &child) == 0 else {
+                calls.passedOver(path, relative, .danglingLink)
+                continue
+            }
             let kind: Entry.Kind
             switch child.st_mode & S_IFMT {
             case S_IFDIR:
                 guard options.followsLinksToFolders || !isLink(path) else { continue }
                 kind = .folder
             case S_IFREG: kind = .file
-            default: continue
+            default:
+                calls.passedOver(path, relative, .notARegularFile)
+                continue
             }
-            let entry = Entry(
-                kind: kind, path: path, relativePath: relativePath.isEmpty ? name : relativePath + "/" + name,
-                name: name, info: child)
-            switch visit(entry) {
+            let entry = Entry(kind: kind, path: path, relativePath: relative, name: name, info: child)
+            switch calls.visit(entry) {
             case .stop: return false
             case .skip: continue
             case .proceed:
                 guard kind == .folder else { continue }
                 let goesOn = walk(
                     path, info: child, relativePath: entry.relativePath, depth: depth + 1, options: options,
-                    visited: &visited, unlistable: unlistable, visit)
+                    visited: &visited, calls)
                 if !goesOn { return false }
             }
         }
         return true
+    }
+
+    /// The names in `folder` (not `.` and `..`), each with whether its bytes are UTF-8; a name
+    /// that is not comes with its bytes repaired. Throws an NSError in the POSIX domain.
+    private static func listNames(_ folder: String) throws -> [(name: String, isUTF8: Bool)] {
+        guard let directory = opendir(folder) else {
+            throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno))
+        }
+        defer { closedir(directory) }
+        var names: [(String, Bool)] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno)) }
+                return names
+            }
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            if bytes == [0x2E] || bytes == [0x2E, 0x2E] || bytes.isEmpty { continue }
+            if let name = String(validating: bytes, as: UTF8.self) {
+                names.append((name, true))
+            } else {
+                names.append((String(decoding: bytes, as: UTF8.self), false))
+            }
+        }
     }
 
     /// Whether `path` is a symbolic link (or cannot be looked at without following one).

@@ -12,7 +12,7 @@ public enum SymbolFileFinder {
     public static func objectFiles(in path: String) throws -> [String] {
         var st = stat()
         guard stat(path, &st) == 0 else {
-            throw SymbolicateError(.notFound, "no such file or folder", path: path)
+            throw SymbolicateError.noSuchFile(path)
         }
         var byInode: [FolderWalk.FileKey: String] = [:]
         if (st.st_mode & S_IFMT) == S_IFDIR {

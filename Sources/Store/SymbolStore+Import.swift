@@ -224,9 +224,18 @@ extension SymbolStore {
             let failuresBefore = run.summary.failures.count
             var isDirectory: ObjCBool = false
             if !FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) {
-                run.fail(input, SymbolicateError(.notFound, "no such file or folder", path: input))
+                run.fail(input, SymbolicateError.noSuchFile(input))
             } else if isDirectory.boolValue {
-                for file in SymbolStore.debugInfoFirst(SymbolStore.regularFiles(under: input)) {
+                let (files, unnamable) = SymbolStore.regularFiles(under: input)
+                for path in unnamable {
+                    run.fail(
+                        path,
+                        SymbolicateError(
+                            .badInput,
+                            "the file's name is not valid UTF-8 (shown repaired), so it cannot be opened:"
+                                + " rename it to import it", path: path))
+                }
+                for file in SymbolStore.debugInfoFirst(files) {
                     importFile(file, explicit: false, run: &run)
                 }
             } else {
@@ -298,14 +307,21 @@ extension SymbolStore {
     }
 
     /// Regular files under `folder` (FolderWalk's order and links), each real file once, under
-    /// the first name the walk reaches it by.
-    static func regularFiles(under folder: String) -> [String] {
+    /// the first name the walk reaches it by; and the names found that are not UTF-8 (repaired).
+    static func regularFiles(under folder: String) -> (files: [String], notUTF8: [String]) {
         var seen = Set<FolderWalk.FileKey>()
-        var result: [String] = []
-        FolderWalk.regularFiles(under: folder) { path, st in
-            if seen.insert(FolderWalk.FileKey(st)).inserted { result.append(path) }
-        }
-        return result
+        var files: [String] = []
+        var notUTF8: [String] = []
+        FolderWalk.walk(
+            folder, options: .followingLinks,
+            passedOver: { path, _, why in if why == .nameNotUTF8 { notUTF8.append(path) } },
+            visit: { entry in
+                if entry.kind == .file, seen.insert(FolderWalk.FileKey(entry.info)).inserted {
+                    files.append(entry.path)
+                }
+                return .proceed
+            })
+        return (files, notUTF8)
     }
 }
 

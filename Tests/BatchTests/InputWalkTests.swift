@@ -1,6 +1,8 @@
 // How batch walks an input folder: links to report files are read under the link's name, links
 // to folders (and a link loop) are passed over, the output folder inside the input is not read
-// back, and the census counts exactly the files the reader hands out.
+// back, and the census counts exactly the files the reader hands out. What the walk cannot read
+// (a dangling link, a pipe, a name that is not UTF-8) is counted and named, not passed over in
+// silence.
 
 import Foundation
 import TestSupport
@@ -25,10 +27,39 @@ struct InputWalkTests {
         try fm.createSymbolicLink(atPath: input + "/gone.crash", withDestinationPath: "missing.crash")
         let output = input + "/out"
         let configuration = BatchFixture.configuration([input], into: output)
-        #expect(InputCensus(configuration).files == 3)
+        #expect(InputCensus(configuration).files == 4)
         let summary = try BatchRunner(configuration: configuration, service: try BatchFixture.service()).run()
-        #expect(summary.counts.files == 3)
+        #expect(summary.counts.files == 4)
+        #expect(summary.skippedFiles.map(\.path) == [input + "/gone.crash"])
         #expect(summary.inputErrors.isEmpty)
         #expect(Set(BatchFixture.files(in: output).keys) == ["alias.crash", "real/x.crash", "real/deeper/y.crash"])
+    }
+
+    /// A report whose name is not UTF-8 cannot be opened by a String path: it is counted as
+    /// unreadable, named with its bytes repaired, and the reason says what to do. A pipe is
+    /// skipped with its reason. The census counts both, as the run does.
+    @Test func namesThatCannotBeReadAreCountedAndNamed() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let crash = try BatchFixture.sample(
+            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        let input = fixture.root + "/in"
+        try BatchFixture.write(crash, to: input + "/good.crash")
+        // "bad\xff.crash": written through the file system's bytes, as no String can name it.
+        let raw = (Array((input + "/bad").utf8) + [0xFF] + Array(".crash".utf8) + [0]).map { CChar(bitPattern: $0) }
+        let descriptor = open(raw, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(descriptor >= 0)
+        #expect(crash.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == crash.count)
+        close(descriptor)
+        #expect(mkfifo(input + "/pipe.crash", 0o600) == 0)
+        let configuration = BatchFixture.configuration([input], into: fixture.root + "/out")
+        #expect(InputCensus(configuration).files == 3)
+        let summary = try BatchRunner(configuration: configuration, service: try BatchFixture.service()).run()
+        #expect(summary.counts.files == 3, "\(summary.table())")
+        #expect(summary.counts.written == 1)
+        #expect(summary.counts.unreadable == 1)
+        let skipped = Dictionary(uniqueKeysWithValues: summary.skippedFiles.map { ($0.path, $0.reason) })
+        #expect(skipped[input + "/bad\u{FFFD}.crash"]?.contains("not valid UTF-8") == true, "\(skipped)")
+        #expect(skipped[input + "/pipe.crash"]?.contains("not a regular file") == true, "\(skipped)")
     }
 }

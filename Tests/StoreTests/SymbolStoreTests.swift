@@ -35,6 +35,21 @@ import Testing
         #expect(stats.builds == 1 && stats.debugInfoBuilds == 1 && stats.bytes == row.byteSize)
     }
 
+    /// A file in an imported folder whose name is not UTF-8 cannot be opened by a String path:
+    /// the import names it as a failure with what to do, instead of passing over it.
+    @Test func aFileNameThatIsNotUTF8IsAFailureOfTheImport() throws {
+        let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
+        let folder = try StoreFixtures.scratchFolder("input")
+        let raw = (Array((folder + "/App").utf8) + [0xFE, 0] as [UInt8]).map { CChar(bitPattern: $0) }
+        let descriptor = open(raw, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(descriptor >= 0)
+        close(descriptor)
+        let summary = store.importPaths([folder], progress: nil)
+        let failure = try #require(summary.failures.first)
+        #expect(failure.path == folder + "/App\u{FFFD}")
+        #expect(failure.error.message.contains("not valid UTF-8"), "\(failure)")
+    }
+
     @Test func reimportIsANoOp() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
         let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(11)), functionCount: 20, seed: 11)
