@@ -50,7 +50,12 @@ extension BucketStore {
         let key = location.key(BucketStore.metadataKey(uuid: row.uuid, arch: row.arch))
         do {
             if let etag {
-                try client.deleteObject(bucket: location.bucket, key: key, ifMatch: etag)
+                do {
+                    try client.deleteObject(bucket: location.bucket, key: key, ifMatch: etag)
+                } catch  where error.httpStatus == 501 {
+                    // A server without conditional deletes (NotImplemented): delete as before them.
+                    try client.deleteObject(bucket: location.bucket, key: key)
+                }
             } else {
                 try client.deleteObject(bucket: location.bucket, key: key)
             }
