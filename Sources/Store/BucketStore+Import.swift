@@ -8,8 +8,9 @@
 //   names it, so an entry never names a file that was not there, and no writer ever replaces
 //   another's file.
 // - A symbol-table-only build's entry is created only (`If-None-Match: *`), or written over
-//   exactly the version its import read (`If-Match`): it can never replace anything written
-//   since, least of all debug information. Debug information's entry is written
+//   exactly the version its import read (`If-Match`; on a server whose answers carry no ETag,
+//   unconditionally): it can never replace anything written since, least of all debug
+//   information. A refused write reads the entry again before it gives up (writeEntry). Debug information's entry is written
 //   unconditionally and so replaces a symbol table whatever the order. Whichever way a
 //   symbol-table import and a debug-info import of one build interleave, the entry ends as the
 //   debug info's, which is "debug info supersedes a symbol table" without a lock.
@@ -168,23 +169,13 @@ extension BucketStore {
         } catch {
             throw BucketStore.error(error)
         }
-        var condition: EntryCondition =
+        let condition: EntryCondition =
             row.kind >= .debugInfo
-            ? .none : (state.row != nil || state.damaged != nil) ? .ifMatch(state.etag) : .createOnly
-        while true {
-            do {
-                try writeEntry(entry, condition)
-                break
-            } catch  where error.code == .noSuchKey && condition != .createOnly {
-                // The entry read was removed meanwhile (gc): create it, unless another import does first.
-                condition = .createOnly
-            } catch  where error.code == .preconditionFailed || error.httpStatus == 409 {
-                // Another import's entry is there, at least as good as a symbol table: this file is no one's.
-                _ = try? client.deleteObject(bucket: location.bucket, key: location.key(entry.file))
-                return .alreadyPresent
-            } catch {
-                throw BucketStore.error(error)
-            }
+            ? .none : state.row != nil || state.damaged != nil ? .ifMatch(state.etag) : .createOnly
+        if try writeEntry(entry, condition) == .lost {
+            // Another import's entry is there, at least as good as a symbol table: this file is no one's.
+            _ = try? client.deleteObject(bucket: location.bucket, key: location.key(entry.file))
+            return .alreadyPresent
         }
         // The name index entry, for `builds(named:)`; the entry above is what counts, so a
         // failure here costs only the "another build of this name" hint.
@@ -194,10 +185,15 @@ extension BucketStore {
         cache.adopt(file, as: entry.file)
         // The file of the entry replaced is no one's now. A reader that read that entry a moment ago
         // and finds the file gone reads the entry again (openSource). Should this delete fail, gc
-        // removes the object once it is past the grace period.
-        if let replaced = state.row?.file, replaced != entry.file {
-            _ = try? client.deleteObject(bucket: location.bucket, key: location.key(replaced))
-            cache.forget(replaced)
+        // removes the object once it is past the grace period. A file of the layout from before
+        // publications had names is left to gc too: replicas not yet upgraded may write it again.
+        if let replaced = state.row, replaced.file != entry.file,
+            BucketStore.publication(
+                of: replaced.file, uuid: replaced.uuid, arch: replaced.arch, schemaVersion: replaced.schemaVersion)
+                != nil
+        {
+            _ = try? client.deleteObject(bucket: location.bucket, key: location.key(replaced.file))
+            cache.forget(replaced.file)
         }
         if let existing, existing.kind < row.kind { return .superseded }
         return .imported
@@ -210,7 +206,40 @@ extension BucketStore {
         case ifMatch(String?)
     }
 
-    private func writeEntry(_ entry: StoredBuild, _ condition: EntryCondition) throws(ObjectStorageError) {
+    enum EntryWrite: Equatable {
+        case written
+        /// Another publication's entry is there, and the condition keeps it.
+        case lost
+    }
+
+    /// Writes `entry` under `condition`. A refusal (412, or a 409 that outlasted the retries)
+    /// is settled by reading the entry again: when it names this publication's file, an earlier
+    /// attempt of this write landed and only its answer was lost, so it is written; when it is
+    /// gone (gc removed it meanwhile), it is created; when it is damaged, written over the version
+    /// read now; when it names another file, another import won, unless this is debug
+    /// information, which writes over anything and tries again.
+    func writeEntry(_ entry: StoredBuild, _ condition: EntryCondition) throws -> EntryWrite {
+        var condition = condition
+        for _ in 0..<4 {
+            do {
+                try putEntry(entry, condition)
+                return .written
+            } catch  where error.code == .preconditionFailed || error.code == .noSuchKey || error.httpStatus == 409 {
+                let now = try self.entry(uuid: entry.uuid, arch: entry.arch)
+                if now.row?.file == entry.file { return .written }
+                if condition == .none { continue }
+                if let current = now.row, current.kind >= entry.kind { return .lost }
+                condition = now.row == nil && now.damaged == nil ? .createOnly : .ifMatch(now.etag)
+            } catch {
+                throw BucketStore.error(error)
+            }
+        }
+        throw SymbolicateError(
+            .conflict,
+            "the entry of build \(entry.uuid) (\(entry.arch)) changed under every attempt to write it: import it again")
+    }
+
+    private func putEntry(_ entry: StoredBuild, _ condition: EntryCondition) throws(ObjectStorageError) {
         let key = location.key(BucketStore.metadataKey(uuid: entry.uuid, arch: entry.arch))
         let bytes = BuildMetadata(entry).encoded
         switch condition {

@@ -12,12 +12,13 @@
 // use again just before removing it. An import may still publish the build again between that
 // read and the removal, so the removal deletes the entry only while it is the version gc read
 // (a conditional delete), and each publication has a build file of its own: gc's later deletes
-// (the use marker, the name index entry, the file it read of) never reach a newer publication's
-// file. A removal deletes the entry first, then the use marker and the name index entry, then
-// the file: a reader that sees an entry finds its file, or is told plainly that it is gone.
-// Objects under `builds/` that no entry names (an import stopped between its two PUTs, a removal
-// stopped half-way, the loser of two publications at once) go with the first gc after they are
-// older than the grace period, which no import in flight is.
+// never reach a newer publication's file, and the use marker and name index entry, which all
+// publications of a build share, are deleted only while the build has no entry. A removal deletes
+// the entry first, then the use marker and the name index entry, then the file: a reader that
+// sees an entry finds its file, or is told plainly that it is gone.
+// What an interrupted import or removal leaves (objects under `builds/` that no entry names, the
+// loser of two publications at once, use markers and name index entries of builds without an
+// entry) goes with the first gc after it is older than the grace period, which no import in flight is.
 
 import Foundation
 import ObjectStorage
@@ -59,7 +60,11 @@ extension BucketStore {
             } else {
                 try client.deleteObject(bucket: location.bucket, key: key)
             }
-        } catch  where error.code == .preconditionFailed || error.code == .noSuchKey || error.httpStatus == 409 {
+        } catch  where error.code == .noSuchKey {
+            // Gone: another removal was first, or an earlier attempt of this delete landed and its
+            // answer was lost. Either way the entry of `row` is gone, and what it leaves is this one's to remove.
+            return true
+        } catch  where error.code == .preconditionFailed || error.httpStatus == 409 {
             return false
         } catch {
             throw BucketStore.error(error)
@@ -67,12 +72,20 @@ extension BucketStore {
         return true
     }
 
-    /// The rest of `delete`, once the entry is gone: the use marker, the name index entry and `row`'s file.
+    /// The rest of `delete`, once the entry is gone: the use marker and the name index entry,
+    /// which every publication of the build shares (so they stay when an import has written a new
+    /// entry meanwhile; should one come between the check and the deletes, gc removes what is left
+    /// of a build without an entry, and an import writes them again), and `row`'s own file.
     func deleteObjects(of row: StoredBuild) throws {
-        for key in [
+        let republished = try storage { () throws(ObjectStorageError) in
+            try client.headObject(
+                bucket: location.bucket, key: location.key(BucketStore.metadataKey(uuid: row.uuid, arch: row.arch)))
+        }
+        let shared = [
             BucketStore.useKey(uuid: row.uuid, arch: row.arch),
-            BucketStore.nameKey(row.name, uuid: row.uuid, arch: row.arch), row.file,
-        ] {
+            BucketStore.nameKey(row.name, uuid: row.uuid, arch: row.arch),
+        ]
+        for key in (republished == nil ? shared : []) + [row.file] {
             try storage { () throws(ObjectStorageError) in
                 try client.deleteObject(bucket: location.bucket, key: location.key(key))
             }
@@ -220,7 +233,50 @@ extension BucketStore {
             }
             cache.forget(file)
         }
+        for key in try unownedMarkers(olderThan: gracePeriod) {
+            try storage { () throws(ObjectStorageError) in
+                try client.deleteObject(bucket: location.bucket, key: location.key(key))
+            }
+        }
         return removed
+    }
+
+    /// Use markers (`catalog/<UUID>-<arch>.used`) and name index entries (`names/<name>/<UUID>-<arch>`)
+    /// of builds that have no entry, last modified more than `age` seconds ago.
+    func unownedMarkers(olderThan age: TimeInterval) throws -> [String] {
+        let markers = try storage { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: location.key("names/")).objects
+                + client.listAllObjects(bucket: location.bucket, prefix: location.key("catalog/")).objects
+        }
+        // Listed after the markers: an entry written before this listing keeps its markers.
+        let entries = try storage { () throws(ObjectStorageError) in
+            try client.listAllObjects(bucket: location.bucket, prefix: location.key("catalog/")).objects
+        }
+        let suffix = Array(".json".utf8)
+        let owners = Set(
+            entries.compactMap { object -> [UInt8]? in
+                let bytes = Array(object.key.utf8)
+                guard bytes.count > suffix.count, bytes.suffix(suffix.count).elementsEqual(suffix) else { return nil }
+                return Array(
+                    bytes.dropLast(suffix.count).split(separator: 0x2F, omittingEmptySubsequences: false).last ?? [])
+            })
+        let cutoff = Date().addingTimeInterval(-age)
+        return markers.compactMap { object -> String? in
+            guard let relative = location.relativeKey(object.key),
+                let modified = object.lastModified.flatMap(BucketStore.parseDate), modified < cutoff
+            else { return nil }
+            let bytes = Array(relative.utf8)
+            let last = Array(bytes.split(separator: 0x2F, omittingEmptySubsequences: false).last ?? [])
+            let stem: [UInt8]
+            if bytes.starts(with: "names/".utf8) {
+                stem = last
+            } else if bytes.suffix(5).elementsEqual(".used".utf8) {
+                stem = Array(last.dropLast(5))
+            } else {
+                return nil
+            }
+            return owners.contains(stem) ? nil : relative
+        }.sorted()
     }
 
     // MARK: Sync

@@ -216,6 +216,17 @@ public final class BucketStore: Sendable {
                 error: SymbolicateError(error.code, "s3://\(location.bucket)/\(key): \(error.message)"), etag: info.etag
             )
         }
+        // An entry is read only under its own build's key: one that names another build (moved or
+        // tampered with) must not aim a lookup or `remove` at that build's objects.
+        guard let id = BuildID(string: metadata.uuid),
+            key == location.key(BucketStore.metadataKey(uuid: id, arch: Arch(metadata.arch)))
+        else {
+            throw DamagedEntry(
+                error: SymbolicateError(
+                    .io,
+                    "s3://\(location.bucket)/\(key): the entry describes build \(metadata.uuid) (\(metadata.arch)), not the one"
+                        + " its key names"), etag: info.etag)
+        }
         metadataByKey.withLock { $0[key] = (info.etag ?? etag, metadata) }
         return (metadata, info.etag)
     }
@@ -361,7 +372,8 @@ public final class BucketStore: Sendable {
                 guard opened.build.uuid == row.uuid, opened.build.arch == row.arch else {
                     throw SymbolicateError(.io, "the build file holds \(opened.build.uuid) \(opened.build.arch)")
                 }
-                // A file better than its entry says (a relabelled entry, see BucketStore+Import.swift) serves.
+                // A file better than its entry says serves (an entry from before publications had
+                // names, relabelled over the debug info a later import wrote under the same key).
                 if opened.build.kind >= row.kind { source = opened } else { cache.forget(row.file) }
             } catch {
                 cache.forget(row.file)

@@ -1,8 +1,8 @@
 // BuildCache: the local folder where a bucket store keeps the build files it fetched, so a
-// replica reads each build from the bucket once. Files are named by their object key (build
-// files are immutable, so a cached copy never goes stale), bounded by a size in bytes and
-// evicted least recently used first (by access time, which a hit sets explicitly: many disks are
-// mounted noatime). Misses for one build in this process are fetched once: the first caller
+// replica reads each build from the bucket once. Files are named by their object key (each
+// publication of a build has a key of its own, so a cached copy never goes stale), bounded by a
+// size in bytes and evicted least recently used first (by access time, which a hit sets
+// explicitly: many disks are mounted noatime). Misses for one build in this process are fetched once: the first caller
 // downloads while the others wait on that build's lock; across processes the download goes to a
 // temporary file and is renamed into place, so a reader sees a whole file or none. A key the
 // bucket does not have is remembered for a few seconds, so a report full of unknown images does
@@ -77,7 +77,7 @@ public final class BuildCache: Sendable {
 
     public var snapshot: Counters { counters.withLock { $0 } }
 
-    /// Where the object `relativeKey` (`builds/v<schema version>/<UUID>-<arch>.sqlite`) is kept.
+    /// Where the object `relativeKey` (`builds/v<schema version>/<UUID>-<arch>.<publication>.sqlite`) is kept.
     func path(for relativeKey: String) -> String {
         directory + "/" + relativeKey.replacingOccurrences(of: "/", with: "_")
     }
@@ -161,7 +161,7 @@ public final class BuildCache: Sendable {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         if let expectedSize, expectedSize != Int64(st.st_size) {
-            unlink(path)  // a different object under the same key (removed and imported again)
+            unlink(path)  // a different object under the same key (the old layout: imported again)
             return nil
         }
         // Access time by hand: eviction goes by it, and noatime mounts would never update it.

@@ -141,4 +141,82 @@ struct BucketGCTests {
         row.file = "builds/v3/\(id.uuidString)-arm64.0123456789abcdef.sqlite"
         #expect(BuildMetadata(row).row(lastUsedAt: nil)?.file == row.file)
     }
+
+    /// An entry write whose first attempt landed but whose answer was lost is retried, and the
+    /// retry finds the entry there (412): the entry it finds names this publication's file, so
+    /// the write is done, and the file stays.
+    @Test func aConditionalEntryWriteThatLandedBeforeItsRetryIsDone() throws {
+        let table = StoreFixtures.table(
+            StoreFixtures.info(StoreFixtures.uuid(76), kind: .symbolTable), functionCount: 40, seed: 76,
+            symbolsOnly: true)
+        #expect(try noGrace.importTable(table, source: "/in/a") == .imported)
+        let row = try #require(try noGrace.row(uuid: table.build.uuid, arch: .arm64))
+        // The "lost answer": the entry is already this publication's when the write is sent again.
+        for condition: BucketStore.EntryCondition in [.createOnly, .ifMatch("0123456789abcdef0123456789abcdef")] {
+            #expect(try noGrace.writeEntry(row, condition) == .written)
+            #expect(try noGrace.row(uuid: table.build.uuid, arch: .arm64)?.file == row.file)
+            #expect(try client.headObject(bucket: bucket, key: location.key(row.file)) != nil)
+        }
+        // An entry that names another publication's file is another import's: this one lost.
+        var other = row
+        other.file = BucketStore.buildKey(uuid: row.uuid, arch: row.arch, publication: BucketStore.newPublication())
+        #expect(try noGrace.writeEntry(other, .createOnly) == .lost)
+        #expect(try noGrace.row(uuid: table.build.uuid, arch: .arm64)?.file == row.file)
+    }
+
+    /// A publication that replaces an entry from before publications had names leaves that
+    /// entry's file (`<UUID>-<arch>.sqlite`, which replicas not yet upgraded read and write) to
+    /// gc, past the grace period.
+    @Test func aFileOfTheOldLayoutIsLeftToGC() throws {
+        let table = Self.table(77)
+        let id = table.build.uuid
+        #expect(try noGrace.importTable(table, source: "/in/a") == .imported)
+        var row = try #require(try noGrace.row(uuid: id, arch: .arm64))
+        let old = BucketStore.buildKey(uuid: id, arch: .arm64)
+        let bytes = try client.getObject(bucket: bucket, key: location.key(row.file)).body
+        try client.putObject(bucket: bucket, key: location.key(old), bytes: bytes)
+        row.file = old
+        try client.putObject(
+            bucket: bucket, key: location.key(BucketStore.metadataKey(uuid: id, arch: .arm64)),
+            bytes: BuildMetadata(row).encoded)
+        #expect(try noGrace.importTable(table, source: "/in/a") == .imported)
+        #expect(try buildObjects().contains(old))
+        StoreFixtures.expectSameLookups(try #require(try replica().source(for: id, arch: .arm64)), table)
+    }
+
+    /// A catalog entry is read only under its own key: one that claims another build's UUID (a
+    /// tampered or misplaced object) is damaged, and neither `remove` nor a lookup of either
+    /// build follows it.
+    @Test func anEntryUnderAnotherBuildsKeyIsDamaged() throws {
+        let a = Self.table(78)
+        let b = Self.table(79)
+        #expect(try noGrace.importTable(b, source: "/in/b") == .imported)
+        let rowB = try #require(try noGrace.row(uuid: b.build.uuid, arch: .arm64))
+        try client.putObject(
+            bucket: bucket, key: location.key(BucketStore.metadataKey(uuid: a.build.uuid, arch: .arm64)),
+            bytes: BuildMetadata(rowB).encoded)
+        #expect(try noGrace.source(for: a.build.uuid, arch: .arm64) == nil)
+        #expect(try noGrace.remove([a.build.uuid]).isEmpty)
+        #expect(try noGrace.verify(deep: false).problems.map(\.kind) == [.damaged])
+        StoreFixtures.expectSameLookups(try #require(try replica().source(for: b.build.uuid, arch: .arm64)), b)
+    }
+
+    /// Use markers and name index entries whose build has no entry (a removal stopped half-way)
+    /// go with gc once past the grace period; those of builds that have one stay.
+    @Test func gcRemovesMarkersNoEntryOwns() throws {
+        let table = Self.table(80)
+        #expect(try noGrace.importTable(table, source: "/in/a") == .imported)
+        _ = noGrace.touch(uuid: table.build.uuid, arch: .arm64)
+        let ghost = StoreFixtures.uuid(81)
+        _ = noGrace.touch(uuid: ghost, arch: .arm64)
+        try client.putObject(
+            bucket: bucket, key: location.key(BucketStore.nameKey("Ghost", uuid: ghost, arch: .arm64)), bytes: [])
+        #expect(try noGrace.garbageCollect(olderThanDays: 3650, dryRun: false).isEmpty)
+        let left = try client.listAllObjects(bucket: bucket, prefix: location.key("")).objects.compactMap {
+            location.relativeKey($0.key)
+        }
+        #expect(!left.contains { $0.contains(ghost.uuidString) }, "\(left)")
+        #expect(left.contains(BucketStore.useKey(uuid: table.build.uuid, arch: .arm64)))
+        #expect(left.contains(BucketStore.nameKey("HandMade", uuid: table.build.uuid, arch: .arm64)))
+    }
 }
