@@ -84,8 +84,9 @@ let package = Package(
             path: "Benchmarks/LookupBench"),
 
         // What the test targets share: the process runner, the repository root and fixture
-        // folders, a seeded generator, and the tags (.slow, .server, .corpus).
-        .target(name: "TestSupport", dependencies: ["ObjectStorage"], path: "Tests/TestSupport"),
+        // folders, a seeded generator, zips built to order, and the tags (.slow, .server, .corpus).
+        .target(name: "TestSupport", dependencies: ["ObjectStorage", "ObjectFiles"], path: "Tests/TestSupport"),
+        .testTarget(name: "ArchivesTests", dependencies: ["Archives", "TestSupport"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel", "TestSupport"]),
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel", "TestSupport"]),

@@ -68,32 +68,56 @@ extension ArchiveReader {
             start = at
         }
         guard let start else { return false }
+        var descriptor: Int32 = -1
+        let a = try Self.openStream(path, at: start, cutShort: isCutShort, into: &descriptor)
+        carchive_read_free(handle)
+        if streamDescriptor >= 0 { close(streamDescriptor) }
+        handle = a
+        streamDescriptor = descriptor
+        base = start
+        lastDataStart = start
+        lastDataEnd = start
+        return true
+    }
+
+    /// An empty end of central directory record (APPNOTE.TXT 4.3.16): what a stream over a zip
+    /// that was cut short goes on with after the file's last byte.
+    static let emptyEndRecord: [UInt8] =
+        withUnsafeBytes(of: ZipCentralDirectory.endOfCentralDirectorySignature.littleEndian, Array.init)
+        + [UInt8](repeating: 0, count: ZipCentralDirectory.endOfCentralDirectoryLength - 4)
+
+    /// A libarchive reader of the zip at `path` as a stream from `start`: no seeking, so
+    /// libarchive reads local headers one after another. A zip that was cut short goes on after
+    /// its last byte with an empty end record: libarchive reads ahead of a member's data
+    /// descriptor (24 bytes, for the next signature) and would otherwise fail the last whole
+    /// member before the cut. `descriptor` receives the file descriptor, the caller's to close.
+    static func openStream(
+        _ path: String, at start: Int64, cutShort: Bool, into descriptor: inout Int32
+    ) throws(ArchiveError) -> OpaquePointer {
         guard let a = carchive_read_new() else {
             throw ArchiveError(.resources, "cannot allocate an archive reader", path: path, fatal: true)
         }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0, lseek(descriptor, off_t(start), SEEK_SET) == off_t(start) else {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0, lseek(file, off_t(start), SEEK_SET) == off_t(start) else {
             let reason = String(cString: strerror(errno))
-            if descriptor >= 0 { close(descriptor) }
+            if file >= 0 { close(file) }
             carchive_read_free(a)
-            throw ArchiveError(.cannotOpen, "cannot open the archive again: \(reason)", path: path, fatal: true)
+            throw ArchiveError(.cannotOpen, "cannot open the archive: \(reason)", path: path, fatal: true)
         }
-        // A stream from `start`: no seeking, so libarchive reads local headers one after another.
         carchive_read_support_format_zip_streamable(a)
-        guard UTF8Locale.run({ carchive_read_open_fd(a, descriptor, 64 * 1024) }) == ARCHIVE_OK else {
+        let trailer = cutShort ? emptyEndRecord : []
+        let status = UTF8Locale.run {
+            carchive_read_open_fd_trailed(a, file, 64 * 1024, trailer, trailer.count)
+        }
+        guard status == ARCHIVE_OK else {
             let detail = Self.errorString(a)
             carchive_read_free(a)
-            close(descriptor)
+            close(file)
             throw ArchiveError(
-                .cannotOpen, "cannot open the archive again: \(detail)", detail: detail, path: path, fatal: true)
+                .cannotOpen, "cannot open the archive: \(detail)", detail: detail, path: path, fatal: true)
         }
-        carchive_read_free(handle)
-        if resumedDescriptor >= 0 { close(resumedDescriptor) }
-        handle = a
-        resumedDescriptor = descriptor
-        base = start
-        lastDataStart = start
-        return true
+        descriptor = file
+        return a
     }
 
     /// The offset of the first local file header signature at or after `offset`, or nil.

@@ -4,10 +4,14 @@
 // to disk. C types stay inside this target.
 //
 // Zips are read through their central directory (libarchive's seekable zip reader, which the
-// file's seek callback enables), in the order of their local headers. A zip whose central
-// directory is missing (a truncated download) is read from its local headers, as a stream, up to
-// the cut, and then ends with a fatal `.truncated` error: whatever followed the cut is lost, and
-// nothing else would say so when the cut falls between two members.
+// file's seek callback enables), in the order of their local headers. A zip that does not end
+// with its own end record (ZipCentralDirectory.locate: cut short, by an interrupted download or
+// copy) is read from its local headers, as a stream, up to the cut, and then ends with a fatal
+// `.truncated` error: whatever followed the cut is lost, and nothing else would say so when the
+// cut falls between two members. The stream goes on after the file's last byte with an empty end
+// record, so that libarchive, which reads ahead of a data descriptor, still reads the last whole
+// member before the cut and then finds the end; whatever it reads past the file's end (a header
+// or data cut in two) is the cut, never a member.
 // Where the central directory adds up, each local header is first checked against its entry
 // (ZipCentralDirectory): a header whose name disagrees is a damaged header of the member the
 // directory names, and the member's size is the directory's.
@@ -87,21 +91,24 @@ public final class ArchiveReader {
     public let policy: Policy
     var handle: OpaquePointer
     let archiveSize: Int64
-    /// A resumed reader's file descriptor (libarchive does not close it), else -1.
-    var resumedDescriptor: Int32 = -1
+    /// The file descriptor of a reader opened as a stream (libarchive does not close it), else -1.
+    var streamDescriptor: Int32 = -1
     /// Where in the file the current libarchive reader started (0, or a resumption point).
     var base: Int64 = 0
     /// Where the data of the last member whose header was read starts, in the file.
     var lastDataStart: Int64 = 0
+    /// Where the last member whose data was read or skipped to its end ends, in the file.
+    var lastDataEnd: Int64 = 0
     /// Set after a failure libarchive cannot go on from; `next` resumes from it.
     var pendingResume: Resumption?
     var resumptions = 0
     /// A zip's central directory, when it adds up; members are checked against it in order.
     var centralDirectory: ZipCentralDirectory?
-    /// True for a file that begins with a zip local file header.
-    private var isZip = false
-    /// Whether the end of a zip has been checked for its central directory.
-    private var endChecked = false
+    /// True for a zip (a file that begins with a local file header) that does not end with its
+    /// own end record: it is read as a stream, up to the cut.
+    let isCutShort: Bool
+    /// Whether the cut has been reported.
+    private var truncationReported = false
     /// The directory entry of the next local header to be read.
     var directoryCursor = 0
     /// The last member whose header was read, to place a member whose name is lost.
@@ -129,6 +136,17 @@ public final class ArchiveReader {
         if let missing = ArchiveLibrary.missing {
             throw ArchiveError(.libraryMissing, missing, path: path, fatal: true)
         }
+        var location: ZipCentralDirectory.Location?
+        if Self.startsWithLocalHeader(path) {
+            location = ZipCentralDirectory.locate(path: path)
+            isCutShort = location == nil
+        } else {
+            isCutShort = false
+        }
+        if isCutShort {
+            handle = try Self.openStream(path, at: 0, cutShort: true, into: &streamDescriptor)
+            return
+        }
         guard let a = carchive_read_new() else {
             throw ArchiveError(.resources, "cannot allocate an archive reader", path: path, fatal: true)
         }
@@ -147,8 +165,7 @@ public final class ArchiveReader {
                 .cannotOpen, "cannot open the archive: \(detail)", detail: detail, path: path, fatal: true)
         }
         handle = a
-        isZip = Self.startsWithLocalHeader(path)
-        if isZip { centralDirectory = ZipCentralDirectory.read(path: path) }
+        if let location { centralDirectory = ZipCentralDirectory.read(path: path, at: location) }
     }
 
     /// True when the file begins with a zip local file header signature.
@@ -161,7 +178,7 @@ public final class ArchiveReader {
 
     deinit {
         carchive_read_free(handle)
-        if resumedDescriptor >= 0 { close(resumedDescriptor) }
+        if streamDescriptor >= 0 { close(streamDescriptor) }
     }
 
     /// True for the first bytes of a zip, a tar, or a gzip / bzip2 / xz / zstd stream.
@@ -177,7 +194,7 @@ public final class ArchiveReader {
     }
 
     /// Compressed bytes consumed so far (for progress).
-    public var compressedBytesRead: Int64 { base + carchive_filter_bytes(handle, -1) }
+    public var compressedBytesRead: Int64 { min(archiveSize, base + carchive_filter_bytes(handle, -1)) }
     /// The archive file's size.
     public var compressedBytesTotal: Int64 { archiveSize }
 
@@ -187,19 +204,14 @@ public final class ArchiveReader {
     /// member before the cut.
     public func next() throws(ArchiveError) -> Entry? {
         if let entry = try nextMember() { return entry }
-        if isCutShort() { throw truncation(membersRead: memberIndex - 1) }
+        if isCutShort && !truncationReported { throw truncation(membersRead: memberIndex - 1) }
         return nil
     }
 
-    /// True, once, for a zip that ends without its central directory.
-    private func isCutShort() -> Bool {
-        guard isZip, !endChecked else { return false }
-        endChecked = true
-        return !ZipCentralDirectory.hasEndRecord(path: path)
-    }
-
     private func truncation(membersRead: Int) -> ArchiveError {
-        ArchiveError(
+        truncationReported = true
+        pendingResume = nil
+        return ArchiveError(
             .truncated,
             "the zip ends without its central directory: it was cut short (an interrupted download or copy?),"
                 + " after \(membersRead) whole \(membersRead == 1 ? "member" : "members"); any after the cut are missing",
@@ -240,12 +252,12 @@ public final class ArchiveReader {
         guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let e = entryPointer else {
             let detail = Self.errorString(handle)
             // No header can be read where the file was cut (libarchive finds none, or half of one):
-            // that is the cut, not damage, when no local header follows the one that failed.
-            let failed = memberIndex == 1 ? 0 : Self.localHeader(in: path, from: lastDataStart)
-            if failed.flatMap({ Self.localHeader(in: path, from: $0 + 1) }) == nil, isCutShort() {
+            // that is the cut, not damage, when no local header follows the one that failed, which
+            // begins where the member before it ends.
+            if isCutShort, Self.localHeader(in: path, from: failedHeaderSearch + 1) == nil {
                 throw truncation(membersRead: memberIndex - 1)
             }
-            if status == ARCHIVE_FAILED || scheduleResume(after: .header(from: lastDataStart)) {
+            if status == ARCHIVE_FAILED || scheduleResume(after: .header(from: failedHeaderSearch)) {
                 try fail(
                     .damagedHeader, "damaged header of member \(memberIndex): \(detail)", detail: detail,
                     member: expected?.name, recoverable: true)
@@ -254,6 +266,9 @@ public final class ArchiveReader {
             try fail(.damagedHeader, "\(what): \(detail)", detail: detail, recoverable: false)
         }
         lastDataStart = base + carchive_filter_bytes(handle, 0)
+        // A header that ends past the file's last byte was read from the cut and what the stream
+        // adds after it: not a member.
+        if isCutShort, lastDataStart > archiveSize { throw truncation(membersRead: memberIndex - 1) }
         if let member = expected, let directory = centralDirectory {
             // The header libarchive read must be the one checked; when it is not (the archive
             // holds headers the directory does not list), the directory is no longer followed.
@@ -315,6 +330,18 @@ public final class ArchiveReader {
                 recoverable: Int32(truncatingIfNeeded: n) != ARCHIVE_FATAL
                     || scheduleResume(after: .data(from: lastDataStart)))
         }
+        if n == 0 {
+            lastDataEnd = self.base + carchive_filter_bytes(handle, 0)
+            // Data that ends past the file's last byte was read from the cut and what the stream
+            // adds after it.
+            if isCutShort, lastDataEnd > archiveSize {
+                current = nil
+                try fail(
+                    .damagedData, "cut short inside its data", detail: "", member: entry.storedName,
+                    recoverable: true)
+            }
+            return 0
+        }
         currentRead += Int64(n)
         // Data beyond what the header declared counts now; declared bytes were counted already.
         if currentRead > (entry.size ?? 0) {
@@ -342,6 +369,11 @@ public final class ArchiveReader {
         }
     }
 
+    /// Where to look for a header that failed: it follows the data of the member before it, which
+    /// ends at `lastDataEnd` when that data was read to its end (a local header signature inside
+    /// that data is not the failed header), and else starts at `lastDataStart`.
+    private var failedHeaderSearch: Int64 { max(lastDataStart, lastDataEnd) }
+
     /// Skips the rest of the current member, counting the bytes a header did not declare.
     private func skipRest() throws(ArchiveError) {
         guard let entry = current else { return }
@@ -354,6 +386,7 @@ public final class ArchiveReader {
                     .damagedData, "damaged data: \(detail)", detail: detail, member: entry.storedName,
                     recoverable: status != ARCHIVE_FATAL || scheduleResume(after: .data(from: lastDataStart)))
             }
+            lastDataEnd = base + carchive_filter_bytes(handle, 0)
             return
         }
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockSize, alignment: 1)

@@ -7,8 +7,9 @@
 // Records and fields by APPNOTE.TXT's names: the end of central directory record (4.3.16), the
 // Zip64 end of central directory locator and record (4.3.15, 4.3.14), central directory file
 // headers (4.3.12) with the Zip64 extended information extra field (4.5.3), and local file
-// headers (4.3.7). Every read is bounds-checked; a directory that does not add up is not used
-// (nil), and the reader then trusts libarchive alone, as before.
+// headers (4.3.7). Every read is bounds-checked. `locate` decides whether the file ends with its
+// own end record at all (a zip that does not was cut short); a directory that does not add up is
+// not used (nil), and the reader then trusts libarchive alone.
 
 import Foundation
 import SymbolicateModel
@@ -42,40 +43,96 @@ struct ZipCentralDirectory {
     /// A larger directory is not read into memory (libarchive alone reads such an archive).
     static let maxDirectoryBytes: Int64 = 256 << 20
 
-    /// The directory of the zip at `path`, or nil when there is none that adds up.
-    static func read(path: String) -> ZipCentralDirectory? {
+    /// Where a zip's central directory lies, as its end records give it.
+    struct Location {
+        var size: Int64
+        var offset: Int64
+    }
+
+    /// The central directory of the zip at `path`, which begins with a local header (nothing comes
+    /// before the zip), as the end of the file places it: nil when the file does not end with its
+    /// zip's end record. That is a zip cut short (an interrupted download or copy), even when the
+    /// cut leaves an end record of something else near the end of the file: one of a zip stored
+    /// inside it, or the record's signature inside compressed data. An end record is the file's
+    /// own only when its directory (and zip64 end records) lie right before it, where its offsets
+    /// say: its directory's offset plus size is where the record (or the zip64 end record) begins,
+    /// and the directory, unless empty, begins with a central file header. libarchive's seekable
+    /// reader checks much less (the last signature in the last 16 KiB whose directory ends before
+    /// it), and would read an inner zip's directory as the file's.
+    static func locate(path: String) -> Location? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return nil }
         let fileSize = Int64(info.st_size)
-        guard let (tail, end) = endRecord(descriptor, fileSize: fileSize), let entries16 = tail.u16(end + 10),
-            let size32 = tail.u32(end + 12),
-            let offset32 = tail.u32(end + 16)
+        let tailLength = Int(min(fileSize, Int64(endOfCentralDirectoryLength + maxCommentLength)))
+        guard tailLength >= endOfCentralDirectoryLength,
+            let tail = pread(descriptor, count: tailLength, at: fileSize - Int64(tailLength))
         else { return nil }
-        var entries = Int64(entries16)
+        // The last signature whose record and comment fit before the end of the file, and whose
+        // directory is where it says.
+        var end = tail.count - endOfCentralDirectoryLength
+        while end >= 0 {
+            if tail.u32(end) == endOfCentralDirectorySignature, let commentLength = tail.u16(end + 20),
+                end + endOfCentralDirectoryLength + Int(commentLength) <= tail.count
+            {
+                let recordAt = fileSize - Int64(tail.count - end)
+                if let location = directory(endingAt: recordAt, record: Array(tail[end...]), descriptor) {
+                    return location
+                }
+            }
+            end -= 1
+        }
+        return nil
+    }
+
+    /// The directory the end record at `recordAt` describes, when it lies right before it.
+    private static func directory(endingAt recordAt: Int64, record: [UInt8], _ descriptor: Int32) -> Location? {
+        guard let size32 = record.u32(12), let offset32 = record.u32(16), let entries16 = record.u16(10) else {
+            return nil
+        }
         var size = Int64(size32)
         var offset = Int64(offset32)
+        var directoryEnd = recordAt
         if entries16 == 0xFFFF || size32 == 0xFFFF_FFFF || offset32 == 0xFFFF_FFFF {
-            let locatorAt = fileSize - Int64(tail.count - end) - Int64(zip64LocatorLength)
+            // Zip64: the locator right before the record, and the zip64 record right before it.
+            let locatorAt = recordAt - Int64(zip64LocatorLength)
             guard locatorAt >= 0, let locator = pread(descriptor, count: zip64LocatorLength, at: locatorAt),
-                locator.u32(0) == zip64EndOfCentralDirectoryLocatorSignature, let recordAt = locator.u64(8),
-                recordAt >= 0, recordAt <= fileSize - Int64(zip64EndOfCentralDirectoryLength),
-                let record = pread(descriptor, count: zip64EndOfCentralDirectoryLength, at: recordAt),
-                record.u32(0) == zip64EndOfCentralDirectorySignature, let e = record.u64(32), let s = record.u64(40),
-                let o = record.u64(48)
+                locator.u32(0) == zip64EndOfCentralDirectoryLocatorSignature, let zip64At = locator.u64(8),
+                zip64At >= 0, zip64At <= locatorAt - Int64(zip64EndOfCentralDirectoryLength),
+                let zip64 = pread(descriptor, count: zip64EndOfCentralDirectoryLength, at: zip64At),
+                zip64.u32(0) == zip64EndOfCentralDirectorySignature, let recordSize = zip64.u64(4),
+                recordSize <= locatorAt, zip64At + 12 + recordSize == locatorAt, let s = zip64.u64(40),
+                let o = zip64.u64(48)
             else { return nil }
-            (entries, size, offset) = (e, s, o)
+            (size, offset, directoryEnd) = (s, o, zip64At)
         }
-        guard entries >= 0, size >= 0, offset >= 0, size <= maxDirectoryBytes, offset <= fileSize - size,
-            entries <= size / Int64(centralFileHeaderLength) + 1
-        else { return nil }
+        guard size >= 0, offset >= 0, size <= directoryEnd, offset == directoryEnd - size else { return nil }
+        if size > 0 {
+            guard let signature = pread(descriptor, count: 4, at: offset),
+                signature.u32(0) == centralFileHeaderSignature
+            else { return nil }
+        }
+        return Location(size: size, offset: offset)
+    }
+
+    /// The members the directory at `location` lists, or nil when it does not add up. The
+    /// directory is read to its end, as libarchive reads it: the end record's entry counts are
+    /// not what lists the members.
+    static func read(path: String, at location: Location) -> ZipCentralDirectory? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        let fileSize = Int64(info.st_size)
+        let (size, offset) = (location.size, location.offset)
+        guard size <= maxDirectoryBytes, offset <= fileSize - size else { return nil }
         guard let directory = pread(descriptor, count: Int(size), at: offset) else { return nil }
         var members: [Member] = []
-        members.reserveCapacity(Int(entries))
         var at = 0
-        for _ in 0..<entries {
+        while at < directory.count {
             guard directory.u32(at) == centralFileHeaderSignature, let compressed32 = directory.u32(at + 20),
                 let uncompressed32 = directory.u32(at + 24), let nameLength = directory.u16(at + 28),
                 let extraLength = directory.u16(at + 30), let commentLength = directory.u16(at + 32),
@@ -140,35 +197,6 @@ struct ZipCentralDirectory {
     }
 
     /// Exactly `count` bytes at `offset`, or nil.
-    /// True when the file ends with an end of central directory record: a zip without one was cut
-    /// short (an interrupted download or copy), and whatever followed the cut is lost.
-    static func hasEndRecord(path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var info = stat()
-        return fstat(descriptor, &info) == 0 && endRecord(descriptor, fileSize: Int64(info.st_size)) != nil
-    }
-
-    /// The file's last bytes and, in them, the last end-of-central-directory signature whose
-    /// comment reaches the end of the file.
-    private static func endRecord(_ descriptor: Int32, fileSize: Int64) -> (tail: [UInt8], end: Int)? {
-        let tailLength = Int(min(fileSize, Int64(endOfCentralDirectoryLength + maxCommentLength)))
-        guard tailLength >= endOfCentralDirectoryLength,
-            let tail = pread(descriptor, count: tailLength, at: fileSize - Int64(tailLength))
-        else { return nil }
-        var i = tail.count - endOfCentralDirectoryLength
-        while i >= 0 {
-            if tail.u32(i) == endOfCentralDirectorySignature,
-                i + endOfCentralDirectoryLength + Int(tail.u16(i + 20) ?? 0) <= tail.count
-            {
-                return (tail, i)
-            }
-            i -= 1
-        }
-        return nil
-    }
-
     private static func pread(_ descriptor: Int32, count: Int, at offset: Int64) -> [UInt8]? {
         guard count >= 0, offset >= 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: count)

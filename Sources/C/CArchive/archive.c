@@ -3,6 +3,10 @@
 // so the symbolicate executable has no libarchive (nor its compression libraries) in its ldd list.
 #include "CArchive.h"
 #include "CLibraryLoader.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static struct {
     struct archive *(*read_new)(void);
@@ -17,6 +21,8 @@ static struct {
     int (*read_support_format_zip_streamable)(struct archive *);
     int (*read_open_fd)(struct archive *, int, size_t);
     int (*read_open_filename)(struct archive *, const char *, size_t);
+    int (*read_open)(struct archive *, void *, archive_open_callback *, archive_read_callback *,
+                     archive_close_callback *);
     int (*read_next_header)(struct archive *, struct archive_entry **);
     la_ssize_t (*read_data)(struct archive *, void *, size_t);
     int (*read_data_skip)(struct archive *);
@@ -60,6 +66,7 @@ static const symbolicate_entry_point points[] = {
     CARCHIVE_ENTRY(read_support_format_zip_streamable),
     CARCHIVE_ENTRY(read_open_fd),
     CARCHIVE_ENTRY(read_open_filename),
+    CARCHIVE_ENTRY(read_open),
     CARCHIVE_ENTRY(read_next_header),
     CARCHIVE_ENTRY(read_data),
     CARCHIVE_ENTRY(read_data_skip),
@@ -111,6 +118,55 @@ int carchive_read_open_fd(struct archive *a, int fd, size_t block_size) { return
 int carchive_read_open_filename(struct archive *a, const char *filename, size_t block_size) {
     return api.read_open_filename(a, filename, block_size);
 }
+
+// A stream over a file descriptor, from its current offset, that goes on after the file's last
+// byte with `trailer` (at most 64 bytes), once.
+struct carchive_trailed_stream {
+    int fd;
+    size_t block_size;
+    int trailer_sent;
+    size_t trailer_length;
+    unsigned char trailer[64];
+    unsigned char block[];
+};
+
+static la_ssize_t carchive_trailed_read(struct archive *a, void *client, const void **buffer) {
+    (void)a;
+    struct carchive_trailed_stream *stream = client;
+    for (;;) {
+        ssize_t n = read(stream->fd, stream->block, stream->block_size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n != 0) {
+            *buffer = stream->block;
+            return n;
+        }
+        break;
+    }
+    if (stream->trailer_sent || stream->trailer_length == 0) return 0;
+    stream->trailer_sent = 1;
+    *buffer = stream->trailer;
+    return (la_ssize_t)stream->trailer_length;
+}
+
+static int carchive_trailed_close(struct archive *a, void *client) {
+    (void)a;
+    free(client);
+    return ARCHIVE_OK;
+}
+
+int carchive_read_open_fd_trailed(struct archive *a, int fd, size_t block_size, const void *trailer,
+                                  size_t trailer_length) {
+    if (trailer_length > 64) return ARCHIVE_FATAL;
+    struct carchive_trailed_stream *stream = calloc(1, sizeof *stream + block_size);
+    if (stream == NULL) return ARCHIVE_FATAL;
+    stream->fd = fd;
+    stream->block_size = block_size;
+    stream->trailer_length = trailer_length;
+    memcpy(stream->trailer, trailer, trailer_length);
+    // libarchive calls the close callback, which frees the stream, even when the open fails.
+    return api.read_open(a, stream, NULL, carchive_trailed_read, carchive_trailed_close);
+}
+
 int carchive_read_next_header(struct archive *a, struct archive_entry **entry) {
     return api.read_next_header(a, entry);
 }
