@@ -102,6 +102,9 @@ final class InputReader {
                         reason: "its name is not valid UTF-8 (shown repaired): rename it to read it", path: path)
                 case .danglingLink:
                     collector.recordSkippedName(reason: "a link to a file that does not exist", path: path)
+                case .inaccessible(let error):
+                    collector.recordUnreadable(
+                        reason: "cannot be looked at: \(String(cString: strerror(error)))", path: path)
                 case .notARegularFile:
                     collector.recordSkippedName(reason: "not a regular file (a device, pipe or socket)", path: path)
                 }

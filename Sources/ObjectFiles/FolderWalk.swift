@@ -3,8 +3,9 @@
 // walked folder; each folder entered once by (device, inode), so link loops end. Symbolic links
 // to files are followed; links to folders are followed (frameworks link `Versions/Current`, at
 // most `maxDepth` levels) or passed over, as the caller asks. Dangling links, other file types
-// (devices, pipes, sockets) and names that are not valid UTF-8 (which no String path can open)
-// are passed over, and the caller hears of each, to count it if it wants. Callers decide what a
+// (devices, pipes, sockets), names that cannot be looked at (permission denied, a loop of links)
+// and names that are not valid UTF-8 (which no String path can open) are passed over, and the
+// caller hears of each, to count it if it wants. Callers decide what a
 // file is, which folders to leave out, when to stop, and which of two names for one file wins.
 
 import Foundation
@@ -56,9 +57,12 @@ public enum FolderWalk {
     }
 
     /// Why a name in a folder was passed over.
-    public enum PassedOver: Sendable {
+    public enum PassedOver: Sendable, Equatable {
         /// A symbolic link whose target does not exist.
         case danglingLink
+        /// A name that `stat` cannot look at, with its errno: EACCES (a folder on the way may not
+        /// be searched), ELOOP (a loop of symbolic links), EIO.
+        case inaccessible(errno: Int32)
         /// A device, pipe or socket.
         case notARegularFile
         /// The name's bytes are not UTF-8; the path given has them repaired (U+FFFD) and names no file.
@@ -129,7 +133,13 @@ public enum FolderWalk {
             }
             var child = stat()
             guard stat(path, &child) == 0 else {
-                calls.passedOver(path, relative, .danglingLink)
+                let error = errno
+                if error == ENOENT || error == ENOTDIR {
+                    // A link to nothing; or a name removed since the folder was listed.
+                    if isLink(path) { calls.passedOver(path, relative, .danglingLink) }
+                } else {
+                    calls.passedOver(path, relative, .inaccessible(errno: error))
+                }
                 continue
             }
             let kind: Entry.Kind

@@ -226,15 +226,8 @@ extension SymbolStore {
             if !FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) {
                 run.fail(input, SymbolicateError.noSuchFile(input))
             } else if isDirectory.boolValue {
-                let (files, unnamable) = SymbolStore.regularFiles(under: input)
-                for path in unnamable {
-                    run.fail(
-                        path,
-                        SymbolicateError(
-                            .badInput,
-                            "the file's name is not valid UTF-8 (shown repaired), so it cannot be opened:"
-                                + " rename it to import it", path: path))
-                }
+                let (files, unreadable) = SymbolStore.regularFiles(under: input)
+                for error in unreadable { run.fail(error.path ?? input, error) }
                 for file in SymbolStore.debugInfoFirst(files) {
                     importFile(file, explicit: false, run: &run)
                 }
@@ -307,21 +300,41 @@ extension SymbolStore {
     }
 
     /// Regular files under `folder` (FolderWalk's order and links), each real file once, under
-    /// the first name the walk reaches it by; and the names found that are not UTF-8 (repaired).
-    static func regularFiles(under folder: String) -> (files: [String], notUTF8: [String]) {
+    /// the first name the walk reaches it by; and why each name or folder that might hold symbols
+    /// could not be read: a name that is not UTF-8 (shown repaired), one that cannot be looked at,
+    /// a folder that cannot be listed. Dangling links and devices are not symbol files.
+    static func regularFiles(under folder: String) -> (files: [String], unreadable: [SymbolicateError]) {
         var seen = Set<FolderWalk.FileKey>()
         var files: [String] = []
-        var notUTF8: [String] = []
+        var unreadable: [SymbolicateError] = []
         FolderWalk.walk(
             folder, options: .followingLinks,
-            passedOver: { path, _, why in if why == .nameNotUTF8 { notUTF8.append(path) } },
+            unlistable: { path, error in
+                unreadable.append(
+                    SymbolicateError(.io, "cannot list the folder: \(Folders.reason(error, at: path))", path: path))
+            },
+            passedOver: { path, _, why in
+                switch why {
+                case .nameNotUTF8:
+                    unreadable.append(
+                        SymbolicateError(
+                            .badInput,
+                            "the file's name is not valid UTF-8 (shown repaired), so it cannot be opened:"
+                                + " rename it to import it", path: path))
+                case .inaccessible(let error):
+                    unreadable.append(
+                        SymbolicateError(.io, "cannot be looked at: \(String(cString: strerror(error)))", path: path))
+                case .danglingLink, .notARegularFile:
+                    break
+                }
+            },
             visit: { entry in
                 if entry.kind == .file, seen.insert(FolderWalk.FileKey(entry.info)).inserted {
                     files.append(entry.path)
                 }
                 return .proceed
             })
-        return (files, notUTF8)
+        return (files, unreadable)
     }
 }
 

@@ -62,4 +62,30 @@ struct InputWalkTests {
         #expect(skipped[input + "/bad\u{FFFD}.crash"]?.contains("not valid UTF-8") == true, "\(skipped)")
         #expect(skipped[input + "/pipe.crash"]?.contains("not a regular file") == true, "\(skipped)")
     }
+
+    /// A loop of links cannot be looked at; it is counted as unreadable with the system's words,
+    /// not as a link to a file that does not exist (which is skipped).
+    @Test func aLoopOfLinksIsUnreadableNotDangling() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let crash = try BatchFixture.sample(
+            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        let input = fixture.root + "/in"
+        try BatchFixture.write(crash, to: input + "/good.crash")
+        let files = FileManager.default
+        try files.createSymbolicLink(atPath: input + "/loop-a.crash", withDestinationPath: "loop-b.crash")
+        try files.createSymbolicLink(atPath: input + "/loop-b.crash", withDestinationPath: "loop-a.crash")
+        try files.createSymbolicLink(atPath: input + "/gone.crash", withDestinationPath: "missing.crash")
+        let configuration = BatchFixture.configuration([input], into: fixture.root + "/out")
+        #expect(InputCensus(configuration).files == 4)
+        let summary = try BatchRunner(configuration: configuration, service: try BatchFixture.service()).run()
+        #expect(summary.counts.files == 4, "\(summary.table())")
+        #expect(summary.counts.written == 1)
+        #expect(summary.counts.unreadable == 2, "\(summary.table())")
+        let reasons = Dictionary(uniqueKeysWithValues: summary.skippedFiles.map { ($0.path, $0.reason) })
+        let loop = String(cString: strerror(ELOOP))
+        #expect(reasons[input + "/loop-a.crash"]?.contains(loop) == true, "\(reasons)")
+        #expect(reasons[input + "/loop-b.crash"]?.contains(loop) == true, "\(reasons)")
+        #expect(reasons[input + "/gone.crash"]?.contains("does not exist") == true, "\(reasons)")
+    }
 }

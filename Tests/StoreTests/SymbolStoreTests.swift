@@ -50,6 +50,22 @@ import Testing
         #expect(failure.error.message.contains("not valid UTF-8"), "\(failure)")
     }
 
+    /// A name under an imported folder that cannot be looked at (here a loop of links) fails the
+    /// import by name; a link to nothing is not a symbol file and is passed over.
+    @Test func aNameThatCannotBeLookedAtIsAFailureOfTheImport() throws {
+        let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
+        let folder = try StoreFixtures.scratchFolder("input")
+        let files = FileManager.default
+        try files.createSymbolicLink(atPath: folder + "/a", withDestinationPath: "b")
+        try files.createSymbolicLink(atPath: folder + "/b", withDestinationPath: "a")
+        try files.createSymbolicLink(atPath: folder + "/gone", withDestinationPath: "missing")
+        let summary = store.importPaths([folder], progress: nil)
+        #expect(summary.failures.map(\.path) == [folder + "/a", folder + "/b"], "\(summary.failures)")
+        #expect(
+            summary.failures.allSatisfy { $0.error.message.contains(String(cString: strerror(ELOOP))) },
+            "\(summary.failures)")
+    }
+
     @Test func reimportIsANoOp() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
         let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(11)), functionCount: 20, seed: 11)
