@@ -231,6 +231,13 @@ extension SymbolStore {
                 for file in SymbolStore.debugInfoFirst(files) {
                     importFile(file, explicit: false, run: &run)
                 }
+            } else if !SymbolStore.isRegularFile(input) {
+                // Opening a pipe would wait for a writer; a device is no symbol file.
+                run.fail(
+                    input,
+                    SymbolicateError(
+                        .badInput, "not a regular file (a device, pipe or socket): nothing to import from it",
+                        path: input))
             } else {
                 importFile(input, explicit: true, run: &run)
             }

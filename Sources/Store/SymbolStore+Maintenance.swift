@@ -60,9 +60,11 @@ extension SymbolStore {
             path: directory)
     }
 
+    /// Whether `path` (its link's target) is a regular file: not a folder, and not a device, pipe
+    /// or socket, which opening could wait on.
     static func isRegularFile(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// Checks every build and the store folder. Removes temporaries left by dead imports (listed

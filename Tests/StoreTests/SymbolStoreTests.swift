@@ -66,6 +66,16 @@ import Testing
             "\(summary.failures)")
     }
 
+    /// A pipe named as an input is refused at once: opening it would wait for a writer forever.
+    @Test func aPipeNamedAsAnInputIsRefusedNotWaitedOn() throws {
+        let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
+        let pipe = try StoreFixtures.scratchFolder("input") + "/symbols.pipe"
+        try #require(mkfifo(pipe, 0o600) == 0)
+        let summary = store.importPaths([pipe], progress: nil)
+        #expect(summary.failures.map(\.path) == [pipe])
+        #expect(summary.failures.first?.error.message.contains("not a regular file") == true, "\(summary.failures)")
+    }
+
     @Test func reimportIsANoOp() throws {
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
         let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(11)), functionCount: 20, seed: 11)
