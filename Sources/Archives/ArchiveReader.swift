@@ -325,8 +325,8 @@ public final class ArchiveReader {
         guard n >= 0 else {
             current = nil
             let detail = Self.errorString(handle)
-            try fail(
-                .damagedData, "damaged data: \(detail)", detail: detail, member: entry.storedName,
+            try failData(
+                of: entry, "damaged data: \(detail)", detail: detail,
                 recoverable: Int32(truncatingIfNeeded: n) != ARCHIVE_FATAL
                     || scheduleResume(after: .data(from: lastDataStart)))
         }
@@ -336,9 +336,7 @@ public final class ArchiveReader {
             // adds after it.
             if isCutShort, lastDataEnd > archiveSize {
                 current = nil
-                try fail(
-                    .damagedData, "cut short inside its data", detail: "", member: entry.storedName,
-                    recoverable: true)
+                try failData(of: entry, "cut short inside its data", detail: "", recoverable: true)
             }
             return 0
         }
@@ -382,8 +380,8 @@ public final class ArchiveReader {
             let status = carchive_read_data_skip(handle)
             guard status == ARCHIVE_OK else {
                 let detail = Self.errorString(handle)
-                try fail(
-                    .damagedData, "damaged data: \(detail)", detail: detail, member: entry.storedName,
+                try failData(
+                    of: entry, "damaged data: \(detail)", detail: detail,
                     recoverable: status != ARCHIVE_FATAL || scheduleResume(after: .data(from: lastDataStart)))
             }
             lastDataEnd = base + carchive_filter_bytes(handle, 0)
@@ -404,6 +402,18 @@ public final class ArchiveReader {
                     + "at \(member); refusing it as an expansion bomb",
                 path: path, member: member, fatal: true)
         }
+    }
+
+    /// Throws a damaged-data error for `entry`. In a zip cut short, the member the cut falls in
+    /// (no local header follows the start of its data) is the cut: a policy that makes damage
+    /// fatal hears of the cut itself, not of data that fails to decode.
+    private func failData(
+        of entry: Entry, _ message: String, detail: String, recoverable: Bool
+    ) throws(ArchiveError) -> Never {
+        if isCutShort, policy.memberErrors == .fatal, Self.localHeader(in: path, from: lastDataStart) == nil {
+            throw truncation(membersRead: memberIndex - 1)
+        }
+        try fail(.damagedData, message, detail: detail, member: entry.storedName, recoverable: recoverable)
     }
 
     /// Throws a damaged-member error, fatal unless libarchive can go on and the policy lets it.

@@ -24,14 +24,16 @@ struct ZipEndTests {
         }
     }
 
-    static func read(_ bytes: [UInt8], named name: String = "a.zip") throws -> [Outcome] {
+    static func read(
+        _ bytes: [UInt8], named name: String = "a.zip", memberErrors: ArchiveReader.Policy.MemberErrors = .recoverable
+    ) throws -> [Outcome] {
         let folder = NSTemporaryDirectory() + "zip-end-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/" + name
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let reader = try ArchiveReader(
-            path: path, policy: .init(names: .sanitize, memberErrors: .recoverable, limits: .init()))
+            path: path, policy: .init(names: .sanitize, memberErrors: memberErrors, limits: .init()))
         var outcomes: [Outcome] = []
         while outcomes.count < 100 {
             do {
@@ -206,5 +208,18 @@ struct ZipEndTests {
         zip.add("a.txt", contents: Self.text(40, 100))
         zip.add("b.txt", contents: Self.text(41, 100), dataDescriptor: true)
         try Self.expect(zip.bytes, [.member("a.txt", Self.text(40, 100)), .member("b.txt", Self.text(41, 100))])
+    }
+
+    /// Under a policy that makes damage fatal (a store import), a zip cut inside a member's data
+    /// is reported as cut short, not as data that fails to decode.
+    @Test(arguments: [ZipFixture.Method.stored, .deflated])
+    func aFatalPolicyHearsOfTheCut(method: ZipFixture.Method) throws {
+        var zip = ZipFixture(zip64: false)
+        zip.add("first.txt", contents: Self.text(50, 2000), method: method)
+        zip.add("second.txt", contents: Self.text(51, 2000), method: method)
+        let cut = Array(zip.bytes[..<(zip.placements[1].dataStart + 100)])
+        let outcomes = try Self.read(cut, memberErrors: .fatal)
+        #expect(
+            outcomes == [.member("first.txt", Self.text(50, 2000)), .error(.truncated, fatal: true)], "\(outcomes)")
     }
 }
