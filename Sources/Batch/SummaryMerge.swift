@@ -5,7 +5,8 @@
 // SummaryCollector gives them (most first); an image's archs and app versions and a group's
 // per-version counts joined; where the shards disagree (an example, an image's name, a group's
 // signature under several exception types) the smallest kept, as one run keeps it; skipped files concatenated and sorted by path as one run sorts
-// them; input errors concatenated in the order given.
+// them; input errors (every shard reads every input's listing, so each reports a missing input
+// or a cut archive) once each, in the order given.
 // The wall time is the longest shard's (they ran side by side), the workers all shards' together.
 // A shard given twice would count its reports twice, so it is refused.
 
@@ -77,7 +78,7 @@ extension BatchSummary {
             }
             out.skippedFiles += part.skippedFiles
             out.skippedFilesOmitted += part.skippedFilesOmitted
-            out.inputErrors += part.inputErrors
+            for error in part.inputErrors where !out.inputErrors.contains(error) { out.inputErrors.append(error) }
             out.jobs += part.jobs
             out.elapsedSeconds = max(out.elapsedSeconds, part.elapsedSeconds)
         }

@@ -5,6 +5,7 @@
 
 import Foundation
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @testable import Batch
@@ -123,6 +124,35 @@ import Testing
             #expect(merged.crashGroups.first?.example == "0-first/g1")
             #expect(merged.unreadable == [BatchSummary.Reason(reason: "damaged", count: 3, example: "a.zip/1")])
         }
+    }
+
+    /// Every shard reads every archive, so each reports a zip that was cut short: the merge
+    /// reports it once, as one run does.
+    @Test(
+        .enabled(
+            if: BatchFixture.samplesAvailable, "Samples/reports or Samples/build is absent (run Samples/generate.sh)"))
+    func anInputErrorEveryShardSawIsReportedOnce() throws {
+        let fixture = try BatchFixture()
+        defer { fixture.cleanUp() }
+        let crash = try BatchFixture.sample(
+            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        var zip = ZipFixture()
+        for i in 0..<4 { zip.add("r\(i).crash", contents: crash) }
+        let cut = fixture.root + "/cut.zip"
+        try BatchFixture.write(Array(zip.bytes[..<zip.placements[3].header]), to: cut)
+        let service = try BatchFixture.service()
+        let whole = try BatchRunner(
+            configuration: BatchFixture.configuration([cut], into: fixture.root + "/all"), service: service
+        ).run()
+        var parts: [BatchSummary] = []
+        for index in 0..<2 {
+            var configuration = BatchFixture.configuration([cut], into: fixture.root + "/shards")
+            configuration.shard = try Shard(index: index, count: 2)
+            parts.append(try BatchRunner(configuration: configuration, service: service).run())
+        }
+        #expect(whole.inputErrors.count == 1, "\(whole.inputErrors)")
+        #expect(parts.allSatisfy { $0.inputErrors == whole.inputErrors }, "\(parts.map(\.inputErrors))")
+        #expect(try BatchSummary.merged(parts, sources: ["0", "1"]).inputErrors == whole.inputErrors)
     }
 
     @Test func aShardGivenTwiceIsRefused() throws {
