@@ -24,6 +24,9 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         /// Reports skipped because their name cannot be an output file's (too long); absent
         /// when there were none.
         public var skippedNames: Int?
+        /// Links (dangling ones, or any in an archive) and devices, pipes and sockets, which are
+        /// not read; absent when there were none.
+        public var skippedLinks: Int?
         /// Skipped by `--resume` because their output already exists.
         public var alreadyDone = 0
         /// Outputs written in this run.
@@ -127,6 +130,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             ("skipped (already done)", counts.alreadyDone),
         ]
         if let n = counts.skippedNames { rows.append(("skipped (unusable name)", n)) }
+        if let n = counts.skippedLinks { rows.append(("skipped (link or special)", n)) }
         rows.append(("outputs written", counts.written))
         if let n = counts.metricKitDiagnostics { rows.append(("MetricKit diagnostics", n)) }
         for (label, value) in rows {

@@ -101,12 +101,12 @@ final class InputReader {
                     collector.recordUnreadable(
                         reason: "its name is not valid UTF-8 (shown repaired): rename it to read it", path: path)
                 case .danglingLink:
-                    collector.recordSkippedName(reason: "a link to a file that does not exist", path: path)
+                    collector.recordSkippedLink(reason: "a link to a file that does not exist", path: path)
                 case .inaccessible(let error):
                     collector.recordUnreadable(
                         reason: "cannot be looked at: \(String(cString: strerror(error)))", path: path)
                 case .notARegularFile:
-                    collector.recordSkippedName(reason: "not a regular file (a device, pipe or socket)", path: path)
+                    collector.recordSkippedLink(reason: "not a regular file (a device, pipe or socket)", path: path)
                 }
             },
             visit: { entry in
@@ -182,7 +182,7 @@ final class InputReader {
             guard member.type == .file else {
                 // A link (symbolic, or a tar's hard link) or a special file is not read: counted, by its shard.
                 if isInShard(rel) {
-                    collector.recordSkippedName(
+                    collector.recordSkippedLink(
                         reason: "a link or special file in the archive; only regular files are read", path: source)
                 }
                 continue

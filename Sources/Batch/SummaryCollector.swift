@@ -164,6 +164,16 @@ final class SummaryCollector: @unchecked Sendable {
         }
     }
 
+    /// A link or a device, pipe or socket, which is not read: counted and listed once, as skipped.
+    func recordSkippedLink(reason: String, path: String) {
+        lock.withLock {
+            counts.files += 1
+            counts.skippedLinks = (counts.skippedLinks ?? 0) + 1
+            finished += 1
+            skip(path, reason)
+        }
+    }
+
     func recordNonReport(path: String) {
         lock.withLock {
             counts.files += 1

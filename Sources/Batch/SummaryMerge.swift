@@ -136,6 +136,7 @@ extension BatchSummary.Counts {
         alreadyDone += other.alreadyDone
         written += other.written
         if let n = other.skippedNames { skippedNames = (skippedNames ?? 0) + n }
+        if let n = other.skippedLinks { skippedLinks = (skippedLinks ?? 0) + n }
         if let n = other.metricKitDiagnostics { metricKitDiagnostics = (metricKitDiagnostics ?? 0) + n }
     }
 }

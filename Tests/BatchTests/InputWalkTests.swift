@@ -61,6 +61,8 @@ struct InputWalkTests {
         let skipped = Dictionary(uniqueKeysWithValues: summary.skippedFiles.map { ($0.path, $0.reason) })
         #expect(skipped[input + "/bad\u{FFFD}.crash"]?.contains("not valid UTF-8") == true, "\(skipped)")
         #expect(skipped[input + "/pipe.crash"]?.contains("not a regular file") == true, "\(skipped)")
+        #expect(summary.counts.skippedLinks == 1 && summary.counts.skippedNames == nil, "\(summary.table())")
+        #expect(summary.table().contains("skipped (link or special) 1\n"), "\(summary.table())")
     }
 
     /// A loop of links cannot be looked at; it is counted as unreadable with the system's words,
