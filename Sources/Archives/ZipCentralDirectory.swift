@@ -60,12 +60,10 @@ struct ZipCentralDirectory {
     /// reader checks much less (the last signature in the last 16 KiB whose directory ends before
     /// it), and would read an inner zip's directory as the file's.
     static func locate(path: String) -> Location? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
-        let fileSize = Int64(info.st_size)
+        withFile(path) { descriptor, fileSize in locate(descriptor, fileSize: fileSize) }
+    }
+
+    private static func locate(_ descriptor: Int32, fileSize: Int64) -> Location? {
         let tailLength = Int(min(fileSize, Int64(endOfCentralDirectoryLength + maxCommentLength)))
         guard tailLength >= endOfCentralDirectoryLength,
             let tail = pread(descriptor, count: tailLength, at: fileSize - Int64(tailLength))
@@ -121,12 +119,10 @@ struct ZipCentralDirectory {
     /// directory is read to its end, as libarchive reads it: the end record's entry counts are
     /// not what lists the members.
     static func read(path: String, at location: Location) -> ZipCentralDirectory? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
-        let fileSize = Int64(info.st_size)
+        withFile(path) { descriptor, fileSize in read(descriptor, fileSize: fileSize, at: location) }
+    }
+
+    private static func read(_ descriptor: Int32, fileSize: Int64, at location: Location) -> ZipCentralDirectory? {
         let (size, offset) = (location.size, location.offset)
         guard size <= maxDirectoryBytes, offset <= fileSize - size else { return nil }
         guard let directory = pread(descriptor, count: Int(size), at: offset) else { return nil }
@@ -194,6 +190,17 @@ struct ZipCentralDirectory {
             name == member.nameBytes
         else { return "the local header's name disagrees with the central directory" }
         return nil
+    }
+
+    /// `body`'s answer for the file at `path`, open for reading, and its size; nil when the file
+    /// cannot be opened.
+    private static func withFile<T>(_ path: String, _ body: (_ descriptor: Int32, _ fileSize: Int64) -> T?) -> T? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return body(descriptor, Int64(info.st_size))
     }
 
     /// Exactly `count` bytes at `offset`, or nil.

@@ -156,19 +156,18 @@ final class SummaryCollector: @unchecked Sendable {
     /// A file skipped for a reason other than its content (a name no output file can have):
     /// counted and listed once, as skipped, not as unreadable.
     func recordSkippedName(reason: String, path: String) {
-        lock.withLock {
-            counts.files += 1
-            counts.skippedNames = (counts.skippedNames ?? 0) + 1
-            finished += 1
-            skip(path, reason)
-        }
+        recordSkipped(\.skippedNames, reason: reason, path: path)
     }
 
     /// A link or a device, pipe or socket, which is not read: counted and listed once, as skipped.
     func recordSkippedLink(reason: String, path: String) {
+        recordSkipped(\.skippedLinks, reason: reason, path: path)
+    }
+
+    private func recordSkipped(_ count: WritableKeyPath<BatchSummary.Counts, Int?>, reason: String, path: String) {
         lock.withLock {
             counts.files += 1
-            counts.skippedLinks = (counts.skippedLinks ?? 0) + 1
+            counts[keyPath: count] = (counts[keyPath: count] ?? 0) + 1
             finished += 1
             skip(path, reason)
         }
