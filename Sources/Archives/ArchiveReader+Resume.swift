@@ -69,7 +69,7 @@ extension ArchiveReader {
         }
         guard let start else { return false }
         var descriptor: Int32 = -1
-        let a = try Self.openStream(path, at: start, cutShort: isCutShort, into: &descriptor)
+        let a = try Self.openStream(path, at: start, pastEnd: isCutShort ? pastEnd.pointer : nil, into: &descriptor)
         carchive_read_free(handle)
         if streamDescriptor >= 0 { close(streamDescriptor) }
         handle = a
@@ -87,12 +87,13 @@ extension ArchiveReader {
         + [UInt8](repeating: 0, count: ZipCentralDirectory.endOfCentralDirectoryLength - 4)
 
     /// A libarchive reader of the zip at `path` as a stream from `start`: no seeking, so
-    /// libarchive reads local headers one after another. A zip that was cut short goes on after
-    /// its last byte with an empty end record: libarchive reads ahead of a member's data
-    /// descriptor (24 bytes, for the next signature) and would otherwise fail the last whole
-    /// member before the cut. `descriptor` receives the file descriptor, the caller's to close.
+    /// libarchive reads local headers one after another. A zip that was cut short (`pastEnd`
+    /// given) goes on after its last byte with an empty end record: libarchive reads ahead of a
+    /// member's data descriptor (24 bytes, for the next signature) and would otherwise fail the
+    /// last whole member before the cut; `pastEnd` says when it has asked for bytes past the end.
+    /// `descriptor` receives the file descriptor, the caller's to close.
     static func openStream(
-        _ path: String, at start: Int64, cutShort: Bool, into descriptor: inout Int32
+        _ path: String, at start: Int64, pastEnd: UnsafeMutablePointer<Int32>?, into descriptor: inout Int32
     ) throws(ArchiveError) -> OpaquePointer {
         guard let a = carchive_read_new() else {
             throw ArchiveError(.resources, "cannot allocate an archive reader", path: path, fatal: true)
@@ -105,9 +106,12 @@ extension ArchiveReader {
             throw ArchiveError(.cannotOpen, "cannot open the archive: \(reason)", path: path, fatal: true)
         }
         carchive_read_support_format_zip_streamable(a)
-        let trailer = cutShort ? emptyEndRecord : []
         let status = UTF8Locale.run {
-            carchive_read_open_fd_trailed(a, file, 64 * 1024, trailer, trailer.count)
+            if let pastEnd {
+                carchive_read_open_fd_trailed(a, file, 64 * 1024, emptyEndRecord, emptyEndRecord.count, pastEnd)
+            } else {
+                carchive_read_open_fd(a, file, 64 * 1024)
+            }
         }
         guard status == ARCHIVE_OK else {
             let detail = Self.errorString(a)

@@ -10,8 +10,10 @@
 // `.truncated` error: whatever followed the cut is lost, and nothing else would say so when the
 // cut falls between two members. The stream goes on after the file's last byte with an empty end
 // record, so that libarchive, which reads ahead of a data descriptor, still reads the last whole
-// member before the cut and then finds the end; whatever it reads past the file's end (a header
-// or data cut in two) is the cut, never a member.
+// member before the cut and then finds the end. Whatever fails once libarchive has asked for bytes
+// past the file's end, and whatever it reads from there (a header or data cut in two), is the cut:
+// never a member, and nothing after it is looked for (a zip stored in the cut member holds local
+// headers too). Two zips back to back are read as the first one cut short: loudly, not in silence.
 // Where the central directory adds up, each local header is first checked against its entry
 // (ZipCentralDirectory): a header whose name disagrees is a damaged header of the member the
 // directory names, and the member's size is the directory's.
@@ -107,6 +109,11 @@ public final class ArchiveReader {
     /// True for a zip (a file that begins with a local file header) that does not end with its
     /// own end record: it is read as a stream, up to the cut.
     let isCutShort: Bool
+    /// Set by the stream of a zip cut short once libarchive has asked for bytes past the file's
+    /// end: whatever fails from then on fails at the cut.
+    let pastEnd = CFlag()
+    /// The member the zip was cut in has been reported: nothing follows it.
+    private var cutReached = false
     /// Whether the cut has been reported.
     private var truncationReported = false
     /// The directory entry of the next local header to be read.
@@ -144,7 +151,7 @@ public final class ArchiveReader {
             isCutShort = false
         }
         if isCutShort {
-            handle = try Self.openStream(path, at: 0, cutShort: true, into: &streamDescriptor)
+            handle = try Self.openStream(path, at: 0, pastEnd: pastEnd.pointer, into: &streamDescriptor)
             return
         }
         guard let a = carchive_read_new() else {
@@ -220,6 +227,7 @@ public final class ArchiveReader {
 
     private func nextMember() throws(ArchiveError) -> Entry? {
         if current != nil { try skipRest() }
+        if cutReached { return nil }
         if let resumption = pendingResume {
             pendingResume = nil
             guard try resume(resumption) else { return nil }
@@ -252,9 +260,14 @@ public final class ArchiveReader {
         guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let e = entryPointer else {
             let detail = Self.errorString(handle)
             // No header can be read where the file was cut (libarchive finds none, or half of one):
-            // that is the cut, not damage, when no local header follows the one that failed, which
-            // begins where the member before it ends.
-            if isCutShort, Self.localHeader(in: path, from: failedHeaderSearch + 1) == nil {
+            // that is the cut, not damage, when libarchive asked for bytes past the end, or when no
+            // local header follows the one that failed (the first after the member before it).
+            if isCutShort,
+                pastEnd.isSet
+                    || Self.localHeader(in: path, from: failedHeaderSearch).flatMap({
+                        Self.localHeader(in: path, from: $0 + 1)
+                    }) == nil
+            {
                 throw truncation(membersRead: memberIndex - 1)
             }
             if status == ARCHIVE_FAILED || scheduleResume(after: .header(from: failedHeaderSearch)) {
@@ -336,7 +349,7 @@ public final class ArchiveReader {
             // adds after it.
             if isCutShort, lastDataEnd > archiveSize {
                 current = nil
-                try failData(of: entry, "cut short inside its data", detail: "", recoverable: true)
+                try failData(of: entry, "damaged data", detail: "", recoverable: true)
             }
             return 0
         }
@@ -404,16 +417,21 @@ public final class ArchiveReader {
         }
     }
 
-    /// Throws a damaged-data error for `entry`. In a zip cut short, the member the cut falls in
-    /// (no local header follows the start of its data) is the cut: a policy that makes damage
-    /// fatal hears of the cut itself, not of data that fails to decode.
+    /// Throws a damaged-data error for `entry`. In a zip cut short, a member whose data failed
+    /// once libarchive asked for bytes past the file's end is the member the cut falls in: nothing
+    /// after it is read (a local header inside its data, of a zip stored in it, is no member), and
+    /// a policy that makes damage fatal hears of the cut itself, not of data that fails to decode.
     private func failData(
-        of entry: Entry, _ message: String, detail: String, recoverable: Bool
+        of entry: Entry, _ message: String, detail: String, recoverable: @autoclosure () -> Bool
     ) throws(ArchiveError) -> Never {
-        if isCutShort, policy.memberErrors == .fatal, Self.localHeader(in: path, from: lastDataStart) == nil {
-            throw truncation(membersRead: memberIndex - 1)
+        if isCutShort, pastEnd.isSet {
+            cutReached = true
+            pendingResume = nil
+            if policy.memberErrors == .fatal { throw truncation(membersRead: memberIndex - 1) }
+            try fail(
+                .damagedData, "cut short inside its data", detail: detail, member: entry.storedName, recoverable: true)
         }
-        try fail(.damagedData, message, detail: detail, member: entry.storedName, recoverable: recoverable)
+        try fail(.damagedData, message, detail: detail, member: entry.storedName, recoverable: recoverable())
     }
 
     /// Throws a damaged-member error, fatal unless libarchive can go on and the policy lets it.
@@ -439,4 +457,15 @@ public final class ArchiveReader {
     static func errorString(_ handle: OpaquePointer) -> String {
         carchive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
     }
+}
+
+/// One C int that outlives the libarchive readers that write it.
+final class CFlag {
+    let pointer = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+
+    init() { pointer.initialize(to: 0) }
+
+    deinit { pointer.deallocate() }
+
+    var isSet: Bool { pointer.pointee != 0 }
 }

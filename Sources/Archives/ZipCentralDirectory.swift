@@ -53,12 +53,15 @@ struct ZipCentralDirectory {
     /// before the zip), as the end of the file places it: nil when the file does not end with its
     /// zip's end record. That is a zip cut short (an interrupted download or copy), even when the
     /// cut leaves an end record of something else near the end of the file: one of a zip stored
-    /// inside it, or the record's signature inside compressed data. An end record is the file's
-    /// own only when its directory (and zip64 end records) lie right before it, where its offsets
-    /// say: its directory's offset plus size is where the record (or the zip64 end record) begins,
-    /// and the directory, unless empty, begins with a central file header. libarchive's seekable
-    /// reader checks much less (the last signature in the last 16 KiB whose directory ends before
-    /// it), and would read an inner zip's directory as the file's.
+    /// inside it, or the record's signature inside compressed data. The end record is the last
+    /// signature whose record and comment fit in the file, with no other zip record after its
+    /// comment (a second zip appended to the first is not this zip's end). It is the file's own
+    /// only when its directory (and zip64 end records, when a zip64 locator stands right before
+    /// it) lie right before it, where its offsets say: the directory's offset plus size is where
+    /// the record (or the zip64 end record) begins, and the directory, unless empty, begins with a
+    /// central file header. libarchive's seekable reader checks much less (the last signature in
+    /// the last 16 KiB whose directory ends before it), and would read an inner zip's directory as
+    /// the file's.
     static func locate(path: String) -> Location? {
         withFile(path) { descriptor, fileSize in locate(descriptor, fileSize: fileSize) }
     }
@@ -68,36 +71,48 @@ struct ZipCentralDirectory {
         guard tailLength >= endOfCentralDirectoryLength,
             let tail = pread(descriptor, count: tailLength, at: fileSize - Int64(tailLength))
         else { return nil }
-        // The last signature whose record and comment fit before the end of the file, and whose
-        // directory is where it says.
         var end = tail.count - endOfCentralDirectoryLength
         while end >= 0 {
             if tail.u32(end) == endOfCentralDirectorySignature, let commentLength = tail.u16(end + 20),
                 end + endOfCentralDirectoryLength + Int(commentLength) <= tail.count
             {
+                let after = end + endOfCentralDirectoryLength + Int(commentLength)
+                guard !holdsZipRecord(tail[after...]) else { return nil }
                 let recordAt = fileSize - Int64(tail.count - end)
-                if let location = directory(endingAt: recordAt, record: Array(tail[end...]), descriptor) {
-                    return location
-                }
+                return directory(endingAt: recordAt, record: Array(tail[end...]), descriptor)
             }
             end -= 1
         }
         return nil
     }
 
-    /// The directory the end record at `recordAt` describes, when it lies right before it.
-    private static func directory(endingAt recordAt: Int64, record: [UInt8], _ descriptor: Int32) -> Location? {
-        guard let size32 = record.u32(12), let offset32 = record.u32(16), let entries16 = record.u16(10) else {
-            return nil
+    /// Whether `bytes` hold the signature of a zip header or record ("PK" and 1 2, 3 4, 5 6, 6 6,
+    /// 6 7 or 7 8).
+    private static func holdsZipRecord(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let kinds: Set<[UInt8]> = [[1, 2], [3, 4], [5, 6], [6, 6], [6, 7], [7, 8]]
+        var i = bytes.startIndex
+        while i + 4 <= bytes.endIndex {
+            if bytes[i] == 0x50, bytes[i + 1] == 0x4B, kinds.contains([bytes[i + 2], bytes[i + 3]]) { return true }
+            i += 1
         }
+        return false
+    }
+
+    /// The directory the end record at `recordAt` describes, when it lies right before it. A zip64
+    /// locator right before the record makes it a zip64 zip, whatever the record's 32-bit fields
+    /// hold (Info-ZIP writing to a pipe leaves them real; 65,535 members without zip64 count
+    /// 0xFFFF), as libarchive decides.
+    private static func directory(endingAt recordAt: Int64, record: [UInt8], _ descriptor: Int32) -> Location? {
+        guard let size32 = record.u32(12), let offset32 = record.u32(16) else { return nil }
         var size = Int64(size32)
         var offset = Int64(offset32)
         var directoryEnd = recordAt
-        if entries16 == 0xFFFF || size32 == 0xFFFF_FFFF || offset32 == 0xFFFF_FFFF {
-            // Zip64: the locator right before the record, and the zip64 record right before it.
-            let locatorAt = recordAt - Int64(zip64LocatorLength)
-            guard locatorAt >= 0, let locator = pread(descriptor, count: zip64LocatorLength, at: locatorAt),
-                locator.u32(0) == zip64EndOfCentralDirectoryLocatorSignature, let zip64At = locator.u64(8),
+        let locatorAt = recordAt - Int64(zip64LocatorLength)
+        if locatorAt >= 0, let locator = pread(descriptor, count: zip64LocatorLength, at: locatorAt),
+            locator.u32(0) == zip64EndOfCentralDirectoryLocatorSignature
+        {
+            // Zip64: the zip64 record right before the locator.
+            guard let zip64At = locator.u64(8),
                 zip64At >= 0, zip64At <= locatorAt - Int64(zip64EndOfCentralDirectoryLength),
                 let zip64 = pread(descriptor, count: zip64EndOfCentralDirectoryLength, at: zip64At),
                 zip64.u32(0) == zip64EndOfCentralDirectorySignature, let recordSize = zip64.u64(4),

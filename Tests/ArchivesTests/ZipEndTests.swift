@@ -25,7 +25,8 @@ struct ZipEndTests {
     }
 
     static func read(
-        _ bytes: [UInt8], named name: String = "a.zip", memberErrors: ArchiveReader.Policy.MemberErrors = .recoverable
+        _ bytes: [UInt8], named name: String = "a.zip", memberErrors: ArchiveReader.Policy.MemberErrors = .recoverable,
+        limit: Int = 100
     ) throws -> [Outcome] {
         let folder = NSTemporaryDirectory() + "zip-end-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -35,7 +36,7 @@ struct ZipEndTests {
         let reader = try ArchiveReader(
             path: path, policy: .init(names: .sanitize, memberErrors: memberErrors, limits: .init()))
         var outcomes: [Outcome] = []
-        while outcomes.count < 100 {
+        while outcomes.count < limit {
             do {
                 guard let entry = try reader.next() else { break }
                 outcomes.append(.member(entry.storedName, try reader.readAll(limit: 1 << 20)))
@@ -221,5 +222,89 @@ struct ZipEndTests {
         let outcomes = try Self.read(cut, memberErrors: .fatal)
         #expect(
             outcomes == [.member("first.txt", Self.text(50, 2000)), .error(.truncated, fatal: true)], "\(outcomes)")
+    }
+
+    static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)] }
+    static func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+
+    /// Zip64 end records before an end record that holds the real counts and sizes (Info-ZIP
+    /// writing to a pipe, libarchive's writer with its zip64 option): whole.
+    @Test func zip64RecordsBeforeAnEndRecordWithRealValuesAreTheEnd() throws {
+        var zip = ZipFixture(zip64: true)
+        zip.add("a.txt", contents: Self.text(60, 100))
+        var bytes = zip.bytes
+        let end = bytes.count - 22
+        let directorySize = end - 20 - 56 - zip.centralDirectoryOffset
+        bytes.replaceSubrange(
+            (end + 8)..<(end + 20),
+            with: Self.le16(1) + Self.le16(1) + Self.le32(directorySize) + Self.le32(zip.centralDirectoryOffset))
+        try Self.expect(bytes, [.member("a.txt", Self.text(60, 100))])
+    }
+
+    /// Exactly 65,535 members and no zip64 records (what Info-ZIP, Python's zipfile and libarchive
+    /// write): the count of 0xFFFF is a count, not a zip64 mark.
+    @Test(.tags(.slow)) func sixtyFiveThousandFiveHundredThirtyFiveMembersAreWhole() throws {
+        var zip = ZipFixture(zip64: false)
+        for i in 0..<65535 { zip.add("f\(i)", contents: [], method: .stored) }
+        let outcomes = try Self.read(zip.bytes, limit: 70_000)
+        #expect(outcomes.count == 65535, "\(outcomes.suffix(3))")
+        #expect(outcomes.allSatisfy { if case .member = $0 { true } else { false } }, "\(outcomes.suffix(3))")
+    }
+
+    /// Two zips back to back (`cat one.zip two.zip`): neither end record is the file's own (the
+    /// second's offsets count from where the second zip begins), so nothing is read in silence:
+    /// the first zip's members, then the cut.
+    @Test func concatenatedZipsAreNotReadInSilence() throws {
+        var one = ZipFixture(zip64: false)
+        one.add("one.txt", contents: Self.text(61, 100))
+        var two = ZipFixture(zip64: false)
+        for i in 0..<3 { two.add("two-\(i).txt", contents: Self.text(62 + i, 100)) }
+        try Self.expect(
+            one.bytes + two.bytes, [.member("one.txt", Self.text(61, 100)), .error(.truncated, fatal: true)])
+        // A whole zip followed by a cut one: not whole either.
+        let cutTwo = Array(two.bytes[..<two.placements[2].header])
+        try Self.expect(
+            one.bytes + cutTwo,
+            [
+                .member("one.txt", Self.text(61, 100)), .error(.truncated, fatal: true),
+            ])
+    }
+
+    /// A cut inside the header after a member with a data descriptor is the cut, whatever the
+    /// policy: libarchive still holds the descriptor when the header fails.
+    @Test(arguments: [4, 29], [ArchiveReader.Policy.MemberErrors.fatal, .recoverable])
+    func aCutInTheHeaderAfterADataDescriptorIsTheCut(into header: Int, policy: ArchiveReader.Policy.MemberErrors)
+        throws
+    {
+        var zip = ZipFixture(zip64: false)
+        zip.add("a.txt", contents: Self.text(70, 500), dataDescriptor: true)
+        zip.add("b.txt", contents: Self.text(71, 500), dataDescriptor: true)
+        let cut = Array(zip.bytes[..<(zip.placements[1].header + header)])
+        let outcomes = try Self.read(cut, memberErrors: policy)
+        #expect(outcomes == [.member("a.txt", Self.text(70, 500)), .error(.truncated, fatal: true)], "\(outcomes)")
+    }
+
+    /// A cut inside a stored inner zip: the inner zip's local headers are data of the member the
+    /// cut falls in, not members, whatever the policy.
+    @Test(arguments: [ArchiveReader.Policy.MemberErrors.fatal, .recoverable], [false, true])
+    func aCutInsideAStoredZipYieldsNoneOfItsMembers(policy: ArchiveReader.Policy.MemberErrors, descriptor: Bool)
+        throws
+    {
+        var inner = ZipFixture(zip64: false)
+        inner.add("inner1.txt", contents: Self.text(72, 300), method: .stored)
+        inner.add("inner2.txt", contents: Self.text(73, 300), method: .stored)
+        var outer = ZipFixture(zip64: false)
+        outer.add("first.txt", contents: Self.text(74, 300))
+        outer.add("older.zip", contents: inner.bytes, method: .stored, dataDescriptor: descriptor)
+        let cut = Array(outer.bytes[..<(outer.placements[1].dataStart + inner.centralDirectoryOffset)])
+        let outcomes = try Self.read(cut, memberErrors: policy)
+        let expected: [Outcome] =
+            policy == .fatal
+            ? [.member("first.txt", Self.text(74, 300)), .error(.truncated, fatal: true)]
+            : [
+                .member("first.txt", Self.text(74, 300)), .error(.damagedData, fatal: false),
+                .error(.truncated, fatal: true),
+            ]
+        #expect(outcomes == expected, "\(outcomes)")
     }
 }

@@ -23,6 +23,7 @@ static struct {
     int (*read_open_filename)(struct archive *, const char *, size_t);
     int (*read_open)(struct archive *, void *, archive_open_callback *, archive_read_callback *,
                      archive_close_callback *);
+    void (*set_error)(struct archive *, int, const char *, ...);
     int (*read_next_header)(struct archive *, struct archive_entry **);
     la_ssize_t (*read_data)(struct archive *, void *, size_t);
     int (*read_data_skip)(struct archive *);
@@ -67,6 +68,7 @@ static const symbolicate_entry_point points[] = {
     CARCHIVE_ENTRY(read_open_fd),
     CARCHIVE_ENTRY(read_open_filename),
     CARCHIVE_ENTRY(read_open),
+    CARCHIVE_ENTRY(set_error),
     CARCHIVE_ENTRY(read_next_header),
     CARCHIVE_ENTRY(read_data),
     CARCHIVE_ENTRY(read_data_skip),
@@ -120,30 +122,32 @@ int carchive_read_open_filename(struct archive *a, const char *filename, size_t 
 }
 
 // A stream over a file descriptor, from its current offset, that goes on after the file's last
-// byte with `trailer` (at most 64 bytes), once.
+// byte with `trailer` (at most 64 bytes), once, and then says so in `*past_end`.
 struct carchive_trailed_stream {
     int fd;
     size_t block_size;
-    int trailer_sent;
+    int *past_end;
     size_t trailer_length;
     unsigned char trailer[64];
     unsigned char block[];
 };
 
 static la_ssize_t carchive_trailed_read(struct archive *a, void *client, const void **buffer) {
-    (void)a;
     struct carchive_trailed_stream *stream = client;
-    for (;;) {
-        ssize_t n = read(stream->fd, stream->block, stream->block_size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n != 0) {
-            *buffer = stream->block;
-            return n;
-        }
-        break;
+    ssize_t n;
+    do {
+        n = read(stream->fd, stream->block, stream->block_size);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        api.set_error(a, errno, "cannot read the archive: %s", strerror(errno));
+        return -1;
     }
-    if (stream->trailer_sent || stream->trailer_length == 0) return 0;
-    stream->trailer_sent = 1;
+    if (n > 0) {
+        *buffer = stream->block;
+        return n;
+    }
+    if (*stream->past_end || stream->trailer_length == 0) return 0;
+    *stream->past_end = 1;
     *buffer = stream->trailer;
     return (la_ssize_t)stream->trailer_length;
 }
@@ -155,15 +159,18 @@ static int carchive_trailed_close(struct archive *a, void *client) {
 }
 
 int carchive_read_open_fd_trailed(struct archive *a, int fd, size_t block_size, const void *trailer,
-                                  size_t trailer_length) {
+                                  size_t trailer_length, int *past_end) {
     if (trailer_length > 64) return ARCHIVE_FATAL;
     struct carchive_trailed_stream *stream = calloc(1, sizeof *stream + block_size);
     if (stream == NULL) return ARCHIVE_FATAL;
     stream->fd = fd;
     stream->block_size = block_size;
+    stream->past_end = past_end;
+    *past_end = 0;
     stream->trailer_length = trailer_length;
     memcpy(stream->trailer, trailer, trailer_length);
-    // libarchive calls the close callback, which frees the stream, even when the open fails.
+    // libarchive calls the close callback, which frees the stream, once: when the archive is
+    // freed, or when opening fails.
     return api.read_open(a, stream, NULL, carchive_trailed_read, carchive_trailed_close);
 }
 

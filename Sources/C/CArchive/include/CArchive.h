@@ -35,9 +35,11 @@ int carchive_read_support_format_zip_streamable(struct archive *a);
 int carchive_read_open_fd(struct archive *a, int fd, size_t block_size);
 int carchive_read_open_filename(struct archive *a, const char *filename, size_t block_size);
 /// Opens `a` on `fd`, from its current offset, as a stream without seeking, which goes on after
-/// the file's last byte with `trailer` (at most 64 bytes). The descriptor stays the caller's.
+/// the file's last byte with `trailer` (at most 64 bytes). `*past_end` becomes 1 once libarchive
+/// has asked for bytes past the file's end (and been given the trailer); it must outlive `a`. The
+/// descriptor stays the caller's.
 int carchive_read_open_fd_trailed(struct archive *a, int fd, size_t block_size, const void *trailer,
-                                  size_t trailer_length);
+                                  size_t trailer_length, int *past_end);
 int carchive_read_next_header(struct archive *a, struct archive_entry **entry);
 la_ssize_t carchive_read_data(struct archive *a, void *buffer, size_t size);
 int carchive_read_data_skip(struct archive *a);
