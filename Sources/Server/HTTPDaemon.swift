@@ -77,10 +77,20 @@ final class Exchange: @unchecked Sendable {
         self.target = target
     }
 
-    /// Why the request's framing is unsafe to serve, or nil: Content-Length headers that disagree
-    /// (a proxy in front may have used the other one: request smuggling) or a NUL escaped into the
-    /// target (C strings end there, so `/healthz%00x` would be served as `/healthz`).
+    /// Why the request's framing is unsafe to serve, or nil: Content-Length headers that disagree,
+    /// or Transfer-Encoding beside Content-Length (a proxy in front may have used the other one:
+    /// request smuggling, RFC 9112 section 6.1), a transfer coding other than `chunked` alone
+    /// (libmicrohttpd would wait for a body it cannot delimit), or a NUL escaped into the target
+    /// (C strings end there, so `/healthz%00x` would be served as `/healthz`).
     var framingProblem: String? {
+        if let codings = headers["transfer-encoding"] {
+            if headers["content-length"] != nil {
+                return "the request has both Transfer-Encoding and Content-Length"
+            }
+            if codings.trimmingCharacters(in: .whitespaces).lowercased() != "chunked" {
+                return "the request's Transfer-Encoding is \(codings); only chunked is accepted"
+            }
+        }
         if let lengths = headers["content-length"], lengths.contains(",") {
             let values = Set(lengths.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             if values.count > 1 {

@@ -1,8 +1,9 @@
 // What a hostile or unlucky client can do to the server, against a real server on loopback: odd
 // methods and paths must not grow /metrics; one address holding many slow connections must not
 // stop another address from reaching /healthz; connections trickling their headers are closed;
-// the admin port answers while the main port is full; Content-Length headers that disagree and
-// NULs escaped into the path are refused with 400.
+// the admin port answers while the main port is full; Content-Length headers that disagree,
+// Transfer-Encoding beside Content-Length or other than chunked, and NULs escaped into the path
+// are refused with 400.
 
 import Foundation
 import Server
@@ -131,6 +132,38 @@ struct ServerHardeningTests {
         let served = try same.response()
         #expect(!served.text.contains("Content-Length"))
         #expect(served.status != 400 || served.errorCode != "bad_request")
+    }
+
+    /// Transfer-Encoding beside Content-Length is how a request is smuggled past a proxy that
+    /// reads the other one (RFC 9112 section 6.1): refused, and the connection closed, so what
+    /// the body hides is never served as a request of its own.
+    @Test func transferEncodingBesideContentLengthIsRefusedAndTheConnectionClosed() throws {
+        let server = try TestServer()
+        let connection = try TestConnection(port: server.port, timeout: 5)
+        let hidden = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        let body = "0\r\n\r\n" + hidden
+        try connection.send(
+            "POST /v1/symbolicate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+        let bytes = connection.readToEnd()
+        let response = try TestHTTP.parse(bytes)
+        #expect(response.status == 400)
+        #expect(response.text.contains("Transfer-Encoding"), "\(response.text)")
+        // One answer only: the hidden request was not served.
+        let answers = String(decoding: bytes, as: UTF8.self).components(separatedBy: "HTTP/1.1 ").count - 1
+        #expect(answers == 1, "\(String(decoding: bytes, as: UTF8.self))")
+    }
+
+    /// A transfer coding other than chunked alone cannot be delimited: refused at once, not left
+    /// waiting for a body until the idle timeout.
+    @Test(arguments: ["gzip, chunked", "identity", "xchunked"])
+    func transferCodingsOtherThanChunkedAreRefused(coding: String) throws {
+        let server = try TestServer()
+        let connection = try TestConnection(port: server.port, timeout: 5)
+        try connection.send("POST /v1/symbolicate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \(coding)\r\n\r\n")
+        let response = try connection.response()
+        #expect(response.status == 400)
+        #expect(response.text.contains("only chunked"), "\(response.text)")
     }
 
     @Test(arguments: ["/healthz%00x", "/healthz%00", "/v1/symbols%00/x", "/healthz?x=%00"])
