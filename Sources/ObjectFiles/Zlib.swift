@@ -44,7 +44,9 @@ public enum Zlib {
         return out
     }
 
-    /// Inflates gzip or zlib data (the header is detected by zlib), up to `limit` output bytes.
+    /// Inflates gzip or zlib data (the header is detected by zlib), up to `limit` output bytes. A
+    /// gzip body may be several members one after another (RFC 1952 section 2.2: `cat a.gz b.gz`),
+    /// inflated as one; anything else after the end of the stream is refused, not dropped.
     public static func inflate(_ input: [UInt8], limit: Int) throws(StreamError) -> [UInt8] {
         var stream = z_stream()
         // 15 + 32: any window size, gzip or zlib header detected automatically.
@@ -68,7 +70,16 @@ public enum Zlib {
                 let produced = chunk.count - Int(stream.avail_out)
                 if output.count + produced > limit { return overLimit }
                 output.append(contentsOf: chunk[0..<produced])
-                if rc == Z_STREAM_END { return Z_STREAM_END }
+                if rc == Z_STREAM_END {
+                    guard stream.avail_in > 0 else { return Z_STREAM_END }
+                    // More input: the next gzip member (ID1 ID2), or data that does not belong.
+                    let next = source.count - Int(stream.avail_in)
+                    guard stream.avail_in >= 2, source[next] == 0x1F, source[next + 1] == 0x8B else {
+                        return Z_DATA_ERROR
+                    }
+                    guard inflateReset(&stream) == Z_OK else { return Z_STREAM_ERROR }
+                    continue
+                }
                 if rc != Z_OK { return rc }
                 if stream.avail_in == 0 && produced == 0 { return Z_BUF_ERROR }
             }

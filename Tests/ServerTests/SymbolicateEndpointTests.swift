@@ -84,6 +84,16 @@ struct SymbolicateEndpointTests {
         let broken = try server.post(
             "/v1/symbolicate", Array(gzip(report).prefix(40)), headers: [("Content-Encoding", "gzip")])
         #expect(broken.status == 400)
+        // Two gzip members one after another (`cat a.gz b.gz`) are one body, as gzip -d reads it;
+        // anything else after the stream is refused, not dropped.
+        let half = report.count / 2
+        let members = gzip(Array(report[..<half])) + gzip(Array(report[half...]))
+        let joined = try server.post("/v1/symbolicate", members, headers: [("Content-Encoding", "gzip")])
+        #expect(joined.status == 200)
+        #expect(joined.body == plain.body)
+        let trailing = try server.post(
+            "/v1/symbolicate", gzip(report) + Array("trailing".utf8), headers: [("Content-Encoding", "gzip")])
+        #expect(trailing.status == 400)
         let unknown = try server.post("/v1/symbolicate", report, headers: [("Content-Encoding", "br")])
         #expect(unknown.status == 415)
         // 40 MB of zeros in ~40 KB: refused at the report limit, not inflated into memory.
