@@ -9,7 +9,9 @@
 //
 // `renderText`: a readable text report. Per-thread call stacks print as Apple's thread
 // backtraces; aggregated trees print one line per node, indented by depth, with the node's
-// sample count, as Apple's microstackshot reports do.
+// sample count, as Apple's microstackshot reports do. Indentation grows with depth, so a deep
+// tree renders to far more bytes than its JSON: the rendering stops at `maxRenderedBytes` with a
+// last line that says how many lines were left out and where the whole tree is.
 
 import SymbolicateModel
 
@@ -110,11 +112,17 @@ enum MetricKitWriter {
 
     // MARK: Text
 
-    static func renderText(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
+    /// The most a text rendering may hold (a deep tree of 100,000 nodes, each line indented by
+    /// its depth, would otherwise take hundreds of megabytes from a 60 KB gzip body).
+    static let maxRenderedBytes = 64 << 20
+
+    static func renderText(
+        _ report: CrashReport, results: [FrameID: FrameResult], limit: Int = maxRenderedBytes
+    ) -> [UInt8] {
         let original = report.original
         guard let layout = layout(original) else { return original }
         let tape = layout.tape
-        var out: [String] = []
+        var out = RenderedLines(limit: limit)
         for payload in layout.payloads {
             let begin = tape.scalarText(tape.member(payload, "timeStampBegin"))
             let end = tape.scalarText(tape.member(payload, "timeStampEnd"))
@@ -148,7 +156,46 @@ enum MetricKitWriter {
                 b += 1
             }
         }
-        return Array((out.joined(separator: "\n") + "\n").utf8)
+        return out.bytes()
+    }
+
+    /// Lines up to a number of bytes; past it, only how many more there were.
+    private struct RenderedLines {
+        let limit: Int
+        var lines: [String] = []
+        var byteCount = 0
+        var leftOut = 0
+
+        var isEmpty: Bool { lines.isEmpty }
+
+        mutating func append(_ line: String) {
+            guard leftOut == 0, byteCount + line.utf8.count + 1 <= limit else {
+                leftOut += 1
+                return
+            }
+            byteCount += line.utf8.count + 1
+            lines.append(line)
+        }
+
+        static func += (lines: inout RenderedLines, more: [String]) {
+            for line in more { lines.append(line) }
+        }
+
+        func bytes() -> [UInt8] {
+            var all = lines
+            if leftOut > 0 {
+                all.append(
+                    "[\(leftOut) more lines left out: the text rendering stops at \(limit >> 20) MB;"
+                        + " the JSON output (format ips or json) holds every frame]")
+            }
+            var out: [UInt8] = []
+            out.reserveCapacity(byteCount + 200)
+            for line in all {
+                out += line.utf8
+                out.append(0x0A)
+            }
+            return out
+        }
     }
 
     /// `N   Image   0xADDR symbol + off (File.swift:12)`, one line per inline level.
