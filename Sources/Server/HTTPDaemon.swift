@@ -222,6 +222,18 @@ final class HTTPDaemon: @unchecked Sendable {
     private let requestTimeout: Double
     private let watchdog: HeaderWatchdog?
     private let workers = DispatchQueue(label: "symbolicate.server.workers", attributes: .concurrent)
+    /// Connections suspended while a worker computes their response, by connection. libmicrohttpd
+    /// cannot stop while any is suspended (it aborts the process), and a worker must not resume a
+    /// connection the daemon has closed: `stop` answers the ones still here itself.
+    /// libmicrohttpd is never called with this lock held: its completion callback takes it.
+    private let suspendedLock = NSLock()
+    private var suspended: [UInt: Exchange] = [:]
+    /// Workers between taking their connection out of `suspended` and resuming it.
+    private var resuming = 0
+    /// Set by `stop`: no connection is suspended any more.
+    private var stopping = false
+    /// Connections `stop` resumed, until their answer is sent and they complete.
+    private var answeredAtStop: Set<UInt> = []
     private var context: Unmanaged<HTTPDaemon>?
 
     /// Buffer for the multipart parser's keys and headers; file data streams through it.
@@ -295,10 +307,30 @@ final class HTTPDaemon: @unchecked Sendable {
         return cmhd_quiesce_daemon(daemon)
     }
 
-    /// Stops the daemon: closes every connection and joins the threads.
+    /// Stops the daemon: closes every connection and joins the threads. A request whose response
+    /// a worker is still computing is answered 503 first (its work runs on, and what it answers is
+    /// dropped), and given a moment to be sent.
     func stop() {
         guard let daemon else { return }
         watchdog?.stop()
+        let unanswered = suspendedLock.withLock {
+            stopping = true
+            let all = suspended
+            suspended.removeAll()
+            answeredAtStop = Set(all.keys)
+            return all
+        }
+        for (token, exchange) in unanswered {
+            exchange.pending = Self.stoppedResponse
+            if let connection = OpaquePointer(bitPattern: token) { cmhd_resume_connection(connection) }
+        }
+        // libmicrohttpd aborts when it stops with a connection still suspended: every worker that
+        // took its own out of the table resumes it first.
+        while suspendedLock.withLock({ resuming > 0 }) { usleep(1_000) }
+        let deadline = Date().addingTimeInterval(2)
+        while Date() < deadline, suspendedLock.withLock({ !answeredAtStop.isEmpty }) {
+            usleep(2_000)
+        }
         cmhd_stop_daemon(daemon)
         self.daemon = nil
         context?.release()
@@ -386,13 +418,36 @@ final class HTTPDaemon: @unchecked Sendable {
     private func offload(
         _ work: @escaping @Sendable () -> HTTPResponse, _ exchange: Exchange, _ connection: OpaquePointer
     ) -> MHD_Result {
-        cmhd_suspend_connection(connection)
         let token = UInt(bitPattern: connection)
-        workers.async {
-            exchange.pending = work()
+        let suspending = suspendedLock.withLock {
+            guard !stopping else { return false }
+            suspended[token] = exchange
+            return true
+        }
+        guard suspending else { return send(Self.stoppedResponse, exchange, connection) }
+        cmhd_suspend_connection(connection)
+        workers.async { [self] in
+            let response = work()
+            // Gone from the table: `stop` has answered it already.
+            let mine = suspendedLock.withLock {
+                guard suspended.removeValue(forKey: token) != nil else { return false }
+                resuming += 1
+                return true
+            }
+            guard mine else { return }
+            exchange.pending = response
             if let connection = OpaquePointer(bitPattern: token) { cmhd_resume_connection(connection) }
+            suspendedLock.withLock { resuming -= 1 }
         }
         return .YES
+    }
+
+    /// The answer to a request the server stopped before computing.
+    private static var stoppedResponse: HTTPResponse {
+        HTTPError(
+            503, "shutting_down", "the server stopped before this request was done; retry it",
+            headers: [("Retry-After", "1"), ("Connection", "close")]
+        ).response
     }
 
     private func send(_ response: HTTPResponse, _ exchange: Exchange, _ connection: OpaquePointer) -> MHD_Result {
@@ -415,7 +470,10 @@ final class HTTPDaemon: @unchecked Sendable {
         _ connection: OpaquePointer?, _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
         code: MHD_RequestTerminationCode
     ) {
-        if let connection { watchdog?.requestEnded(UInt(bitPattern: connection)) }
+        if let connection {
+            watchdog?.requestEnded(UInt(bitPattern: connection))
+            _ = suspendedLock.withLock { answeredAtStop.remove(UInt(bitPattern: connection)) }
+        }
         guard let slot, let raw = slot.pointee else { return }
         slot.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
