@@ -43,18 +43,24 @@ public struct Route: Sendable {
     /// True for slow work (imports, stored reports): the connection is suspended and the handler
     /// runs on a worker queue, so the network threads keep serving fast requests.
     public var offloaded: Bool
+    /// For fast routes whose work grows with the body (symbolicating a report): a body larger than
+    /// this many bytes, or a compressed one (what it inflates to is not known yet), runs on a
+    /// worker too, so that one large report cannot hold a network thread and every connection
+    /// it serves.
+    public var offloadedAbove: Int?
     public var handler: Handler
     let segments: [String]
 
     public init(
         _ method: String, _ pattern: String, access: RouteAccess = .read, body: BodyPolicy = .none,
-        offloaded: Bool = false, handler: @escaping Handler
+        offloaded: Bool = false, offloadedAbove: Int? = nil, handler: @escaping Handler
     ) {
         self.method = method
         self.pattern = pattern
         self.access = access
         self.body = body
         self.offloaded = offloaded
+        self.offloadedAbove = offloadedAbove
         self.handler = handler
         self.segments = PathParts.split(pattern)
     }

@@ -1,5 +1,5 @@
 // The routing table and the small endpoints: `POST /v1/symbolicate` (the hot path: parse,
-// symbolicate, render, on the network thread), `GET /healthz`, `GET /readyz` (the store answers),
+// symbolicate, render, on the network thread; on a worker for a large or compressed body), `GET /healthz`, `GET /readyz` (the store answers),
 // `GET /metrics`, `GET /openapi.json` and the web page at `/`. Uploads, stored reports and the compatibility endpoints live in their
 // own files.
 
@@ -22,7 +22,9 @@ extension SymbolicationServer {
             Route("GET", "/openapi.json", access: .open) { _ in
                 HTTPResponse(contentType: "application/json", body: Array(OpenAPI.document.utf8))
             },
-            Route("POST", "/v1/symbolicate", body: .memory(limit: reportLimit)) { request in
+            Route(
+                "POST", "/v1/symbolicate", body: .memory(limit: reportLimit), offloadedAbove: Self.inlineReportLimit
+            ) { request in
                 try SymbolicationServer.symbolicate(request, context: context, limit: reportLimit)
             },
             Route("POST", "/v1/symbols", access: .write, body: .file(limit: uploadLimit), offloaded: true) {
@@ -47,14 +49,21 @@ extension SymbolicationServer {
             Route("GET", "/v1/missing", offloaded: true) { request in
                 try StoredReports.missing(request, context: context)
             },
-            Route("POST", "/symbolicate", body: .memory(limit: reportLimit)) { request in
+            Route("POST", "/symbolicate", body: .memory(limit: reportLimit), offloadedAbove: Self.inlineReportLimit) {
+                request in
                 try SentryCompatibility.symbolicate(request, context: context, limit: reportLimit)
             },
-            Route("POST", "/symbolicate/v5", body: .memory(limit: reportLimit)) { request in
+            Route("POST", "/symbolicate/v5", body: .memory(limit: reportLimit), offloadedAbove: Self.inlineReportLimit)
+            {
+                request in
                 try MozillaCompatibility.symbolicate(request, context: context, limit: reportLimit)
             },
         ]
     }
+
+    /// The largest report body symbolicated on the network thread: a crash report is tens of
+    /// kilobytes, done in about a millisecond; a larger or compressed one goes to a worker.
+    static let inlineReportLimit = 256 << 10
 
     /// What the admin listener serves (and the main port too): liveness, readiness, metrics.
     func adminRoutes() -> [Route] {

@@ -247,6 +247,8 @@ public final class SymbolicationServer: @unchecked Sendable {
         request.formFileName = exchange.formFileName
         request.tokenName = exchange.tokenName
         let prepared = request
+        let large =
+            route.offloadedAbove.map { request.body.count > $0 || exchange.headers["content-encoding"] != nil } ?? false
         exchange.body = []
         let handler = route.handler
         let run: @Sendable () -> HTTPResponse = {
@@ -256,7 +258,7 @@ public final class SymbolicationServer: @unchecked Sendable {
                 return HTTPError.from(error).response
             }
         }
-        return route.offloaded ? .offload(run) : .respond(run())
+        return route.offloaded || large ? .offload(run) : .respond(run())
     }
 
     fileprivate func completed(_ exchange: Exchange, clientGone: Bool) {

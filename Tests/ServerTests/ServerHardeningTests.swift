@@ -6,6 +6,7 @@
 // are refused with 400.
 
 import Foundation
+import ObjectFiles
 import Server
 import TestSupport
 import Testing
@@ -132,6 +133,36 @@ struct ServerHardeningTests {
         let served = try same.response()
         #expect(!served.text.contains("Content-Length"))
         #expect(served.status != 400 || served.errorCode != "bad_request")
+    }
+
+    /// A compressed report (what it inflates to is unknown) is symbolicated on a worker: while a
+    /// slow one is computed, a request on the same network thread is answered.
+    @Test func aCompressedReportDoesNotHoldTheNetworkThread() throws {
+        let server = try TestServer { $0.threads = 1 }
+        // A deep MetricKit call-stack tree: seconds of work for the text rendering.
+        let depth = 20_000
+        var text = "{\"callStackPerThread\":false,\"callStacks\":[{\"callStackRootFrames\":["
+        for i in 0..<depth {
+            text += "{\"binaryUUID\":\"4C4C44AA-5555-3144-A1C9-3105F2834F44\",\"offsetIntoBinaryTextSegment\":\(i)"
+            text += ",\"sampleCount\":1,\"binaryName\":\"HoldKit\",\"address\":\(0x1_0000_0000 + i)"
+            text += i + 1 < depth ? ",\"subFrames\":[" : "}"
+        }
+        text += String(repeating: "]}", count: depth - 1) + "]}]}"
+        let body = try #require(Zlib.deflate(Array(text.utf8), framing: .gzip))
+        let heavy = try TestConnection(port: server.port, timeout: 120)
+        try heavy.send(
+            TestHTTP.head(
+                "POST", "/v1/symbolicate?format=crash", headers: [("Content-Encoding", "gzip")],
+                bodyLength: body.count))
+        try heavy.send(body)
+        Thread.sleep(forTimeInterval: 0.2)
+        let health = try TestHTTP.request(port: server.port, "GET", "/healthz", timeout: 60)
+        #expect(health.status == 200)
+        // The heavy report is still being computed: no byte of its answer has come.
+        var byte: UInt8 = 0
+        let early = recv(heavy.fd, &byte, 1, Int32(MSG_DONTWAIT))
+        #expect(early < 0 && (errno == EAGAIN || errno == EWOULDBLOCK), "the report was answered first")
+        #expect(try heavy.response().status == 200)
     }
 
     /// Transfer-Encoding beside Content-Length is how a request is smuggled past a proxy that
