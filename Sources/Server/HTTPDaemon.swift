@@ -214,12 +214,17 @@ final class HTTPDaemon: @unchecked Sendable {
         var uploadDirectory: String
         /// Seconds a request (its body included) may take to arrive.
         var requestTimeoutSeconds: Int
+        /// After `bodyGraceSeconds`, a request may take one more second per this many bytes received.
+        var minimumBodyRate: Int
+        var bodyGraceSeconds: Int
     }
 
     private var daemon: OpaquePointer?
     private let handler: any ExchangeHandler
     private let uploadDirectory: String
     private let requestTimeout: Double
+    private let minimumBodyRate: Double
+    private let bodyGrace: Double
     private let watchdog: HeaderWatchdog?
     private let workers = DispatchQueue(label: "symbolicate.server.workers", attributes: .concurrent)
     /// Connections suspended while a worker computes their response, by connection. libmicrohttpd
@@ -251,6 +256,8 @@ final class HTTPDaemon: @unchecked Sendable {
         self.handler = handler
         self.uploadDirectory = configuration.uploadDirectory
         self.requestTimeout = Double(configuration.requestTimeoutSeconds)
+        self.minimumBodyRate = Double(max(1, configuration.minimumBodyRate))
+        self.bodyGrace = Double(configuration.bodyGraceSeconds)
         if configuration.headerTimeoutSeconds > 0 {
             watchdog = HeaderWatchdog(seconds: configuration.headerTimeoutSeconds) { [weak handler] in
                 handler?.headerTimedOut()
@@ -391,8 +398,10 @@ final class HTTPDaemon: @unchecked Sendable {
         if size.pointee > 0 {
             if let data { exchange.receive(UnsafeRawBufferPointer(start: data, count: size.pointee)) }
             size.pointee = 0
-            // A body still trickling in after the request time limit: drop the connection.
-            if exchange.elapsedSeconds > requestTimeout {
+            // A body still trickling in after the request time limit, or slower than the minimum
+            // rate once the grace period is over: drop the connection.
+            let elapsed = exchange.elapsedSeconds
+            if elapsed > requestTimeout || elapsed > bodyGrace + Double(exchange.bytesReceived) / minimumBodyRate {
                 exchange.status = 408
                 return .NO
             }

@@ -54,6 +54,12 @@ public struct ServerConfiguration: Sendable {
     public var connectionTimeout: Int = 30
     /// Seconds a whole request, body included, may take to arrive (slow uploads are cut off).
     public var requestTimeout: Int = 600
+    /// The slowest a body may arrive, in bytes per second, once `bodyGracePeriod` has passed: a
+    /// request may take the grace period plus one second per `minimumBodyRate` bytes received, so
+    /// that a client trickling a byte now and then cannot hold a request slot for the whole
+    /// `requestTimeout` (each byte restarts the idle timeout).
+    public var minimumBodyRate: Int = 1024
+    public var bodyGracePeriod: Int = 10
     /// Seconds to wait for requests in flight when stopping.
     public var shutdownGracePeriod: Double = 30
     /// Limits for the child process that imports an upload (`--import-cpu`, `--import-memory`,

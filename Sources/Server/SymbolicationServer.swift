@@ -80,7 +80,8 @@ public final class SymbolicationServer: @unchecked Sendable {
                 connectionLimit: admin ? SymbolicationServer.adminConnectionLimit : configuration.maxConnections,
                 connectionsPerAddress: configuration.connectionsPerAddress,
                 headerTimeoutSeconds: configuration.headerTimeout, uploadDirectory: configuration.uploadDirectory,
-                requestTimeoutSeconds: configuration.requestTimeout),
+                requestTimeoutSeconds: configuration.requestTimeout, minimumBodyRate: configuration.minimumBodyRate,
+                bodyGraceSeconds: configuration.bodyGracePeriod),
             handler: DaemonBridge(server: self, admin: admin))
     }
 

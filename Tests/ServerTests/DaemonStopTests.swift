@@ -40,7 +40,7 @@ struct DaemonStopTests {
             .init(
                 listenFD: listener, threads: 2, connectionTimeoutSeconds: 30, connectionLimit: 16,
                 connectionsPerAddress: 0, headerTimeoutSeconds: 0, uploadDirectory: NSTemporaryDirectory(),
-                requestTimeoutSeconds: 60),
+                requestTimeoutSeconds: 60, minimumBodyRate: 1024, bodyGraceSeconds: 10),
             handler: handler)
         let connection = try TestConnection(port: UInt16(port), timeout: 10)
         try connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")

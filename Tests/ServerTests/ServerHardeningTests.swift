@@ -135,6 +135,24 @@ struct ServerHardeningTests {
         #expect(served.status != 400 || served.errorCode != "bad_request")
     }
 
+    /// A body trickling in a byte now and then (each byte restarts libmicrohttpd's idle timeout)
+    /// is cut off once it falls behind the minimum rate, so it cannot hold a request slot for the
+    /// whole request timeout; a body arriving at a normal pace is served.
+    @Test func aBodyTricklingInIsCutOff() throws {
+        let server = try TestServer {
+            $0.bodyGracePeriod = 1
+            $0.minimumBodyRate = 1024
+        }
+        let slow = try TestConnection(port: server.port, timeout: 10)
+        try slow.send("POST /v1/symbolicate HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nI")
+        Thread.sleep(forTimeInterval: 1.5)
+        try? slow.send("n")
+        #expect(slow.isClosedByPeer())
+        let normal = try TestHTTP.request(
+            port: server.port, "POST", "/v1/symbolicate", text: "Incident Identifier: x\n")
+        #expect(normal.status != 408 && normal.status != 0)
+    }
+
     /// A compressed report (what it inflates to is unknown) is symbolicated on a worker: while a
     /// slow one is computed, a request on the same network thread is answered.
     @Test func aCompressedReportDoesNotHoldTheNetworkThread() throws {
