@@ -140,21 +140,36 @@ final class Exchange: @unchecked Sendable {
     }
 
     /// One piece of a form field from the post processor: the first field named `file`, or else the
-    /// first one that carries a file name, becomes the body; other fields are ignored.
+    /// first one that carries a file name, becomes the body; other fields are ignored. A `file`
+    /// field after another field with a file name replaces what that one kept.
     fileprivate func formData(key: String, fileName: String?, offset: UInt64, _ bytes: UnsafeRawBufferPointer) {
         guard !formDone else { return }
-        if let part = formPart {
-            guard key == part.key, offset == part.received else {
-                formDone = true
+        if let part = formPart, key == part.key, offset == part.received {
+            formPart = (key, part.received + UInt64(bytes.count))
+        } else if let part = formPart {
+            // Another field: the `file` field once the kept one is not it; else the form is read.
+            guard part.key != "file", key == "file", offset == 0 else {
+                if part.key == "file" { formDone = true }
                 return
             }
-            formPart = (key, part.received + UInt64(bytes.count))
+            discardKept()
+            formPart = (key, UInt64(bytes.count))
+            formFileName = fileName
         } else {
             guard key == "file" || fileName != nil, offset == 0 else { return }
             formPart = (key, UInt64(bytes.count))
             formFileName = fileName
         }
         keep(bytes)
+    }
+
+    /// Forgets the body kept so far (a form part that another replaces).
+    private func discardKept() {
+        body.removeAll(keepingCapacity: true)
+        bodyLength = 0
+        if fileDescriptor >= 0, ftruncate(fileDescriptor, 0) != 0 || lseek(fileDescriptor, 0, SEEK_SET) != 0 {
+            writeError = "cannot rewind the upload's temporary file: \(String(cString: strerror(errno)))"
+        }
     }
 
     /// The form is complete: frees the parser; a form without a file part is an error.

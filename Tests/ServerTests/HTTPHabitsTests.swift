@@ -60,6 +60,15 @@ struct HTTPHabitsTests {
             in: server.directory)
         #expect(named.status == 200)
         #expect((named.json()["frames_symbolicated"] as? Int ?? 0) > 0)
+        // A field named `file` wins over an earlier one that merely carries a file name, for an upload
+        // to a disk file as for one kept in memory.
+        let note = server.directory + "/note.txt"
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: note))
+        let both = try Curl.run(
+            ["-F", "other=@" + note, "-F", "file=@" + Self.reportPath(kind), url + "/v1/symbolicate?format=json"],
+            in: server.directory)
+        #expect(both.status == 200, "\(both.text)")
+        #expect((both.json()["frames_symbolicated"] as? Int ?? 0) > 0)
 
         let stored = try Curl.run(
             [
@@ -80,9 +89,11 @@ struct HTTPHabitsTests {
         try zip.addTree(try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM")), as: "HoldApp.app.dSYM")
         let zipPath = server.directory + "/dSYMs.zip"
         try Data(zip.bytes).write(to: URL(fileURLWithPath: zipPath))
+        // A field with a file name before the `file` field: the `file` field is the upload.
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: server.directory + "/note.txt"))
         let response = try Curl.run(
             [
-                "-H", "Authorization: Bearer \(TestServer.token)", "-F", "file=@dSYMs.zip",
+                "-H", "Authorization: Bearer \(TestServer.token)", "-F", "note=@note.txt", "-F", "file=@dSYMs.zip",
                 "http://127.0.0.1:\(server.port)/v1/symbols",
             ],
             in: server.directory)
