@@ -6,15 +6,43 @@
 import SymbolicateModel
 
 enum IPSReportParser {
+    /// One backtrace's frame objects. An object marked `"inline":true` (Xcode's, or ours from an
+    /// earlier run) is an inlined level of the frame after it, not a frame: `frames` are the
+    /// others, and `inlineBefore[i]` the inline objects right before `frames[i]`.
+    struct FrameList {
+        var kind: Backtrace.Kind
+        var thread: JSONNode?
+        var frames: [JSONNode] = []
+        var inlineBefore: [[JSONNode]] = []
+        /// Every object, inline levels included, in order.
+        var objects: [JSONNode] = []
+
+        init(kind: Backtrace.Kind, thread: JSONNode?, elements: [JSONNode]) {
+            self.kind = kind
+            self.thread = thread
+            var levels: [JSONNode] = []
+            for node in elements where node.isObject {
+                objects.append(node)
+                if node["inline"]?.bool == true {
+                    levels.append(node)
+                } else {
+                    frames.append(node)
+                    inlineBefore.append(levels)
+                    levels = []
+                }
+            }
+        }
+    }
+
     /// The frame objects of the body, one list per backtrace, in `CrashReport.backtraces`
     /// order: every thread, then lastExceptionBacktrace. The writer walks the same lists.
-    static func frameLists(_ body: JSONNode) -> [(kind: Backtrace.Kind, thread: JSONNode?, frames: [JSONNode])] {
-        var lists: [(kind: Backtrace.Kind, thread: JSONNode?, frames: [JSONNode])] = []
+    static func frameLists(_ body: JSONNode) -> [FrameList] {
+        var lists: [FrameList] = []
         for thread in body["threads"]?.elements ?? [] {
-            lists.append((.thread, thread, (thread["frames"]?.elements ?? []).filter(\.isObject)))
+            lists.append(FrameList(kind: .thread, thread: thread, elements: thread["frames"]?.elements ?? []))
         }
         if let leb = body["lastExceptionBacktrace"], case .array = leb.kind {
-            lists.append((.lastException, nil, leb.elements.filter(\.isObject)))
+            lists.append(FrameList(kind: .lastException, thread: nil, elements: leb.elements))
         }
         return lists
     }

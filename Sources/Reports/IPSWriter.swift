@@ -2,7 +2,9 @@
 // A symbolicated frame object gains (or has replaced) `symbol`, `symbolLocation`,
 // `sourceFile` and `sourceLine`, written in the object's own separator style after its last
 // key; each inline level becomes an extra frame object with `"inline":true` placed before its
-// caller in the same array. Every other byte of the document stays as it was.
+// caller in the same array, in place of the inline objects an earlier run put there (so a report
+// symbolicated again, when another dSYM has arrived, keeps one set). Every other byte of the
+// document stays as it was.
 
 import SymbolicateModel
 
@@ -15,8 +17,9 @@ enum IPSWriter {
         var edits: [ByteEdit] = []
         for (b, list) in IPSReportParser.frameLists(body).enumerated() {
             let arraySeparator =
-                list.frames.count >= 2
-                ? Array(original[list.frames[0].range.upperBound..<list.frames[1].range.lowerBound]) : Array(",".utf8)
+                list.objects.count >= 2
+                ? Array(original[list.objects[0].range.upperBound..<list.objects[1].range.lowerBound])
+                : Array(",".utf8)
             for (f, node) in list.frames.enumerated() {
                 guard let result = results[FrameID(backtrace: b, frame: f)], let outer = result.frames.last else {
                     continue
@@ -27,8 +30,9 @@ enum IPSWriter {
                 for level in result.frames.dropLast() {
                     inserted += inlineObject(node, level, style: style, original: original) + arraySeparator
                 }
-                if !inserted.isEmpty {
-                    edits.append(ByteEdit(range: node.range.lowerBound..<node.range.lowerBound, bytes: inserted))
+                let replaced = list.inlineBefore[f].first?.range.lowerBound ?? node.range.lowerBound
+                if !inserted.isEmpty || replaced < node.range.lowerBound {
+                    edits.append(ByteEdit(range: replaced..<node.range.lowerBound, bytes: inserted))
                 }
             }
         }

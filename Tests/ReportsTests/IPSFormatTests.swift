@@ -40,7 +40,9 @@ import Testing
         #expect(r.format == .ips && r.frameCount == 5)
         #expect(ReportWriter.write(r, results: [:]) == bytes)
         let out = ReportWriter.write(r, results: WriterTests.ipsResults)
-        #expect(try ReportParser.parse(out).frameCount == 6)
+        #expect(out != bytes)
+        // The inline object added is a level of its frame, not a frame.
+        #expect(try ReportParser.parse(out).frameCount == 5)
     }
 
     /// A no-break space (C2 A0, as chat tools paste) on the blank line between the header and
@@ -54,7 +56,9 @@ import Testing
         #expect(r.format == .ips && r.frameCount == 5)
         #expect(ReportParser.ipsBodyStart(bytes) == bodyStart + blankLine.count)
         #expect(ReportWriter.write(r, results: [:]) == bytes)
-        #expect(try ReportParser.parse(ReportWriter.write(r, results: WriterTests.ipsResults)).frameCount == 6)
+        let out = ReportWriter.write(r, results: WriterTests.ipsResults)
+        #expect(out.count > bytes.count)
+        #expect(try ReportParser.parse(out).frameCount == 5)
     }
 
     @Test func truncatedBodyIsBadInput() throws {
