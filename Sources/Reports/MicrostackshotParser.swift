@@ -1,8 +1,9 @@
 // MicrostackshotParser: Apple's resource reports (`Event: cpu usage`, `disk writes`, `wakeups`,
 // TestFlight CPU kills; `Data Source: Microstackshots`), with or without a one-line JSON header,
 // and the other reports spindump writes the same way: hang reports and its process sections
-// (each process with its own threads and Binary Images, so a line's image is the one loaded
-// where its offset says).
+// (each process with its own threads, Binary Images and `Architecture:`, so a line's image is the
+// one its own process loaded where its offset says, and each process's images have that process's
+// arch: one spindump can hold x86_64, x86_64h and arm64e processes).
 // Their call stacks are sample trees, one line per node:
 //
 //     10  ??? (libsystem_pthread.dylib + 6956) [0x1d95d9b2c]
@@ -86,8 +87,13 @@ enum MicrostackshotParser {
         -> CrashReport
     {
         var report = CrashReport(format: format, original: bytes, jsonHeader: jsonHeader)
-        var trees: [(name: String, lines: [SampleLine], isChain: Bool)] = []
-        var current: (name: String, lines: [SampleLine], isChain: Bool)? = nil
+        var trees: [(name: String, lines: [SampleLine], isChain: Bool, section: Int)] = []
+        var current: (name: String, lines: [SampleLine], isChain: Bool, section: Int)? = nil
+        // Process sections: 0 is what comes before the first `Process:` line (a report's header,
+        // a hang report's heaviest stack), each `Process:` line starts the next.
+        var section = 0
+        var sectionArchs: [Int: Arch] = [:]
+        var imageSections: [Int] = []
         var inImages = false
         var title: String? = nil
         var chainNext = false
@@ -110,12 +116,15 @@ enum MicrostackshotParser {
                 continue
             }
             if inImages, let image = BinaryImageLine.parse(bytes, line.range) {
-                report.images.append(resourceImage(image))
+                var image = resourceImage(image)
+                image.arch = image.arch ?? sectionArchs[section]
+                report.images.append(image)
+                imageSections.append(section)
                 continue
             }
             if let sample = sampleLine(bytes, line.range) {
                 if current == nil {
-                    current = (title ?? "samples", [], chainNext)
+                    current = (title ?? "samples", [], chainNext, section)
                     chainNext = false
                 }
                 current?.lines.append(sample)
@@ -131,7 +140,12 @@ enum MicrostackshotParser {
                 title = text
             } else if let field = TextReportParser.headerField(bytes, line.range) {
                 report.fields.append(field)
-                if field.key == "Powerstats for" { title = "Powerstats for: \(field.value)" }
+                switch field.key {
+                case "Powerstats for": title = "Powerstats for: \(field.value)"
+                case "Process": section += 1
+                case "Architecture": sectionArchs[section] = sectionArchs[section] ?? Arch(field.value)
+                default: break
+                }
             }
         }
         finish()
@@ -141,7 +155,9 @@ enum MicrostackshotParser {
                 var frame = Frame(
                     number: 0, imageName: sample.image, address: sample.address, isReturnAddress: false,
                     symbolColumn: sample.symbol)
-                frame.imageIndex = imageIndex(for: sample, in: &report.images)
+                frame.imageIndex = imageIndex(
+                    for: sample, section: tree.section, arch: sectionArchs[tree.section], in: &report.images,
+                    sections: &imageSections)
                 SampleTree.describe(&frame, symbol: ByteText.string(bytes, sample.symbol))
                 return SampleTreeNode(indent: sample.indent, frame: frame)
             }
@@ -175,9 +191,13 @@ enum MicrostackshotParser {
     /// or the file name of its path: spindump lists `com.apple.CoreFoundation` for the
     /// `CoreFoundation` of its sample lines): the one loaded at address - offset (spindump lists
     /// each process's images, and two processes can load one image at two addresses), else the
-    /// first of that name; else a new image loaded at address - offset (with the UUID when the
-    /// line gives one).
-    private static func imageIndex(for sample: SampleLine, in images: inout [BinaryImage]) -> Int? {
+    /// first of that name; among those, first the ones the line's own process section lists
+    /// (`sections` holds each image's section: two processes can load two builds of one name
+    /// at one address, an x86_64 one and an arm64e one); else a new image of the section's
+    /// `arch`, loaded at address - offset (with the UUID when the line gives one).
+    private static func imageIndex(
+        for sample: SampleLine, section: Int, arch: Arch?, in images: inout [BinaryImage], sections: inout [Int]
+    ) -> Int? {
         var uuid: BuildID? = nil
         if sample.image.hasPrefix("<"), sample.image.hasSuffix(">") {
             uuid = BuildID(string: sample.image.dropFirst().dropLast())
@@ -187,10 +207,13 @@ enum MicrostackshotParser {
             uuid.map { image.uuid == $0 }
                 ?? (image.name == sample.image || image.path.flatMap(PathParts.last) == sample.image)
         }
-        if let i = images.firstIndex(where: { named($0) && $0.loadAddress == base }) { return i }
-        if let i = images.firstIndex(where: named) { return i }
+        let loaded = { (image: BinaryImage) in named(image) && image.loadAddress == base }
+        let own = images.indices.filter { sections[$0] == section }
+        if let i = own.first(where: { loaded(images[$0]) }) ?? images.firstIndex(where: loaded) { return i }
+        if let i = own.first(where: { named(images[$0]) }) ?? images.firstIndex(where: named) { return i }
         guard let base else { return nil }
-        images.append(BinaryImage(loadAddress: base, name: uuid?.uuidString ?? sample.image, uuid: uuid))
+        images.append(BinaryImage(loadAddress: base, name: uuid?.uuidString ?? sample.image, arch: arch, uuid: uuid))
+        sections.append(section)
         return images.count - 1
     }
 }
