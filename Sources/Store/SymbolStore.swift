@@ -111,7 +111,8 @@ public final class SymbolStore: Sendable {
 
     // MARK: Reading
 
-    /// The best build for `uuid`: of `arch` or a compatible one (arm64 / arm64e) when given,
+    /// The best build for `uuid`, of any arch (a UUID names one build of one arch, whatever arch
+    /// the report states): of `arch` or a compatible one (arm64 / arm64e) first when given, then
     /// debug information before a symbol table. nil when the store has no such build; throws
     /// when it has one whose file is missing, damaged or of another schema version (naming the
     /// build and saying to re-import it), after trying to rebuild it from its source file.
@@ -122,8 +123,10 @@ public final class SymbolStore: Sendable {
     }
 
     static func best(_ rows: [StoredBuild], arch: Arch?) -> StoredBuild? {
-        let usable = rows.filter { arch == nil || $0.arch.isCompatible(with: arch ?? $0.arch) }
-        return usable.max { a, b in
+        rows.max { a, b in
+            let aFits = arch.map { a.arch.isCompatible(with: $0) } ?? true
+            let bFits = arch.map { b.arch.isCompatible(with: $0) } ?? true
+            if aFits != bFits { return !aFits }
             if a.kind != b.kind { return a.kind < b.kind }
             let aExact = a.arch == arch
             let bExact = b.arch == arch

@@ -17,8 +17,9 @@ public protocol SymbolStoring: AnyObject, Sendable {
     /// Throws, naming `operation`, when the store cannot be written.
     func requireWritable(_ operation: String) throws
 
-    /// The best build for `uuid` (of `arch` or a compatible one; debug info before a symbol
-    /// table), nil when there is none; throws for a build that is listed but cannot be read.
+    /// The best build for `uuid`, of any arch (of `arch` or a compatible one first, then debug
+    /// info before a symbol table), nil when there is none; throws for a build that is listed but
+    /// cannot be read.
     func source(for uuid: BuildID, arch: Arch?) throws -> (any SymbolSource)?
     /// Every build of `uuid`.
     func builds(matching uuid: BuildID) throws -> [StoredBuild]

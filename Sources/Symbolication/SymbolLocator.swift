@@ -3,8 +3,9 @@
 // Three locators implement it: SymbolPathLocator (the symbol files and folders a user gave),
 // StoreLocator (the symbol store's index) and SymbolLocatorChain, which asks a list of them in
 // order. The CLI chains paths first, then the store; the server asks the store alone. Only an
-// exact UUID (and a compatible arch) matches; an image of the same name with another UUID is
-// reported as a mismatch, never used.
+// exact UUID matches, of whatever arch (a UUID names one build of one arch; the report's arch
+// only says which slice of that UUID comes first); an image of the same name with another UUID
+// is reported as a mismatch, never used.
 
 import Store
 import SymbolicateModel
@@ -19,7 +20,8 @@ public enum SymbolResolution: Sendable {
 
 /// Finds the symbols for an image by its UUID.
 public protocol SymbolLocator: Sendable {
-    /// The symbols for an image with `uuid` (and `arch` when the report states it), named `name`.
+    /// The symbols for an image with `uuid`, named `name`; of `arch` first when the report
+    /// states it, else of the arch the UUID's slice has.
     func resolve(uuid: BuildID, arch: Arch?, name: String) -> SymbolResolution
 
     /// Why symbol files for `uuid` that `resolve` tried could not be read (a damaged dSYM passed

@@ -1,7 +1,10 @@
 // SymbolPathLocator: the symbol paths a user gave (dSYM bundles, .app bundles, .xcarchives,
 // folders, single Mach-O / ELF files), scanned once, reading only headers, and indexed by UUID.
 // A slice's symbol table is read on first use and kept, with the error when it cannot be read,
-// so a corrupt file is opened once per run, not once per frame.
+// so a corrupt file is opened once per run, not once per frame. A slice whose UUID is the image's
+// is used whatever arch the report states (a UUID names one build of one arch, and reports label
+// archs loosely: spindump says x86_64h for an x86_64 build); the arch only orders the slices of
+// one UUID.
 
 import ObjectFiles
 import Store
@@ -54,11 +57,15 @@ public final class SymbolPathLocator: SymbolLocator {
         slices.values.flatMap { $0.map(\.info) }.sorted { ($0.name, $0.uuid) < ($1.name, $1.uuid) }
     }
 
-    /// Slices of the symbol paths for `uuid`, debug information first.
+    /// Slices of the symbol paths for `uuid`, of every arch: those of `arch` or a compatible one
+    /// first, then debug information first.
     private func candidates(uuid: BuildID, arch: Arch?) -> [ObjectSlice] {
-        (slices[uuid] ?? [])
-            .filter { arch == nil || $0.info.arch.isCompatible(with: arch ?? $0.info.arch) }
-            .sorted { $0.info.kind > $1.info.kind }
+        (slices[uuid] ?? []).sorted { a, b in
+            let aFits = arch.map { a.info.arch.isCompatible(with: $0) } ?? true
+            let bFits = arch.map { b.info.arch.isCompatible(with: $0) } ?? true
+            if aFits != bFits { return aFits }
+            return a.info.kind > b.info.kind
+        }
     }
 
     public func unreadable(uuid: BuildID, arch: Arch?) -> [SymbolicateError] {
