@@ -1,9 +1,10 @@
 // The text layout macOS itself writes for a crash (Report Version 12), for `.ips` reports from a
-// Mac: its header (Responsible, User ID, Anonymous UUID, Time Awake Since Boot, System Integrity
-// Protection, Crashed Thread), the exception with its subtype, Termination Reason, VM Region
-// Info, threads labelled `Thread 0 Crashed::  Dispatch queue: ...`, the thread state, Binary
-// Images as `name (version) <uuid> path`, and the External Modification and VM Region
-// summaries. Modelled on Apple's text report of the same incident as its `.ips`.
+// Mac: its header (Responsible, User ID, Anonymous UUID, Time Awake Since Boot, Time Since Wake,
+// System Integrity Protection, Crashed Thread), the exception with its subtype, Termination
+// Reason, VM Region Info, the Application Specific Backtraces, threads labelled
+// `Thread 0 Crashed::  Dispatch queue: ...`, the thread state, Binary Images as
+// `name (version) <uuid> path`, and the External Modification and VM Region summaries.
+// Modelled on Apple's text report of the same incident as its `.ips`.
 
 import SymbolicateModel
 
@@ -19,7 +20,7 @@ extension IPSTextRenderer {
     static func renderMacOS(_ report: CrashReport, body: JSONNode, results: [FrameID: FrameResult]) -> [UInt8] {
         var out: [String] = [""]
         macHeader(body, report, into: &out)
-        backtraces(report, results, into: &out) { backtrace, b in
+        backtraces(report, body, results, into: &out) { backtrace, b in
             var label = "Thread \(backtrace.number ?? b)" + (backtrace.crashed ? " Crashed:" : ":")
             if backtrace.name != nil || backtrace.queue != nil {
                 label +=
@@ -88,6 +89,7 @@ extension IPSTextRenderer {
         line("Sleep/Wake UUID", s("sleepWakeUUID"))
         out.append("")
         line("Time Awake Since Boot", s("uptime").map { "\($0) seconds" })
+        line("Time Since Wake", s("wakeTime").map { "\($0) seconds" })
         out.append("")
         line("System Integrity Protection", s("sip"))
         out.append("")

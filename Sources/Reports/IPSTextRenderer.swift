@@ -1,9 +1,10 @@
 // IPSTextRenderer: translates an `.ips` report into the text layout Xcode and Console show for
 // it (Report Version 104): the header block, exception and termination, Kernel Triage,
-// Application Specific Information, the Last Exception Backtrace, every thread with its
-// frames (symbolicated ones from the results), the ARM64 thread state of the crashed thread,
-// and Binary Images in the iOS form. The layout follows Apple's own conversions. macOS reports
-// are rendered in macOS's own layout instead (IPSTextRenderer+macOS.swift).
+// Application Specific Information and its backtraces, the Last Exception Backtrace, every
+// thread with its frames (symbolicated ones from the results), the ARM64 thread state of the
+// crashed thread, and Binary Images in the iOS form. The layout follows Apple's own
+// conversions. macOS reports are rendered in macOS's own layout instead
+// (IPSTextRenderer+macOS.swift).
 
 import SymbolicateModel
 
@@ -16,7 +17,7 @@ enum IPSTextRenderer {
         if let body, isMacOS(body) { return renderMacOS(report, body: body, results: results) }
         var out: [String] = [""]
         header(body, report, into: &out)
-        backtraces(report, results, into: &out) { backtrace, b in
+        backtraces(report, body, results, into: &out) { backtrace, b in
             let n = backtrace.number ?? b
             var label: [String] = []
             if let queue = backtrace.queue {
@@ -83,12 +84,14 @@ enum IPSTextRenderer {
         return lines
     }
 
-    /// The Last Exception Backtrace, then every thread under the lines `threadLabel` gives it
-    /// (the layouts differ there), each backtrace's frames followed by a blank line.
+    /// The Application Specific Backtraces, the Last Exception Backtrace, then every thread
+    /// under the lines `threadLabel` gives it (the layouts differ there), each backtrace's frames
+    /// followed by a blank line.
     static func backtraces(
-        _ report: CrashReport, _ results: [FrameID: FrameResult], into out: inout [String],
+        _ report: CrashReport, _ body: JSONNode?, _ results: [FrameID: FrameResult], into out: inout [String],
         threadLabel: (Backtrace, Int) -> [String]
     ) {
+        applicationSpecificBacktraces(report, body, results, into: &out)
         for (b, backtrace) in report.backtraces.enumerated() where backtrace.kind == .lastException {
             out.append("Last Exception Backtrace:")
             out += ReportWriter.frameLines(report, backtrace: b, results: results)
@@ -99,6 +102,26 @@ enum IPSTextRenderer {
             out += ReportWriter.frameLines(report, backtrace: b, results: results)
             out.append("")
         }
+    }
+
+    /// `Application Specific Backtrace N:` for each `asiBacktraces` string, numbered from 0 as
+    /// Apple's conversions number them, each after a blank line (the second one below the
+    /// Application Specific Information) and followed by one, with one more after the last. The
+    /// string's lines are kept as they are, except the frames symbolicated here, which are
+    /// rewritten as the `.ips` writer rewrites them inside the string.
+    static func applicationSpecificBacktraces(
+        _ report: CrashReport, _ body: JSONNode?, _ results: [FrameID: FrameResult], into out: inout [String]
+    ) {
+        // The parser makes one backtrace of each string, in order, after the others.
+        let texts = body?["asiBacktraces"]?.elements.compactMap(\.string) ?? []
+        let indices = report.backtraces.indices.filter { report.backtraces[$0].kind == .applicationSpecific }
+        for (n, (text, b)) in zip(texts, indices).enumerated() {
+            out.append("")
+            out.append("Application Specific Backtrace \(n):")
+            out += blockLines(IPSWriter.rewriteTextBacktrace(text, backtrace: b, results: results) ?? text)
+            out.append("")
+        }
+        if !texts.isEmpty { out.append("") }
     }
 
     static func pad(_ key: String, _ width: Int) -> String {
