@@ -115,7 +115,7 @@ extension IPSTextRenderer {
             line("Terminating Process", t["byProc"]?.string.map { "\($0) [\(t["byPid"]?.scalarText ?? "?")]" })
             out.append("")
         }
-        if let region = body["vmRegionInfo"]?.string ?? body["vmregioninfo"]?.string {
+        if let region = vmRegionInfo(body) {
             out += blockLines("VM Region Info: " + region)
             out.append("")
         }

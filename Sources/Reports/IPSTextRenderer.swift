@@ -1,9 +1,9 @@
 // IPSTextRenderer: translates an `.ips` report into the text layout Xcode and Console show for
-// it (Report Version 104): the header block, exception and termination, Kernel Triage,
-// Application Specific Information and its backtraces, the Last Exception Backtrace, every
-// thread with its frames (symbolicated ones from the results), the ARM64 thread state of the
-// crashed thread, and Binary Images in the iOS form. The layout follows Apple's own
-// conversions. macOS reports are rendered in macOS's own layout instead
+// it (Report Version 104): the header block, exception (type, subtype, codes, VM Region Info)
+// and termination, Kernel Triage, Application Specific Information and its backtraces, the
+// Last Exception Backtrace, every thread with its frames (symbolicated ones from the results),
+// the ARM64 thread state of the crashed thread, and Binary Images in the iOS form. The layout
+// follows Apple's own conversions. macOS reports are rendered in macOS's own layout instead
 // (IPSTextRenderer+macOS.swift).
 
 import SymbolicateModel
@@ -163,7 +163,12 @@ enum IPSTextRenderer {
         if let exception = body["exception"] {
             let type = exception["type"]?.string ?? "?"
             out.append("Exception Type:  " + type + (exception["signal"]?.string.map { " (\($0))" } ?? ""))
+            if let subtype = exception["subtype"]?.string, !subtype.isEmpty {
+                out.append("Exception Subtype: " + subtype)
+            }
             if let codes = exception["codes"]?.string { out.append("Exception Codes: " + codes) }
+            // The region block follows the codes directly, with no blank line, in this layout.
+            if let region = vmRegionInfo(body) { out += blockLines("VM Region Info: " + region) }
             if body["isCorpse"]?.bool == true { out.append("Exception Note:  EXC_CORPSE_NOTIFY") }
         }
         if let t = body["termination"] {
@@ -197,6 +202,11 @@ enum IPSTextRenderer {
             out += blockLines(asi)
             out.append("")
         }
+    }
+
+    /// The `vmRegionInfo` text (some reports spell the key in lowercase).
+    static func vmRegionInfo(_ body: JSONNode) -> String? {
+        body["vmRegionInfo"]?.string ?? body["vmregioninfo"]?.string
     }
 
     /// `0xLO - 0xHI Name arch  <uuid> /path`, the iOS Binary Images line.

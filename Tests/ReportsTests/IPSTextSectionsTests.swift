@@ -1,7 +1,8 @@
 // Sections of an `.ips` report that its text rendering must keep, in the layout Apple's own
 // conversions give them: macOS's `Time Since Wake` and `Application Specific Backtrace N:`
-// (the `asiBacktraces` strings, line for line, with our symbols in their frames). The expected
-// lines were read off Apple's text reports of macOS 12 crashes.
+// (the `asiBacktraces` strings, line for line, with our symbols in their frames), and the iOS
+// layout's `Exception Subtype` and `VM Region Info`. The expected lines were read off Apple's
+// text reports of macOS 12 and iOS 15 crashes.
 
 import Foundation
 import Reports
@@ -97,6 +98,38 @@ struct IPSTextSectionsTests {
                 "6   dyld                                0x00000001a05d3e50 start + 2544",
                 "",
                 "",
+            ])
+    }
+
+    /// The iOS layout (Report Version 104): the subtype between the type and the codes, the VM
+    /// region block right after the codes, then the exception note.
+    @Test func iOSExceptionSubtypeAndVMRegionInfo() throws {
+        let original = try String(
+            contentsOfFile: Repository.samplesReports + "/HoldApp-ios-arm64-dwarf4.ips", encoding: .utf8)
+        let start = try #require(original.range(of: "\"exception\": {"))
+        let end = try #require(original.range(of: "\"termination\""))
+        let exception =
+            #""exception": {"codes":"0x0000000000000001, 0x0000000000000010","type":"EXC_BAD_ACCESS","signal":"SIGSEGV","#
+            + #""subtype":"KERN_INVALID_ADDRESS at 0x0000000000000010"},"#
+            + #""vmRegionInfo": "0x10 is not in any region.  Bytes before following region: 4300193776\n"#
+            + #"      REGION TYPE                 START - END      [ VSIZE] PRT\/MAX SHRMOD  REGION DETAIL\n"#
+            + #"      UNUSED SPACE AT START\n--->  \n"#
+            + #"      __TEXT                   1004fc000-100500000 [   16K] r-x\/r-x SM=COW  ...app\/HoldApp","#
+        let ips = original.replacingCharacters(in: start.lowerBound..<end.lowerBound, with: exception)
+        let rendered = try Self.render(ips)
+        let type = try #require(rendered.firstIndex(of: "Exception Type:  EXC_BAD_ACCESS (SIGSEGV)"))
+        #expect(
+            Array(rendered[type..<min(rendered.count, type + 10)]) == [
+                "Exception Type:  EXC_BAD_ACCESS (SIGSEGV)",
+                "Exception Subtype: KERN_INVALID_ADDRESS at 0x0000000000000010",
+                "Exception Codes: 0x0000000000000001, 0x0000000000000010",
+                "VM Region Info: 0x10 is not in any region.  Bytes before following region: 4300193776",
+                "      REGION TYPE                 START - END      [ VSIZE] PRT/MAX SHRMOD  REGION DETAIL",
+                "      UNUSED SPACE AT START",
+                "--->  ",
+                "      __TEXT                   1004fc000-100500000 [   16K] r-x/r-x SM=COW  ...app/HoldApp",
+                "Exception Note:  EXC_CORPSE_NOTIFY",
+                "Termination Reason: SIGNAL 6 Abort trap: 6",
             ])
     }
 }
