@@ -1,6 +1,8 @@
 // `symbolicate import [--store DIR] PATH...`: indexes symbol files into the store, every arch
 // slice separately: dSYM bundles, .app, .xcarchive, folders (e.g. Xcode's DeviceSupport
 // `Symbols` folders, imported from their symbol tables), .zip / .tar.gz archives, Mach-O and ELF.
+// The summary goes to stderr, or as JSON (`--json`) to stdout, or to `-o FILE`: the server's
+// upload child writes its JSON there, so the report reaches the server whole whatever its size.
 
 import Foundation
 import Reports
@@ -11,7 +13,7 @@ enum ImportCommand: Command {
     static let name = "import"
     static let summary = "Index dSYMs, apps, archives and binaries into the symbol store"
     static let about = """
-        USAGE: symbolicate import [--store DIR] [--json] PATH...
+        USAGE: symbolicate import [--store DIR] [--json] [-o FILE] PATH...
 
         Reads every Mach-O / ELF slice found in PATH (dSYM bundles, .app bundles, .xcarchives,
         folders, .zip / .tar / .tar.gz archives of these, single files) and writes one symbol table
@@ -22,8 +24,14 @@ enum ImportCommand: Command {
 
     static let json = CommonOptions.json.adding("The summary is printed as JSON.")
 
+    static let output = ValueOption<String>(
+        "-o", "--output", value: "FILE",
+        help: "Write the summary to FILE, complete or not at all (default: stderr, or stdout with --json;"
+            + " `-` is stdout).")
+
     static let options: [any CommandOption] =
-        [StoreOption.store.adding("A folder store is created when missing.")] + StoreOption.cacheOptions + [json]
+        [StoreOption.store.adding("A folder store is created when missing.")] + StoreOption.cacheOptions
+        + [json, output]
 
     static let epilogue = """
         EXIT STATUS: 0 every input imported (or already present), 65 some input could not be
@@ -48,8 +56,11 @@ enum ImportCommand: Command {
             bar.update(line + " \(progress.item)")
         }
         bar.finish()
+        let output = try args.value(output)
         if args.has(json) {
-            try Console.out(try json(summary))
+            try IO.write(try ImportReport(summary).json(), to: output)
+        } else if let output {
+            try IO.write(Array((text(summary) + "\n").utf8), to: output)
         } else {
             Console.error(text(summary))
         }
@@ -69,10 +80,5 @@ enum ImportCommand: Command {
         }
         for failure in s.failures { lines.append("  failed   \(failure.description)") }
         return lines.joined(separator: "\n")
-    }
-
-    /// The versioned report the server's upload reads back (Store's ImportReport).
-    static func json(_ s: ImportSummary) throws -> String {
-        String(decoding: try ImportReport(s).json(), as: UTF8.self)
     }
 }

@@ -1,7 +1,8 @@
 // Where outputs go when the path is not an ordinary file: `-o`, `batch --summary` and `batch
 // --output-archive` onto a device, a FIFO or a symbolic link are written in place (the node
-// stays what it was), over a regular file by rename; and stdout that cannot be written (a full
-// disk, a reader that went away) ends with a message and exit 1, or quietly by SIGPIPE.
+// stays what it was), over a regular file by rename; `import -o` puts its summary (the JSON one
+// the server reads back) in a file instead of stdout or stderr; and stdout that cannot be written
+// (a full disk, a reader that went away) ends with a message and exit 1, or quietly by SIGPIPE.
 
 import Foundation
 import TestSupport
@@ -152,6 +153,26 @@ import Testing
         let bytes = reader.drain()
         // A tar whose first member is the report's output (ustar magic at offset 257).
         #expect(bytes.count >= 512 && Array(bytes[257..<262]) == Array("ustar".utf8))
+    }
+
+    static let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldKit.framework.dSYM"
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: dsym), "needs Samples/build"))
+    func importSummaryIntoAFile() throws {
+        let dir = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dsym = Self.dsym
+        let json = try CLI.run(["import", "--store", dir + "/store", "--json", "-o", dir + "/report.json", dsym])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stdout.isEmpty && json.stderr.isEmpty)
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/report.json"))
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(report["version"] as? Int == 1)
+        #expect((report["imported"] as? [[String: Any]])?.first?["name"] as? String == "HoldKit")
+        let text = try CLI.run(["import", "--store", dir + "/store", "-o", dir + "/summary.txt", dsym])
+        #expect(text.status == 0 && text.stdout.isEmpty && text.stderr.isEmpty, "\(text.stderr)")
+        let summary = try String(contentsOfFile: dir + "/summary.txt", encoding: .utf8)
+        #expect(summary.hasPrefix("imported 0 builds, 1 already present, 0 failed\n"), "\(summary)")
     }
 
     // MARK: stdout
