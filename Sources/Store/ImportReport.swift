@@ -1,7 +1,8 @@
 // ImportReport: what `symbolicate import --json` prints, and what the server reads back from the
-// import child it runs for an upload. One type for both sides of that process boundary, with a
-// format version: a server never guesses at a child's output, and a child of another release
-// (a different `version`) is refused by name instead of misread.
+// import child it runs for an upload (written to a file in the upload's staging folder, so no pipe
+// limits its size). One type for both sides of that process boundary, with a format version: a
+// server never guesses at a child's output, and a child of another release (a different
+// `version`) is refused by name instead of misread.
 
 import Foundation
 import SymbolicateModel
@@ -54,6 +55,23 @@ public struct ImportReport: Codable, Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(self)) + [0x0A]
+    }
+
+    /// Reads the report a child wrote to `path`; throws when there is none, when it is larger than
+    /// `maxBytes` (the reader's memory is the bound, not the report's), and as `decode` does.
+    public static func read(_ path: String, maxBytes: Int) throws(SymbolicateError) -> ImportReport {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw SymbolicateError(.notFound, "the import wrote no report", path: path)
+        }
+        guard Int(info.st_size) <= maxBytes else {
+            throw SymbolicateError(
+                .limit, "the import's report is \(info.st_size) bytes, more than the \(maxBytes) read back", path: path)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SymbolicateError(.io, "the import's report cannot be read", path: path)
+        }
+        return try decode(Array(data))
     }
 
     /// Reads what a child printed; throws for anything but a document of this version.

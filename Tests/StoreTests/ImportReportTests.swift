@@ -44,6 +44,25 @@ struct ImportReportTests {
         }
     }
 
+    /// The server reads the report its child wrote into the upload's folder, up to a bound.
+    @Test func aReportFileIsReadUpToItsBound() throws {
+        let path = NSTemporaryDirectory() + "import-report-\(UUID().uuidString).json"
+        defer { unlink(path) }
+        #expect {
+            try ImportReport.read(path, maxBytes: 1 << 20)
+        } throws: { error in
+            (error as? SymbolicateError)?.code == .notFound
+        }
+        let bytes = try Self.sample().json()
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try ImportReport.read(path, maxBytes: bytes.count) == Self.sample())
+        #expect {
+            try ImportReport.read(path, maxBytes: bytes.count - 1)
+        } throws: { error in
+            (error as? SymbolicateError)?.code == .limit
+        }
+    }
+
     @Test(arguments: ["", "imported 1 builds", "{\"imported\": []}", "[1, 2]"])
     func whatIsNotAReportIsRefused(_ text: String) {
         #expect(throws: SymbolicateError.self) { try ImportReport.decode(Array(text.utf8)) }
