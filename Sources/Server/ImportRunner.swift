@@ -1,4 +1,4 @@
-// Runs an import in a child process: this same executable as `import --store DIR FILE`, under
+// Runs an import in a child process: this same executable as `import --store DIR ... FILE`, under
 // setrlimit CPU-time, address-space and file-size limits and a wall-clock deadline, so a hostile
 // or broken upload can exhaust only the child. The child is made with fork + execve; between the
 // two it only calls async-signal-safe functions on memory prepared before the fork.
@@ -95,6 +95,8 @@ struct ImportRunner: Sendable {
     var cpuSeconds: Int
     var memoryBytes: Int
     var wallSeconds: Int
+    /// What is kept of the child's stdout and of its stderr (messages): an upload's import writes
+    /// its report to a file (SymbolUploads), so nothing a caller reads back is ever cut here.
     var maxOutput = 4 << 20
     private static let forkLock = NSLock()
 

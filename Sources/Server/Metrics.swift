@@ -136,9 +136,9 @@ final class Metrics: @unchecked Sendable {
         counter(
             &out, "symbolicate_frames_missing_total", "Frames of images with a UUID left without a symbol.",
             framesMissing)
-        out += "# HELP symbolicate_imports_total Symbol uploads by outcome.\n"
+        out += "# HELP symbolicate_imports_total Symbol uploads by outcome (unknown: the import's report was lost).\n"
         out += "# TYPE symbolicate_imports_total counter\n"
-        for outcome in Set(imports.keys).union(["ok", "failed"]).sorted() {
+        for outcome in Set(imports.keys).union(["ok", "failed", "unknown"]).sorted() {
             out += "symbolicate_imports_total{outcome=\"\(escape(outcome))\"} \(imports[outcome] ?? 0)\n"
         }
         counter(

@@ -18,7 +18,9 @@ enum OpenAPI {
                 "type": "object", "required": ["error"],
                 "properties": { "error": { "type": "object", "required": ["code", "message"],
                   "properties": { "code": { "type": "string" }, "message": { "type": "string" },
-                    "failures": { "type": "array", "items": { "type": "string" } } } } }
+                    "failures": { "type": "array", "items": { "type": "string" } },
+                    "failures_omitted": { "type": "integer", "description": "Upload answers: failures left out of the list" },
+                    "resymbolicated_reports": { "type": "integer", "description": "Upload answers without the import's report: stored reports re-symbolicated with the builds the store has" } } } }
               },
               "Build": {
                 "type": "object", "required": ["uuid", "arch", "name", "kind"],
@@ -95,10 +97,14 @@ enum OpenAPI {
                 }
               },
               "ImportAnswer": {
-                "type": "object", "required": ["imported", "already_present", "failures", "resymbolicated_reports"],
+                "type": "object", "required": ["imported", "already_present", "failures", "omitted", "resymbolicated_reports"],
+                "description": "The first 1000 builds of each list and the first 100 failures; omitted counts the rest",
                 "properties": { "imported": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
                   "already_present": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
                   "failures": { "type": "array", "items": { "type": "string" } },
+                  "omitted": { "type": "object", "required": ["imported", "already_present", "failures"],
+                    "properties": { "imported": { "type": "integer" }, "already_present": { "type": "integer" },
+                      "failures": { "type": "integer" } } },
                   "resymbolicated_reports": { "type": "integer", "description": "Stored reports re-symbolicated with the new builds" } }
               },
               "SentryResult": {
@@ -222,7 +228,9 @@ enum OpenAPI {
                   "201": { "description": "Builds imported", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ImportAnswer" } } } },
                   "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
                   "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
-                  "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" },
+                  "415": { "$ref": "#/components/responses/Error" },
+                  "422": { "description": "import_failed: nothing in the upload could be imported, or the import was stopped (a crash or a limit, named)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+                  "500": { "description": "import_outcome_unknown: the import ended but its report could not be read; the builds it imported are in the store, and uploading again is safe", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
                   "503": { "$ref": "#/components/responses/Busy" } } } },
             "/v1/symbols/{uuid}": {
               "parameters": [ { "name": "uuid", "in": "path", "required": true,

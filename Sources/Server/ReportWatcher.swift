@@ -8,7 +8,6 @@
 
 import Dispatch
 import Foundation
-import SymbolicateModel
 
 final class ReportWatcher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "symbolicate.report-watcher")
@@ -61,13 +60,9 @@ final class ReportWatcher: @unchecked Sendable {
 
     /// One look at the waiting UUIDs (on the watcher's queue).
     private func resymbolicateArrived(_ context: ServiceContext) throws {
-        let waiting = try context.reports.waitingUUIDs()
         var arrived: [String] = []
         var next: [String: String] = [:]
-        for uuid in waiting {
-            guard let buildID = BuildID(string: uuid) else { continue }
-            let builds = try context.store.builds(matching: buildID)
-            guard !builds.isEmpty else { continue }
+        for (uuid, builds) in try StoredReports.waitingBuilds(context: context) {
             let state = builds.map { "\($0.arch)/\($0.importedAt.timeIntervalSince1970)/\($0.status.rawValue)" }
                 .sorted().joined(separator: ",")
             next[uuid] = state

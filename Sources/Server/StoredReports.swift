@@ -11,6 +11,7 @@
 
 import Digest
 import Foundation
+import Store
 import SymbolicateModel
 import Symbolication
 
@@ -152,6 +153,19 @@ enum StoredReports {
         var rewritten = 0
         /// True when the storage failed for some report (logged): the pass should be tried again.
         var failed = false
+    }
+
+    /// The UUIDs stored reports wait for that the store has builds for, with those builds: what
+    /// ReportWatcher looks at every few seconds, and what an upload whose import's report was lost
+    /// re-symbolicates (it cannot tell which builds it brought).
+    static func waitingBuilds(context: ServiceContext) throws -> [(uuid: String, builds: [StoredBuild])] {
+        var found: [(uuid: String, builds: [StoredBuild])] = []
+        for uuid in try context.reports.waitingUUIDs() {
+            guard let buildID = BuildID(string: uuid) else { continue }
+            let builds = try context.store.builds(matching: buildID)
+            if !builds.isEmpty { found.append((uuid, builds)) }
+        }
+        return found
     }
 
     /// Symbolicates again every stored report waiting for one of these UUIDs. Never throws: the

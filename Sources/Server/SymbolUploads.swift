@@ -1,14 +1,31 @@
 // `POST /v1/symbols` and the build listing: an upload (zip / tar.gz of dSYMs, .apps, .xcarchives,
 // or a single Mach-O / ELF) has been streamed to a temporary file; it is imported by a child
-// process (`import --store DIR FILE` of this executable) under CPU, memory and time limits, so a
-// hostile file costs at most that child. The answer lists the builds imported, those already
-// present, and what failed; stored reports waiting for the new UUIDs are then re-symbolicated.
+// process (`import --store DIR --json -o REPORT FILE` of this executable) under CPU, memory and
+// time limits, so a hostile file costs at most that child. The child writes its report into the
+// upload's staging folder, whatever its size; the answer lists the first builds imported, those
+// already present, and what failed, and counts the rest; stored reports waiting for the new UUIDs
+// are then re-symbolicated. Without a readable report the upload is never answered as "nothing
+// imported": the builds the child finished are in the store.
 
 import Foundation
 import Store
 import SymbolicateModel
 
 enum SymbolUploads {
+    /// The answer lists at most this many builds of each kind (imported, already present) and
+    /// this many failures, and counts the rest under `omitted`: an upload of a DeviceSupport
+    /// folder imports thousands of libraries, and one of thousands of files without a UUID fails
+    /// thousands of times, but the answer stays a few hundred kilobytes. The log lists every build.
+    static let listedBuilds = 1000
+    static let listedFailures = 100
+    /// The import's report is read back up to this size: about 250 bytes a build or failure, so
+    /// far beyond what an archive of 100,000 members (the most one may hold) makes. A larger one
+    /// leaves the outcome unknown rather than the server's memory at a hostile upload's mercy.
+    static let maxReportBytes = 64 << 20
+    /// The child's report, beside the staged upload: `fileName` never starts with a dot, so an
+    /// upload never has this name.
+    static let reportName = ".import-report.json"
+
     static func upload(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
         guard let file = request.bodyFile, request.bodyLength > 0 else {
             throw HTTPError.badRequest("the body is empty; send a .zip or .tar.gz of dSYMs, or a Mach-O / ELF file")
@@ -21,23 +38,32 @@ enum SymbolUploads {
             throw HTTPError(500, "io", "cannot stage the upload: \(String(cString: strerror(errno)))")
         }
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        let reportPath = folder + "/" + reportName
         let result: ImportRunner.Result
         do {
-            result = try context.importer.run(["import"] + context.configuration.storeArguments + ["--json", named])
+            result = try context.importer.run(
+                ["import"] + context.configuration.storeArguments + ["--json", "-o", reportPath, named])
         } catch {
             context.metrics.recordImport(outcome: "failed")
             throw error
         }
-        let summary = ChildSummary(result, uploadPath: folder + "/")
+        let summary = ChildSummary(result, reportPath: reportPath, uploadPath: folder + "/")
+        guard summary.outcome == .reported else { return unreported(summary, request: request, context: context) }
         if summary.imported.isEmpty && summary.present.isEmpty {
             context.metrics.recordImport(outcome: "failed")
             let message =
-                summary.parsed && summary.failures.isEmpty
+                summary.failures.isEmpty
                 ? "no Mach-O or ELF file with symbols was found in the upload" : summary.message
             context.log.event(
                 "import_failed", ["failed": String(summary.failures.count), "token": request.tokenName ?? ""])
+            let listed = summary.failures.prefix(listedFailures)
             return .json(
-                ["error": ["code": "import_failed", "message": message, "failures": summary.failures]], status: 422)
+                [
+                    "error": [
+                        "code": "import_failed", "message": message, "failures": Array(listed),
+                        "failures_omitted": summary.failures.count - listed.count,
+                    ]
+                ], status: 422)
         }
         context.metrics.recordImport(outcome: "ok")
         if !summary.imported.isEmpty { context.storeChanged() }
@@ -57,24 +83,85 @@ enum SymbolUploads {
             ])
         let uuids = Set(summary.imported.compactMap { $0["uuid"] as? String })
         let resymbolicated = StoredReports.resymbolicate(uuids: uuids.sorted(), context: context).rewritten
-        return .json(
-            [
-                "imported": summary.imported, "already_present": summary.present, "failures": summary.failures,
-                "resymbolicated_reports": resymbolicated,
-            ], status: summary.imported.isEmpty ? 200 : 201)
+        return .json(summary.answer(resymbolicated: resymbolicated), status: summary.imported.isEmpty ? 200 : 201)
     }
 
-    /// What the child printed with `--json` (Store's versioned ImportReport), with the upload's
-    /// temporary path replaced by `upload`, as the JSON objects the answer lists.
+    /// An import without a report to go by: the builds it finished are in the store (each one is
+    /// published whole), but which they are is not known, so the stored reports waiting for any
+    /// build the store has are re-symbolicated. An import stopped by a signal, a limit or the clock
+    /// is a failed upload (422, naming why); one that ended on its own but whose report cannot be
+    /// read has an unknown outcome (500): never "nothing was imported".
+    private static func unreported(
+        _ summary: ChildSummary, request: HTTPRequest, context: ServiceContext
+    ) -> HTTPResponse {
+        context.storeChanged()
+        var resymbolicated = 0
+        do {
+            let uuids = try StoredReports.waitingBuilds(context: context).map(\.uuid)
+            resymbolicated = StoredReports.resymbolicate(uuids: uuids, context: context).rewritten
+        } catch {
+            context.log.event("resymbolicate_failed", ["error": "\(error)"])
+        }
+        let unknown = summary.outcome == .unknown
+        context.metrics.recordImport(outcome: unknown ? "unknown" : "failed")
+        context.log.event(
+            unknown ? "import_outcome_unknown" : "import_failed",
+            ["error": summary.message, "token": request.tokenName ?? ""])
+        var error: [String: Any] = [
+            "code": unknown ? "import_outcome_unknown" : "import_failed", "message": summary.message,
+            "resymbolicated_reports": resymbolicated,
+        ]
+        if !unknown { error["failures"] = summary.failures }
+        return .json(["error": error], status: unknown ? 500 : 422)
+    }
+
+    /// What the import child did, from the report it wrote (Store's versioned ImportReport), with
+    /// the upload's temporary path replaced by `upload`, as the JSON objects the answer lists.
     struct ChildSummary {
+        enum Outcome: Equatable {
+            /// The child's report was read: the lists are what it did.
+            case reported
+            /// The child was stopped (a signal, a limit, the clock) before it could write a report.
+            case stopped
+            /// The child ended on its own, but its report is missing, too large or unreadable.
+            case unknown
+        }
+
+        var outcome: Outcome
         var imported: [[String: Any]] = []
         var present: [[String: Any]] = []
         var failures: [String] = []
-        var parsed = false
+        /// One line for people: the first failure, or why there is no report.
         var message: String
 
-        init(_ result: ImportRunner.Result, uploadPath: String) {
-            message = result.failureSummary
+        init(_ result: ImportRunner.Result, reportPath: String, uploadPath: String) {
+            do {
+                self = try ChildSummary(
+                    report: ImportReport.read(reportPath, maxBytes: SymbolUploads.maxReportBytes),
+                    uploadPath: uploadPath)
+                // Killed after its report was written: the report stands, and so does the kill.
+                if result.signal != nil || result.timedOut {
+                    failures.append(result.failureSummary)
+                    message = result.failureSummary
+                }
+            } catch {
+                let stopped = result.signal != nil || result.timedOut || result.limitHit != nil
+                outcome = stopped ? .stopped : .unknown
+                message = result.failureSummary
+                if stopped {
+                    failures = [message]
+                } else {
+                    let problem = error.message.replacingOccurrences(of: uploadPath, with: "")
+                    let said = result.exitStatus == 0 || result.stderr.isEmpty ? "" : " (it said: \(message))"
+                    message =
+                        "the import's outcome is unknown: it ended with exit status \(result.exitStatus ?? -1)\(said),"
+                        + " but \(problem); the builds it imported are in the store (GET /v1/symbols/UUID), and"
+                        + " uploading again is safe (builds already present are kept)"
+                }
+            }
+        }
+
+        init(report: ImportReport, uploadPath: String) {
             func clean(_ text: String) -> String { text.replacingOccurrences(of: uploadPath, with: "") }
             func object(_ build: ImportReport.Build) -> [String: Any] {
                 [
@@ -82,17 +169,30 @@ enum SymbolUploads {
                     "source": clean(build.source), "outcome": build.outcome,
                 ]
             }
-            if let report = try? ImportReport.decode(Array(result.stdout.utf8)) {
-                parsed = true
-                imported = report.imported.map(object)
-                present = report.alreadyPresent.map(object)
-                failures = report.failed.map { "\(clean($0.path)): \($0.error)" }
-                if let first = failures.first { message = first }
-            }
-            if !result.succeeded && (!parsed || result.signal != nil || result.timedOut) {
-                failures.append(result.failureSummary)
-                message = result.failureSummary
-            }
+            outcome = .reported
+            imported = report.imported.map(object)
+            present = report.alreadyPresent.map(object)
+            failures = report.failed.map { "\(clean($0.path)): \($0.error)" }
+            message = failures.first ?? ""
+        }
+
+        /// The answer to a successful upload: the first builds and failures, and how many of each
+        /// were left out.
+        func answer(resymbolicated: Int) -> [String: Any] {
+            let first = (
+                imported: imported.prefix(listedBuilds), present: present.prefix(listedBuilds),
+                failures: failures.prefix(listedFailures)
+            )
+            return [
+                "imported": Array(first.imported), "already_present": Array(first.present),
+                "failures": Array(first.failures),
+                "omitted": [
+                    "imported": imported.count - first.imported.count,
+                    "already_present": present.count - first.present.count,
+                    "failures": failures.count - first.failures.count,
+                ],
+                "resymbolicated_reports": resymbolicated,
+            ]
         }
     }
 
