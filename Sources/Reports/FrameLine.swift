@@ -76,7 +76,9 @@ enum FrameLine {
         return symbolText(text)
     }
 
-    /// Splits `symbol + off (File.m:12)`, `symbol (File.m:12)`, `symbol + off` or `symbol`.
+    /// Splits `symbol + off (File.m:12)`, `symbol (File.m:12)`, `symbol + off` or `symbol`, and
+    /// the forms atos and Xcode's symbolicator print, with the image: `symbol (in Image) (File.m:12)`,
+    /// `symbol (in Image) + off`. A file may be `<compiler-generated>` (line 0's file).
     static func symbolText(_ text: String) -> SymbolText {
         var body = Substring(text)
         var file: String? = nil
@@ -102,6 +104,11 @@ enum FrameLine {
                 body = body[..<plus]
             }
         }
+        if body.hasSuffix(")"), let open = body.dropLast().lastUnbalanced("(", closedBy: ")"),
+            body[open...].hasPrefix("(in "), body[..<open].hasSuffix(" ")
+        {
+            body = body[..<open].dropLast()
+        }
         return SymbolText(symbol: String(body), offset: offset, file: file, line: line)
     }
 
@@ -121,8 +128,9 @@ enum FrameLine {
     }
 
     private static func looksLikeFile(_ s: Substring) -> Bool {
-        guard !s.isEmpty, !s.contains("("), !s.contains(" + ") else { return false }
+        guard !s.isEmpty, !s.contains("("), !s.contains(" + "), !s.hasPrefix("in ") else { return false }
         let name = s.split(separator: ":").first ?? s
+        if name.hasPrefix("<"), name.hasSuffix(">"), name.count > 2 { return true }
         return name.contains(".") && !name.hasPrefix(".")
     }
 }
