@@ -57,7 +57,13 @@ public final class SymbolicationServer: @unchecked Sendable {
                 adminPort = adminSocket.port
             }
         } catch {
-            daemon?.stop()
+            // libmicrohttpd closes a listening socket it is stopped with, unless it gave it back
+            // (quiesce): the socket is closed once, here, never twice (a second close could hit a
+            // descriptor another thread has opened since).
+            if let daemon {
+                _ = daemon.quiesce()
+                daemon.stop()
+            }
             daemon = nil
             close(socket.fd)
             listenFD = -1
