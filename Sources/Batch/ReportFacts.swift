@@ -117,6 +117,7 @@ struct ReportFacts: Sendable {
             if let symbol = frame.symbol, !symbol.isEmpty, !symbol.hasPrefix("0x") { return functionName(symbol) }
             let image = report.image(for: frame)
             let name = image?.name ?? frame.imageName ?? "???"
+            guard !frame.isMalformed else { return "\(name) ???" }
             if let image, frame.address >= image.loadAddress {
                 return "\(name) + " + ASCII.hex(frame.address - image.loadAddress)
             }

@@ -88,11 +88,17 @@ public struct Frame: Sendable, Hashable {
     /// Byte range in the original document of the text this frame's symbol column occupies
     /// (text reports; nil for `.ips` and for parenthesized backtraces). Writers use it.
     public var symbolColumn: Range<Int>?
+    /// The report states this frame but it cannot be read: a line inside a text backtrace that
+    /// opens with a frame number but holds no address, an `.ips` frame without an `imageOffset`.
+    /// It keeps its place (the frames after it are read on) and what could be read of it (number,
+    /// image name); `address` is 0 and means nothing. It is never looked up (status `malformed`)
+    /// and the writers leave it as the report has it.
+    public var isMalformed: Bool
 
     public init(
         number: Int, imageName: String? = nil, imageIndex: Int? = nil, address: UInt64, symbol: String? = nil,
         symbolOffset: UInt64? = nil, sourceFile: String? = nil, sourceLine: Int? = nil, isReturnAddress: Bool,
-        symbolColumn: Range<Int>? = nil
+        symbolColumn: Range<Int>? = nil, isMalformed: Bool = false
     ) {
         self.number = number
         self.imageName = imageName
@@ -104,7 +110,11 @@ public struct Frame: Sendable, Hashable {
         self.sourceLine = sourceLine
         self.isReturnAddress = isReturnAddress
         self.symbolColumn = symbolColumn
+        self.isMalformed = isMalformed
     }
+
+    /// The address as people read it (`0x102bc83dc`); nil for a malformed frame, which has none.
+    public var addressText: String? { isMalformed ? nil : ASCII.hex(address) }
 
     /// True when the report names the frame itself (a symbol that is not `???` or `<redacted>`).
     public var isNamedByReport: Bool {

@@ -2,6 +2,8 @@
 // wild: `N  Image  0xADDR 0xBASE + OFFSET`, already symbolicated `N  Image  0xADDR symbol + off
 // (File.m:12)`, KSCrash's `0xBASE + off (symbol + off)`, image names with spaces, `<redacted>`
 // and `???`. It records where the symbol column starts so the writer can replace exactly that.
+// Inside a backtrace, a line that opens with a frame number but does not parse is a frame that
+// cannot be read: it is kept as a malformed frame, so one bad line never drops the frames after it.
 
 import SymbolicateModel
 
@@ -17,11 +19,23 @@ enum FrameLine {
     /// Tokens examined when looking for the address column; image names are never longer.
     static let maxLeadingTokens = 48
 
+    /// Frame numbers have at most this many digits; a longer number does not open a frame line.
+    static let maxNumber: UInt64 = 1_000_000
+
+    /// The frame a line inside a backtrace holds: the parsed frame, or, for a line that opens
+    /// with a frame number (digits, then whitespace) but does not parse, a malformed frame with
+    /// that number and the image name when one follows. Nil for a line that does not open with a
+    /// frame number: the backtrace ends there. Parsers and writers walk backtraces with this one
+    /// rule, so that they number the frames alike.
+    static func read(_ bytes: [UInt8], _ line: Range<Int>) -> Frame? {
+        parse(bytes, line) ?? malformed(bytes, line)
+    }
+
     /// The frame a line holds, or nil when it is not a frame line. `isReturnAddress` is left
     /// true; the caller decides by the frame's position.
     static func parse(_ bytes: [UInt8], _ line: Range<Int>) -> Frame? {
         let tokens = ByteText.tokens(bytes, line, limit: maxLeadingTokens)
-        guard tokens.count >= 2, let number = ByteText.decimal(bytes, tokens[0]), number < 1_000_000 else { return nil }
+        guard tokens.count >= 2, let number = ByteText.decimal(bytes, tokens[0]), number < maxNumber else { return nil }
         // The address is the first `0x` token after the image name (which may hold spaces).
         var addressToken: Int? = nil
         var k = 1
@@ -59,6 +73,29 @@ enum FrameLine {
             frame.sourceLine = symbolic.line
         }
         return frame
+    }
+
+    /// A line that opens with a frame number and whitespace, read as a malformed frame: the
+    /// number, and as the image name the text after it up to the first tab or run of spaces
+    /// (where Apple's layout pads the image column), else to the end of the line.
+    static func malformed(_ bytes: [UInt8], _ line: Range<Int>) -> Frame? {
+        let start = ByteText.trim(bytes, line).lowerBound
+        var i = start
+        while i < line.upperBound, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1 }
+        guard let number = ByteText.decimal(bytes, start..<i), number < maxNumber,
+            ByteText.spaceWidth(bytes, i, line.upperBound) > 0
+        else { return nil }
+        let nameStart = ByteText.trim(bytes, i..<line.upperBound).lowerBound
+        var nameEnd = nameStart
+        while nameEnd < line.upperBound {
+            let w = ByteText.spaceWidth(bytes, nameEnd, line.upperBound)
+            if w > 0, bytes[nameEnd] == 0x09 || ByteText.spaceWidth(bytes, nameEnd + w, line.upperBound) > 0 { break }
+            nameEnd += max(w, 1)
+        }
+        let name = ByteText.trim(bytes, nameStart..<nameEnd)
+        return Frame(
+            number: Int(number), imageName: name.isEmpty ? nil : ByteText.string(bytes, name), address: 0,
+            isReturnAddress: true, isMalformed: true)
     }
 
     /// Interprets a symbol column: nil for the unsymbolicated `0xBASE + OFFSET` form (unless it

@@ -1,29 +1,31 @@
 // IPSReportParser: the iOS 15+ / macOS 12+ `.ips` crash report (bug_type 309): a one-line JSON
 // header, then a JSON body with usedImages, threads (frames as imageIndex + imageOffset),
 // faultingThread, lastExceptionBacktrace, exception, asi and asiBacktraces. Unknown keys and
-// duplicate keys are tolerated (the first wins). Frame address = image base + imageOffset.
+// duplicate keys are tolerated (the first wins). Frame address = image base + imageOffset; a
+// frame without a numeric imageOffset (or not an object at all) is kept as a malformed frame.
 
 import SymbolicateModel
 
 enum IPSReportParser {
-    /// One backtrace's frame objects. An object marked `"inline":true` (Xcode's, or ours from an
-    /// earlier run) is an inlined level of the frame after it, not a frame: `frames` are the
-    /// others, and `inlineBefore[i]` the inline objects right before `frames[i]`.
+    /// One backtrace's frames. An object marked `"inline":true` (Xcode's, or ours from an earlier
+    /// run) is an inlined level of the frame after it, not a frame: `frames` are the other
+    /// elements, objects or not (what is no frame object becomes a malformed frame), and
+    /// `inlineBefore[i]` the inline objects right before `frames[i]`.
     struct FrameList {
         var kind: Backtrace.Kind
         var thread: JSONNode?
         var frames: [JSONNode] = []
         var inlineBefore: [[JSONNode]] = []
-        /// Every object, inline levels included, in order.
+        /// Every element, inline levels included, in order.
         var objects: [JSONNode] = []
 
         init(kind: Backtrace.Kind, thread: JSONNode?, elements: [JSONNode]) {
             self.kind = kind
             self.thread = thread
             var levels: [JSONNode] = []
-            for node in elements where node.isObject {
+            for node in elements {
                 objects.append(node)
-                if node["inline"]?.bool == true {
+                if node.isObject, node["inline"]?.bool == true {
                     levels.append(node)
                 } else {
                     frames.append(node)
@@ -34,8 +36,8 @@ enum IPSReportParser {
         }
     }
 
-    /// The frame objects of the body, one list per backtrace, in `CrashReport.backtraces`
-    /// order: every thread, then lastExceptionBacktrace. The writer walks the same lists.
+    /// The frames of the body, one list per backtrace, in `CrashReport.backtraces` order: every
+    /// thread, then lastExceptionBacktrace. The writer walks the same lists.
     static func frameLists(_ body: JSONNode) -> [FrameList] {
         var lists: [FrameList] = []
         for thread in body["threads"]?.elements ?? [] {
@@ -87,7 +89,7 @@ enum IPSReportParser {
             var b = Backtrace(kind: .applicationSpecific)
             let textBytes = Array(text.utf8)
             for line in ByteText.lines(textBytes) {
-                guard var f = FrameLine.parse(textBytes, line.range) else { continue }
+                guard var f = FrameLine.read(textBytes, line.range) else { continue }
                 f.symbolColumn = nil
                 f.isReturnAddress = true
                 b.frames.append(f)
@@ -112,7 +114,7 @@ enum IPSReportParser {
 
     static func frame(_ node: JSONNode, number: Int, images: [BinaryImage], isReturnAddress: Bool) -> Frame {
         let index = node["imageIndex"]?.int
-        let offset = node["imageOffset"]?.uint64 ?? 0
+        let offset = node["imageOffset"]?.uint64
         var imageIndex: Int? = nil
         var base: UInt64 = 0
         if let index, images.indices.contains(index) {
@@ -121,10 +123,10 @@ enum IPSReportParser {
         }
         return Frame(
             number: number, imageName: imageIndex.map { images[$0].name }, imageIndex: imageIndex,
-            address: base &+ offset,
+            address: offset.map { base &+ $0 } ?? 0,
             symbol: node["symbol"]?.string, symbolOffset: node["symbolLocation"]?.uint64,
             sourceFile: node["sourceFile"]?.string, sourceLine: node["sourceLine"]?.int,
-            isReturnAddress: isReturnAddress)
+            isReturnAddress: isReturnAddress, isMalformed: offset == nil)
     }
 
     /// `asi` is `{"Image": ["line", ...]}`; its strings joined one per line.

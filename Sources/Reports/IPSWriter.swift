@@ -55,7 +55,7 @@ enum IPSWriter {
         var edits: [ByteEdit] = []
         var f = 0
         for line in ByteText.lines(bytes) {
-            guard let frame = FrameLine.parse(bytes, line.range) else { continue }
+            guard let frame = FrameLine.read(bytes, line.range) else { continue }
             if let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn {
                 edits += ReportWriter.frameEdits(
                     bytes, column: column, result: result, ending: ByteText.lineEnding(bytes))

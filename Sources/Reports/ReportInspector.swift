@@ -1,6 +1,7 @@
 // ReportInspector: describes a parsed report for people (`symbolicate inspect`) and for tools
 // (`symbolicate inspect --json`): format, arch, header fields, backtraces with their frames,
-// and images with UUID, arch, load address and size. The JSON keeps field order.
+// and images with UUID, arch, load address and size. The JSON keeps field order. A malformed
+// frame (stated by the report, not readable) is shown as such, with no address.
 
 import SymbolicateModel
 
@@ -24,10 +25,11 @@ public enum ReportInspector {
             if let queue = b.queue { title += " queue: \(queue)" }
             out.append("  \(title): \(count: b.frames.count, "frame")")
             for f in b.frames {
-                var line = "    \(f.number) \(f.imageName ?? "???") \(ASCII.hex(f.address))"
+                var line = "    \(f.number) \(f.imageName ?? "???") \(f.addressText ?? "???")"
                 if let i = f.imageIndex { line += " image #\(i)" }
                 if let symbol = f.symbol { line += " \(symbol)" + (f.symbolOffset.map { " + \($0)" } ?? "") }
                 if let file = f.sourceFile { line += " (\(file)" + (f.sourceLine.map { ":\($0)" } ?? "") + ")" }
+                if f.isMalformed { line += " malformed" }
                 out.append(line)
             }
         }
@@ -56,9 +58,9 @@ public enum ReportInspector {
         let backtraces = r.backtraces.map { b -> String in
             let frames = b.frames.map { f -> String in
                 "{\"number\":\(f.number),\"image\":\(q(f.imageName)),\"imageIndex\":\(n(f.imageIndex)),"
-                    + "\"address\":\(q(ASCII.hex(f.address))),\"symbol\":\(q(f.symbol)),\"symbolOffset\":\(n(f.symbolOffset)),"
+                    + "\"address\":\(q(f.addressText)),\"symbol\":\(q(f.symbol)),\"symbolOffset\":\(n(f.symbolOffset)),"
                     + "\"sourceFile\":\(q(f.sourceFile)),\"sourceLine\":\(n(f.sourceLine)),"
-                    + "\"isReturnAddress\":\(f.isReturnAddress)}"
+                    + "\"isReturnAddress\":\(f.isReturnAddress),\"malformed\":\(f.isMalformed)}"
             }
             return
                 "{\"kind\":\(q(b.kind.rawValue)),\"number\":\(n(b.number)),\"name\":\(q(b.name)),\"queue\":\(q(b.queue)),"

@@ -1,7 +1,8 @@
 // ReportWriter: writes a report back with its symbolicated frames rewritten in place. Text
 // reports keep every byte but the symbol columns of rewritten frames (plus one inserted line
 // per inline level); `.ips` reports gain keys and inline frame objects (IPSWriter). With no
-// symbolicated results the output is the original document, byte for byte.
+// symbolicated results the output is the original document, byte for byte. A malformed frame
+// (a line or object the parser could not read) is never rewritten: it stays as the report has it.
 
 import SymbolicateModel
 
@@ -38,7 +39,7 @@ struct ByteEdit {
 public enum ReportWriter {
     /// The report in its own format with the symbolicated frames of `results` rewritten.
     public static func write(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
-        let useful = results.filter { $0.value.status == .symbolicated && !$0.value.frames.isEmpty }
+        let useful = rewritable(report, results)
         guard !useful.isEmpty else { return report.original }
         switch report.format {
         case .ips: return IPSWriter.write(report, results: useful)
@@ -52,10 +53,20 @@ public enum ReportWriter {
     public static func renderText(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
         switch report.format {
         case .ips:
-            let useful = results.filter { $0.value.status == .symbolicated && !$0.value.frames.isEmpty }
-            return IPSTextRenderer.render(report, results: useful)
+            return IPSTextRenderer.render(report, results: rewritable(report, results))
         case .metricKit: return MetricKitWriter.renderText(report, results: results)
         case .text, .jsonHeaderText, .microstackshot, .sample: return write(report, results: results)
+        }
+    }
+
+    /// The results that rewrite a frame: symbolicated ones, of frames that are not malformed.
+    static func rewritable(_ report: CrashReport, _ results: [FrameID: FrameResult]) -> [FrameID: FrameResult] {
+        results.filter { id, result in
+            guard result.status == .symbolicated, !result.frames.isEmpty,
+                report.backtraces.indices.contains(id.backtrace),
+                report.backtraces[id.backtrace].frames.indices.contains(id.frame)
+            else { return false }
+            return !report.backtraces[id.backtrace].frames[id.frame].isMalformed
         }
     }
 
@@ -82,11 +93,15 @@ public enum ReportWriter {
 
     /// A frame line in the layout Apple's tools print: number, image, address, symbol column.
     static func frameLine(number: Int, image: String, address: UInt64, column: String) -> String {
+        frameLine(number: number, image: image, addressText: ASCII.hex(address), column: column)
+    }
+
+    /// The same with the address column as text (`???` for a malformed frame, which has none).
+    static func frameLine(number: Int, image: String, addressText hex: String, column: String) -> String {
         var s = String(number)
         s += String(repeating: " ", count: max(1, 4 - s.count))
         s += image
         if image.count < 30 { s += String(repeating: " ", count: 30 - image.count) }
-        let hex = ASCII.hex(address)
         s += "\t" + String(repeating: " ", count: max(0, 18 - hex.count)) + hex + " " + column
         return s
     }
@@ -101,7 +116,8 @@ public enum ReportWriter {
 
     /// Backtrace `b` as frame lines of their own (an .ips rendered as text, a parenthesized Last
     /// Exception Backtrace opened up): a symbolicated frame as its levels, any other with the
-    /// symbol the report gave it, else as image + offset. Both kinds of backtrace number their
+    /// symbol the report gave it, else as image + offset; a malformed frame with `???` for the
+    /// address and for a symbol the report does not give. Both kinds of backtrace number their
     /// frames from 0 in order, so `Frame.number` is the line's number.
     static func frameLines(_ report: CrashReport, backtrace b: Int, results: [FrameID: FrameResult]) -> [String] {
         var lines: [String] = []
@@ -116,7 +132,9 @@ public enum ReportWriter {
                 continue
             }
             var column: String
-            if let symbol = frame.symbol {
+            if frame.isMalformed, frame.symbol == nil {
+                column = "???"
+            } else if let symbol = frame.symbol {
                 column = symbol + (frame.symbolOffset.map { " + \($0)" } ?? "")
                 if let file = frame.sourceFile {
                     column += frame.sourceLine.map { " (\(file):\($0))" } ?? " (\(file))"
@@ -124,7 +142,8 @@ public enum ReportWriter {
             } else {
                 column = unsymbolicatedColumn(frame, in: report)
             }
-            lines.append(frameLine(number: frame.number, image: image, address: frame.address, column: column))
+            lines.append(
+                frameLine(number: frame.number, image: image, addressText: frame.addressText ?? "???", column: column))
         }
         return lines
     }
@@ -137,7 +156,7 @@ public enum ReportWriter {
         for (b, backtrace) in report.backtraces.enumerated() {
             let isParenthesized =
                 backtrace.kind == .lastException && !backtrace.frames.isEmpty
-                && backtrace.frames.allSatisfy { $0.symbolColumn == nil }
+                && backtrace.frames.allSatisfy { $0.symbolColumn == nil && !$0.isMalformed }
             if isParenthesized {
                 if let edit = parenthesizedEdit(
                     report, backtrace: b, occurrence: parenthesized, results: results, ending: ending)

@@ -2,7 +2,9 @@
 // KSCrash / PLCrashReporter renderings of it), with or without a one-line JSON header. One
 // pass over the lines with a small state machine: header `Key: value` lines, Application
 // Specific Information, thread sections, Last Exception Backtrace (frame lines or the
-// parenthesized address list), Application Specific Backtraces, and Binary Images.
+// parenthesized address list), Application Specific Backtraces, and Binary Images. Inside a
+// backtrace, a line that opens with a frame number but does not parse is kept as a malformed
+// frame (FrameLine.read); only a line without a frame number ends the backtrace.
 
 import SymbolicateModel
 
@@ -187,7 +189,9 @@ enum TextReportParser {
                 section = .none
                 continue
             }
-            if section == .frames, var frame = FrameLine.parse(bytes, line.range), current != nil {
+            // A numbered line that does not parse is kept as a malformed frame and the backtrace
+            // goes on; any other line ends it (below).
+            if section == .frames, var frame = FrameLine.read(bytes, line.range), current != nil {
                 frame.isReturnAddress = !(currentKind == .thread && (current?.frames.isEmpty ?? true))
                 current?.frames.append(frame)
                 continue

@@ -85,7 +85,8 @@ enum OpenAPI {
               "FrameResult": {
                 "type": "object", "required": ["number", "address", "status", "symbols"],
                 "properties": {
-                  "number": { "type": "integer" }, "address": { "type": "string" },
+                  "number": { "type": "integer" },
+                  "address": { "type": "string", "nullable": true, "description": "null for a malformed frame: one the report states but that could not be read" },
                   "image": { "type": "string", "nullable": true },
                   "status": { "type": "string", "enum": ["symbolicated", "missing_symbol", "unknown_image", "malformed", "named_by_report"] },
                   "report_symbol": { "type": "string" },

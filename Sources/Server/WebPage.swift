@@ -226,7 +226,7 @@ enum WebPage {
           const tr = el("tr", cls);
           tr.appendChild(el("td", "num", String(f.number)));
           tr.appendChild(el("td", "img", f.image || "???"));
-          tr.appendChild(el("td", "addr", f.address));
+          tr.appendChild(el("td", "addr", f.address ?? "???"));
           const td = el("td", "sym");
           if (tagText) td.appendChild(el("span", "tag", tagText));
           td.appendChild(document.createTextNode(symText));

@@ -1,5 +1,6 @@
 // `--format json` / `format=json`: every frame with its status and its symbols, and every
-// image with its status, for scripts. Addresses are hex strings, as people read them.
+// image with its status, for scripts. Addresses are hex strings, as people read them; a
+// malformed frame (one the report states but that could not be read) has a null address.
 
 import Reports
 import SymbolicateModel
@@ -59,7 +60,7 @@ public enum OutcomeJSON {
                 let image = report.image(for: frame)
                 w.beginObject()
                 w.number("number", frame.number)
-                w.string("address", ASCII.hex(frame.address))
+                w.string("address", frame.addressText)
                 w.string("image", image?.name ?? frame.imageName)
                 w.string("status", result.status.rawValue)
                 if let symbol = frame.symbol {

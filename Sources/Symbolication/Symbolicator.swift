@@ -4,7 +4,9 @@
 // as is, every other frame (and every Last Exception Backtrace frame) is a return address and is
 // looked up inside the call before it (address - 1; on 32-bit ARM, the even address 2 bytes
 // back), while the printed offset still comes from the frame's own address.
-// One bad frame or image never fails the report: it gets a status and the rest goes on.
+// One bad frame or image never fails the report: it gets a status and the rest goes on. A frame
+// the report states but that could not be read (`Frame.isMalformed`) is counted in the image it
+// names, when there is one, and gets the status `malformed` without a lookup.
 
 import SymbolicateModel
 
@@ -47,8 +49,10 @@ public struct Symbolicator: Sendable {
                     frame, in: backtrace, of: report, images: imageMap, imageIndex: &imageIndex,
                     resolutions: &resolutions,
                     imageOutcomes: &imageOutcomes)
-                // A frame we cannot name keeps the name the report gives it, with its own status.
-                if result.status != .symbolicated, frame.isNamedByReport {
+                if frame.isMalformed {
+                    result = FrameResult(status: .malformed)
+                } else if result.status != .symbolicated, frame.isNamedByReport {
+                    // A frame we cannot name keeps the name the report gives it, with its own status.
                     result = FrameResult(status: .namedByReport)
                 }
                 results[id] = result
@@ -114,7 +118,7 @@ public struct Symbolicator: Sendable {
             outcome.status = .failed(error.description)
             return FrameResult(status: .missingSymbol)
         }
-        guard address >= image.loadAddress else { return FrameResult(status: .malformed) }
+        guard !frame.isMalformed, address >= image.loadAddress else { return FrameResult(status: .malformed) }
         return lookup(
             address - image.loadAddress, in: source,
             isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
