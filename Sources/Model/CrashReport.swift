@@ -94,6 +94,11 @@ public struct Frame: Sendable, Hashable {
     /// image name); `address` is 0 and means nothing. It is never looked up (status `malformed`)
     /// and the writers leave it as the report has it.
     public var isMalformed: Bool
+    /// Text reports: the lines right before this frame's line that repeat its number and address
+    /// (the inline levels an earlier symbolication wrote there, innermost first), as a byte range
+    /// in the original document; nil when there are none. They are levels of this frame, not
+    /// frames, and a writer that symbolicates the frame replaces them.
+    public var levelLines: Range<Int>?
 
     public init(
         number: Int, imageName: String? = nil, imageIndex: Int? = nil, address: UInt64, symbol: String? = nil,

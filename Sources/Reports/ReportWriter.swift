@@ -178,7 +178,7 @@ public enum ReportWriter {
                 } else {
                     edits += frameEdits(
                         original, column: column, result: result, ending: ending,
-                        inTree: backtrace.kind == .sampleTree)
+                        inTree: backtrace.kind == .sampleTree, replacingLevels: frame.levelLines)
                 }
             }
         }
@@ -207,7 +207,7 @@ public enum ReportWriter {
     /// copy keeps the line's `(Image + offset) [address]` tail.
     static func frameEdits(
         _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], inTree: Bool = false,
-        render: (SymbolicatedFrame) -> String = symbolColumn
+        replacingLevels levels: Range<Int>? = nil, render: (SymbolicatedFrame) -> String = symbolColumn
     ) -> [ByteEdit] {
         guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else {
             return []
@@ -233,7 +233,9 @@ public enum ReportWriter {
         for level in result.frames.dropLast() {
             inserted += prefix + Array(render(level).utf8) + ending
         }
-        if !inserted.isEmpty { edits.append(ByteEdit(range: lineStart..<lineStart, bytes: inserted)) }
+        // The inline lines go before the frame's line, in place of those an earlier run wrote.
+        let from = min(levels?.lowerBound ?? lineStart, lineStart)
+        if !inserted.isEmpty || from < lineStart { edits.append(ByteEdit(range: from..<lineStart, bytes: inserted)) }
         edits.append(ByteEdit(range: column, bytes: Array(text.utf8)))
         return edits
     }

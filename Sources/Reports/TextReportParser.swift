@@ -152,6 +152,8 @@ enum TextReportParser {
         var exceptions: [Backtrace] = []
         var others: [Backtrace] = []
         var current: Backtrace? = nil
+        /// Where the line of the last frame read starts.
+        var previousFrameLineStart: Int? = nil
         var currentKind: Backtrace.Kind = .thread
         var pendingNames: [Int: String] = [:]
         var section = Section.none
@@ -192,8 +194,18 @@ enum TextReportParser {
             // A numbered line that does not parse is kept as a malformed frame and the backtrace
             // goes on; any other line ends it (below).
             if section == .frames, var frame = FrameLine.read(bytes, line.range), current != nil {
+                // A line that repeats the number and address of the frame before it: that one was
+                // an inline level an earlier symbolication wrote, and this line is the frame.
+                if let previous = current?.frames.last, !previous.isMalformed, !frame.isMalformed,
+                    previous.number == frame.number, previous.address == frame.address,
+                    let previousStart = previousFrameLineStart
+                {
+                    current?.frames.removeLast()
+                    frame.levelLines = (previous.levelLines?.lowerBound ?? previousStart)..<line.range.lowerBound
+                }
                 frame.isReturnAddress = !(currentKind == .thread && (current?.frames.isEmpty ?? true))
                 current?.frames.append(frame)
+                previousFrameLineStart = line.range.lowerBound
                 continue
             }
             if section == .images, let image = BinaryImageLine.parse(bytes, line.range) {

@@ -38,4 +38,29 @@ import Testing
         #expect(then.outcome.totalFrames == both.outcome.totalFrames)
         #expect(then.output == both.output)
     }
+
+    static var crashReports: [String] { Samples.reports.filter { $0.hasSuffix(".crash") } }
+
+    /// Every sample text report, symbolicated twice with every symbol, is the same both times:
+    /// the inline lines of a frame (its number and address again) are its levels, replaced.
+    @Test(arguments: crashReports)
+    func aTextReportSymbolicatedAgainIsUnchanged(_ name: String) throws {
+        let (once, _) = try Samples.process(name)
+        let service = try Self.service([Paths.samples + "/build"])
+        let twice = try service.process(once.output, format: nil)
+        #expect(twice.outcome.totalFrames == once.outcome.totalFrames)
+        #expect(twice.output == once.output, "\(name): the second run changed the report")
+    }
+
+    /// The app's dSYM first, then the framework's, on a text report: what one run with both gives.
+    @Test func aTextReportSymbolicatedInTwoStepsIsWhatOneRunGives() throws {
+        let name = "HoldApp-ios-arm64-dwarf5.crash"
+        let variant = Paths.samples + "/build/ios-arm64-dwarf5"
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.samples + "/reports/" + name)))
+        let both = try Self.service([variant]).process(bytes, format: nil)
+        let app = try Self.service([variant + "/HoldApp.app.dSYM"]).process(bytes, format: nil)
+        let then = try Self.service([variant]).process(app.output, format: nil)
+        #expect(then.outcome.totalFrames == both.outcome.totalFrames)
+        #expect(then.output == both.output)
+    }
 }
