@@ -121,10 +121,12 @@ public struct Frame: Sendable, Hashable {
     /// The address as people read it (`0x102bc83dc`); nil for a malformed frame, which has none.
     public var addressText: String? { isMalformed ? nil : ASCII.hex(address) }
 
-    /// True when the report names the frame itself (a symbol that is not `???` or `<redacted>`).
+    /// True when the report names the frame itself (a symbol that is not `???` or `<redacted>`,
+    /// nor the frame's image: `backtrace_symbols` writes `Image + offset` for a frame it has no
+    /// symbol for, the offset from the image's start).
     public var isNamedByReport: Bool {
         guard let symbol, !symbol.isEmpty else { return false }
-        return symbol != "???" && symbol != "<redacted>"
+        return symbol != "???" && symbol != "<redacted>" && symbol != imageName
     }
 }
 

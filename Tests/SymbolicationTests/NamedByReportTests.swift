@@ -49,6 +49,7 @@ import Testing
             0   UIKitCore                     \t       0x1ab31c370 -[UIApplication _run] + 124
             1   UIKitCore                     \t       0x1ab31c560 0x1ab302000 + 107872
             2   UIKitCore                     \t       0x1ab31c570 ???
+            3   UIKitCore                     \t       0x1ab31c580 UIKitCore + 107904
 
             Binary Images:
                    0x1ab302000 -        0x1acb9dfff UIKitCore arm64e  <6e0d94b21f3a3c7d8b25c4e9a07f3d61> /System/Library/PrivateFrameworks/UIKitCore.framework/UIKitCore
@@ -56,8 +57,9 @@ import Testing
             """
         let locator = try SymbolPathLocator(paths: [])
         let processed = try SymbolicationService(locator: locator).process(Array(text.utf8), format: .json)
-        let statuses = (0..<3).map { processed.outcome.results[FrameID(backtrace: 0, frame: $0)]?.status }
-        #expect(statuses == [.namedByReport, .missingSymbol, .missingSymbol])
+        // `UIKitCore + 107904` is backtrace_symbols' form for a frame it has no symbol for.
+        let statuses = (0..<4).map { processed.outcome.results[FrameID(backtrace: 0, frame: $0)]?.status }
+        #expect(statuses == [.namedByReport, .missingSymbol, .missingSymbol, .missingSymbol])
         #expect(processed.outcome.missing.map(\.name) == ["UIKitCore"])
         #expect(!processed.outcome.isComplete)
         // The report's own name is kept byte for byte.
