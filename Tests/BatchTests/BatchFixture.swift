@@ -35,6 +35,14 @@ struct BatchFixture {
         return [UInt8](data)
     }
 
+    /// The first sample text report (.crash).
+    static func sampleCrash() throws -> [UInt8] {
+        guard let name = sampleReportNames.first(where: { $0.hasSuffix(".crash") }) else {
+            throw FixtureError("no sample .crash report in \(reportsFolder)")
+        }
+        return try sample(name)
+    }
+
     static func service() throws -> SymbolicationService {
         SymbolicationService(locator: try SymbolPathLocator(paths: [symbolsFolder]))
     }

@@ -85,7 +85,7 @@ struct BatchRunTests {
         var tree = try fixture.mixedTree()
         // A member whose compressed data is damaged after the archive is made.
         let victim = "set0/zz-damaged.crash"
-        let crash = try BatchFixture.sample(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") } ?? "")
+        let crash = try BatchFixture.sampleCrash()
         try BatchFixture.write(crash, to: tree.folder + "/" + victim)
         let zip = try fixture.zip(tree)
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: zip)))

@@ -86,8 +86,7 @@ struct BatchSummaryTests {
     @Test func severalInputsArePrefixedOnlyOnCollision() throws {
         let fixture = try BatchFixture()
         defer { fixture.cleanUp() }
-        let crash = try BatchFixture.sample(
-            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        let crash = try BatchFixture.sampleCrash()
         try BatchFixture.write(crash, to: fixture.root + "/first/x.crash")
         try BatchFixture.write(crash, to: fixture.root + "/second/x.crash")
         try BatchFixture.write(crash, to: fixture.root + "/second/y.crash")

@@ -15,8 +15,7 @@ struct InputWalkTests {
     @Test func linksToFoldersArePassedOver() throws {
         let fixture = try BatchFixture()
         defer { fixture.cleanUp() }
-        let crash = try BatchFixture.sample(
-            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        let crash = try BatchFixture.sampleCrash()
         let input = fixture.root + "/in"
         try BatchFixture.write(crash, to: input + "/real/x.crash")
         try BatchFixture.write(crash, to: input + "/real/deeper/y.crash")
@@ -41,8 +40,7 @@ struct InputWalkTests {
     @Test func namesThatCannotBeReadAreCountedAndNamed() throws {
         let fixture = try BatchFixture()
         defer { fixture.cleanUp() }
-        let crash = try BatchFixture.sample(
-            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        let crash = try BatchFixture.sampleCrash()
         let input = fixture.root + "/in"
         try BatchFixture.write(crash, to: input + "/good.crash")
         // "bad\xff.crash": written through the file system's bytes, as no String can name it.
@@ -70,8 +68,7 @@ struct InputWalkTests {
     @Test func aLoopOfLinksIsUnreadableNotDangling() throws {
         let fixture = try BatchFixture()
         defer { fixture.cleanUp() }
-        let crash = try BatchFixture.sample(
-            try #require(BatchFixture.sampleReportNames.first { $0.hasSuffix(".crash") }))
+        let crash = try BatchFixture.sampleCrash()
         let input = fixture.root + "/in"
         try BatchFixture.write(crash, to: input + "/good.crash")
         let files = FileManager.default
