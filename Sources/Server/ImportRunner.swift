@@ -118,9 +118,14 @@ struct ImportRunner: Sendable {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         let environment = ProcessInfo.processInfo.environment.filter { $0.key != "SYMBOLICATE_TOKEN" }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        // What the child says when it cannot start, prepared here: it may not allocate.
+        let notStarted = strdup("the import could not start: execve(\(executable)) failed")
+        let noDeathSignal = strdup("the import could not start: prctl(PR_SET_PDEATHSIG) failed")
         defer {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
+            free(notStarted)
+            free(noDeathSignal)
         }
         let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
         var cpu = rlimit(rlim_cur: rlim_t(cpuSeconds), rlim_max: rlim_t(cpuSeconds + 5))
@@ -130,7 +135,7 @@ struct ImportRunner: Sendable {
         var memory = rlimit(rlim_cur: addressSpace, rlim_max: addressSpace)
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         var fileSize = rlimit(rlim_cur: rlim_t(16) << 30, rlim_max: rlim_t(16) << 30)
-        guard let path = argv[0] else { throw ioError("strdup") }
+        guard let path = argv[0], let notStarted, let noDeathSignal else { throw ioError("strdup") }
         let outWrite = stdoutPipe[1]
         let errWrite = stderrPipe[1]
         let parent = getpid()
@@ -147,17 +152,18 @@ struct ImportRunner: Sendable {
                     // Child: only async-signal-safe calls from here to execve. The server's threads
                     // block SIGINT and SIGTERM (SymbolicationServer.blockStopSignals); the child
                     // starts with none blocked.
-                    if cprocess_set_parent_death_signal(SIGKILL) != 0 || getppid() != parent { _exit(127) }
-                    sigprocmask(SIG_SETMASK, &noSignals, nil)
                     if devNull >= 0 { dup2(devNull, 0) }
                     dup2(outWrite, 1)
                     dup2(errWrite, 2)
+                    if cprocess_set_parent_death_signal(SIGKILL) != 0 { cprocess_exit_unstarted(noDeathSignal, errno) }
+                    if getppid() != parent { _exit(127) }
+                    sigprocmask(SIG_SETMASK, &noSignals, nil)
                     setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
                     setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &memory)
                     setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
                     setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &fileSize)
                     execve(path, argumentList, environmentList)
-                    _exit(127)
+                    cprocess_exit_unstarted(notStarted, errno)
                 }
                 return pid
             }

@@ -3,6 +3,7 @@
 // and the defaults let a 2 GB dSYM through.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Server
@@ -44,11 +45,38 @@ struct ImportLimitTests {
         #expect(result.failureSummary == "the import crashed on this file (signal 11)")
     }
 
+    /// A child that cannot run its executable says why, where the failure summary reads it: an
+    /// exit status of 127 alone cannot tell a missing file from one still open for writing.
+    @Test func anImportThatCannotStartSaysWhy() throws {
+        let notExecutable = NSTemporaryDirectory() + "not-executable-\(UUID().uuidString)"
+        #expect(FileManager.default.createFile(atPath: notExecutable, contents: Data("#!/bin/sh\n".utf8)))
+        defer { unlink(notExecutable) }
+        let runner = ImportRunner(executable: notExecutable, cpuSeconds: 10, memoryBytes: 256 << 20, wallSeconds: 30)
+        let result = try runner.run([])
+        #expect(result.exitStatus == 127)
+        #expect(result.limitHit == nil)
+        #expect(
+            result.failureSummary
+                == "the import could not start: execve(\(notExecutable)) failed: errno \(EACCES), EACCES")
+    }
+
+    /// A script that some process still holds open for writing cannot be run (ETXTBSY), as
+    /// happens when a child forked elsewhere inherits the descriptor it was written through.
+    @Test func aScriptStillOpenForWritingCannotStartAndSaysSo() throws {
+        let script = try ExecutableScript.write("#!/bin/sh\nexit 0\n", named: "busy-import")
+        defer { unlink(script) }
+        let writer = open(script, O_WRONLY | O_CLOEXEC)
+        #expect(writer >= 0)
+        let busy = try ImportRunner(executable: script, cpuSeconds: 10, memoryBytes: 256 << 20, wallSeconds: 30).run([])
+        close(writer)
+        #expect(busy.failureSummary.hasSuffix("failed: errno \(ETXTBSY), ETXTBSY"), "\(busy.failureSummary)")
+        let idle = try ImportRunner(executable: script, cpuSeconds: 10, memoryBytes: 256 << 20, wallSeconds: 30).run([])
+        #expect(idle.succeeded, "\(idle.failureSummary)")
+    }
+
     @Test func anUploadWhoseImportRunsOutOfMemoryIsAnsweredWithTheOption() throws {
-        let script = NSTemporaryDirectory() + "hungry-import-\(UUID().uuidString).sh"
-        try "#!/bin/sh\nexec /usr/bin/awk '\(Self.hungry[0])'\n".write(
-            toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o755)
+        let script = try ExecutableScript.write(
+            "#!/bin/sh\nexec /usr/bin/awk '\(Self.hungry[0])'\n", named: "hungry-import")
         defer { unlink(script) }
         let server = try TestServer {
             $0.importExecutable = script

@@ -93,19 +93,18 @@ struct UploadAnswerTests {
     @Test(.enabled(if: ready, "\(notReady)"))
     func anUnreadableReportIsAnOutcomeUnknown() throws {
         let executable = try #require(Fixtures.executable)
-        let script = NSTemporaryDirectory() + "cut-report-import-\(UUID().uuidString).sh"
-        try """
-        #!/bin/sh
-        "\(executable)" "$@" >/dev/null 2>&1
-        status=$?
-        while [ $# -gt 0 ]; do
-            if [ "$1" = "-o" ]; then printf '{"version":1,"imported":[{"uuid":' > "$2"; fi
-            shift
-        done
-        exit $status
+        let script = try ExecutableScript.write(
+            """
+            #!/bin/sh
+            "\(executable)" "$@" >/dev/null 2>&1
+            status=$?
+            while [ $# -gt 0 ]; do
+                if [ "$1" = "-o" ]; then printf '{"version":1,"imported":[{"uuid":' > "$2"; fi
+                shift
+            done
+            exit $status
 
-        """.write(toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o755)
+            """, named: "cut-report-import")
         defer { unlink(script) }
         let server = try TestServer {
             $0.importExecutable = script

@@ -46,9 +46,8 @@ struct UploadTests {
     }
 
     @Test func aCrashingImportLeavesTheServerUp() throws {
-        let script = NSTemporaryDirectory() + "crashing-import-\(UUID().uuidString).sh"
-        try "#!/bin/sh\nkill -SEGV $$\n".write(toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o755)
+        let script = try ExecutableScript.write(
+            "#!/bin/sh\nkill -SEGV $$\n", named: "crashing-import")
         defer { unlink(script) }
         let server = try TestServer { $0.importExecutable = script }
         let macho: [UInt8] = [0xCF, 0xFA, 0xED, 0xFE] + [UInt8](repeating: 7, count: 4000)
