@@ -408,11 +408,16 @@ public final class ArchiveReader {
 
     private func account(_ bytes: Int64, member: String) throws(ArchiveError) {
         expandedBytes += bytes
-        guard expandedBytes <= expansionLimit else {
+        let limit = expansionLimit
+        guard expandedBytes <= limit else {
+            let limits = policy.limits
+            let rule =
+                limit == limits.expansionFloor
+                ? "the floor for any archive; \(limits.expansionRatio) times its \(archiveSize) bytes is less"
+                : "\(limits.expansionRatio) times its \(archiveSize) bytes"
             throw ArchiveError(
                 .expansionBomb,
-                "the archive expands to more than \(expansionLimit) bytes (\(policy.limits.expansionRatio)x its size) "
-                    + "at \(member); refusing it as an expansion bomb",
+                "the archive expands to more than \(limit) bytes (\(rule)) at \(member); refusing it as an expansion bomb",
                 path: path, member: member, fatal: true)
         }
     }

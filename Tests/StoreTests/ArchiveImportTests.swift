@@ -218,6 +218,10 @@ struct ArchiveImportTests {
         let bomb = folder + "/bomb.tar.gz"
         #expect(try StoreFixtures.run(try tool("tar"), ["-czf", bomb, "zeros"], in: folder + "/bomb").status == 0)
         try expectRefused(store, snapshot, bomb, saying: "expansion bomb")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: bomb)[.size] as? Int)
+        try expectRefused(
+            store, snapshot, bomb,
+            saying: "more than 1048576 bytes (the floor for any archive; 20 times its \(size) bytes is less)")
         let zipBomb = folder + "/bomb.zip"
         #expect(try StoreFixtures.run(try tool("zip"), ["-q", zipBomb, "zeros"], in: folder + "/bomb").status == 0)
         try expectRefused(store, snapshot, zipBomb, saying: "expansion bomb")
