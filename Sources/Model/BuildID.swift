@@ -28,6 +28,14 @@ public struct BuildID: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.bytes = bytes
     }
 
+    /// A report's id for an image: as `init(string:)`, but nil for the null UUID (all zeros),
+    /// which Apple writes for an image it does not know (`??? (*) <00000000-…> ???`, an `.ips`
+    /// absolute image). No build has it, so it is no id: such an image is never missing a dSYM.
+    public init?(reported string: some StringProtocol) {
+        guard let id = BuildID(string: string), id.bytes.contains(where: { $0 != 0 }) else { return nil }
+        self = id
+    }
+
     private static func nibble(_ scalar: Unicode.Scalar) -> UInt8? {
         UInt8(exactly: scalar.value).flatMap(ASCII.hexDigitValue)
     }

@@ -108,7 +108,7 @@ enum IPSReportParser {
         return BinaryImage(
             loadAddress: node["base"]?.uint64 ?? 0, size: node["size"]?.uint64, name: name,
             arch: node["arch"]?.string.map(Arch.init(rawValue:)),
-            uuid: node["uuid"]?.string.flatMap { BuildID(string: $0) },
+            uuid: node["uuid"]?.string.flatMap { BuildID(reported: $0) },
             path: path, version: node["version"]?.string, isMarked: false)
     }
 

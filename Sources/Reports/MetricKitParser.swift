@@ -191,7 +191,7 @@ public enum MetricKitParser {
     ) -> Frame {
         let e = node.entry
         let name = tape.string(tape.member(e, "binaryName"))
-        let uuid = tape.string(tape.member(e, "binaryUUID")).flatMap { BuildID(string: $0) }
+        let uuid = tape.string(tape.member(e, "binaryUUID")).flatMap { BuildID(reported: $0) }
         let offset = tape.uint64(tape.member(e, "offsetIntoBinaryTextSegment"))
         let stated = tape.uint64(tape.member(e, "address"))
         var frame = Frame(

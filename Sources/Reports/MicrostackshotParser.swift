@@ -200,7 +200,7 @@ enum MicrostackshotParser {
     ) -> Int? {
         var uuid: BuildID? = nil
         if sample.image.hasPrefix("<"), sample.image.hasSuffix(">") {
-            uuid = BuildID(string: sample.image.dropFirst().dropLast())
+            uuid = BuildID(reported: sample.image.dropFirst().dropLast())
         }
         let base = sample.offset <= sample.address ? sample.address - sample.offset : nil
         let named = { (image: BinaryImage) in
