@@ -4,6 +4,8 @@
 // and `???`. It records where the symbol column starts so the writer can replace exactly that.
 // Inside a backtrace, a line that opens with a frame number but does not parse is a frame that
 // cannot be read: it is kept as a malformed frame, so one bad line never drops the frames after it.
+// Lines that repeat a frame's number and address are the inline levels an earlier symbolication
+// wrote: every reader of a backtrace's lines folds them into their frame with one rule (`fold`).
 
 import SymbolicateModel
 
@@ -29,6 +31,41 @@ enum FrameLine {
     /// rule, so that they number the frames alike.
     static func read(_ bytes: [UInt8], _ line: Range<Int>) -> Frame? {
         parse(bytes, line) ?? malformed(bytes, line)
+    }
+
+    /// `frame`, read from the line that starts at `lineStart`, as the next frame of `frames` (the
+    /// backtrace so far), whose last frame was read from the line right before, starting at
+    /// `lastLineStart` (nil when the line before was no frame line). A line that repeats the
+    /// number and address of that frame is the frame, and the frame before was an inline level an
+    /// earlier symbolication wrote: it leaves `frames`, and its lines (with the levels before it)
+    /// become this frame's `levelLines`, which a writer that symbolicates the frame replaces.
+    static func fold(_ frame: Frame, lineStart: Int, into frames: inout [Frame], lastLineStart: Int?) -> Frame {
+        guard let previous = frames.last, let lastLineStart, !previous.isMalformed, !frame.isMalformed,
+            previous.number == frame.number, previous.address == frame.address
+        else { return frame }
+        frames.removeLast()
+        var frame = frame
+        frame.levelLines = (previous.levelLines?.lowerBound ?? lastLineStart)..<lineStart
+        return frame
+    }
+
+    /// The frames of a backtrace given as text on its own (an `.ips` `asiBacktraces` string):
+    /// every line `read` takes, other lines skipped, inline levels folded into their frame;
+    /// ranges point into `bytes`. The `.ips` parser and writer both read such a string with it,
+    /// so that they number its frames alike.
+    static func backtrace(_ bytes: [UInt8]) -> [Frame] {
+        var frames: [Frame] = []
+        var lastLineStart: Int? = nil
+        for line in ByteText.lines(bytes) {
+            guard let read = read(bytes, line.range) else {
+                lastLineStart = nil
+                continue
+            }
+            let frame = fold(read, lineStart: line.range.lowerBound, into: &frames, lastLineStart: lastLineStart)
+            frames.append(frame)
+            lastLineStart = line.range.lowerBound
+        }
+        return frames
     }
 
     /// The frame a line holds, or nil when it is not a frame line. `isReturnAddress` is left

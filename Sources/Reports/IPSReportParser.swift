@@ -86,11 +86,11 @@ enum IPSReportParser {
             backtraces.append(b)
         }
         for text in body["asiBacktraces"]?.elements.compactMap(\.string) ?? [] {
+            // Ranges into the string mean nothing in the document: the writer reads it again.
             var b = Backtrace(kind: .applicationSpecific)
-            let textBytes = Array(text.utf8)
-            for line in ByteText.lines(textBytes) {
-                guard var f = FrameLine.read(textBytes, line.range) else { continue }
+            for var f in FrameLine.backtrace(Array(text.utf8)) {
                 f.symbolColumn = nil
+                f.levelLines = nil
                 f.isReturnAddress = true
                 b.frames.append(f)
             }

@@ -3,8 +3,9 @@
 // `sourceFile` and `sourceLine`, written in the object's own separator style after its last
 // key; each inline level becomes an extra frame object with `"inline":true` placed before its
 // caller in the same array, in place of the inline objects an earlier run put there (so a report
-// symbolicated again, when another dSYM has arrived, keeps one set). Every other byte of the
-// document stays as it was.
+// symbolicated again, when another dSYM has arrived, keeps one set). The frame lines of an
+// `asiBacktraces` string are rewritten as a text report's are, inline lines replaced alike.
+// Every other byte of the document stays as it was.
 
 import SymbolicateModel
 
@@ -48,19 +49,18 @@ enum IPSWriter {
         return ByteEdit.apply(edits, to: original)
     }
 
-    /// The frame lines of an `asiBacktraces` string with its symbolicated frames rewritten,
-    /// or nil when none of them is.
+    /// The frame lines of an `asiBacktraces` string with its symbolicated frames rewritten (the
+    /// inline lines an earlier run wrote for a frame replaced by this run's), or nil when none
+    /// of them is.
     static func rewriteTextBacktrace(_ text: String, backtrace b: Int, results: [FrameID: FrameResult]) -> String? {
         let bytes = Array(text.utf8)
         var edits: [ByteEdit] = []
-        var f = 0
-        for line in ByteText.lines(bytes) {
-            guard let frame = FrameLine.read(bytes, line.range) else { continue }
+        for (f, frame) in FrameLine.backtrace(bytes).enumerated() {
             if let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn {
                 edits += ReportWriter.frameEdits(
-                    bytes, column: column, result: result, ending: ByteText.lineEnding(bytes))
+                    bytes, column: column, result: result, ending: ByteText.lineEnding(bytes),
+                    replacingLevels: frame.levelLines)
             }
-            f += 1
         }
         guard !edits.isEmpty else { return nil }
         return String(decoding: ByteEdit.apply(edits, to: bytes), as: UTF8.self)

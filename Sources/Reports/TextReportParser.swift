@@ -193,16 +193,11 @@ enum TextReportParser {
             }
             // A numbered line that does not parse is kept as a malformed frame and the backtrace
             // goes on; any other line ends it (below).
-            if section == .frames, var frame = FrameLine.read(bytes, line.range), current != nil {
-                // A line that repeats the number and address of the frame before it: that one was
-                // an inline level an earlier symbolication wrote, and this line is the frame.
-                if let previous = current?.frames.last, !previous.isMalformed, !frame.isMalformed,
-                    previous.number == frame.number, previous.address == frame.address,
-                    let previousStart = previousFrameLineStart
-                {
-                    current?.frames.removeLast()
-                    frame.levelLines = (previous.levelLines?.lowerBound ?? previousStart)..<line.range.lowerBound
-                }
+            if section == .frames, let read = FrameLine.read(bytes, line.range), current != nil {
+                // Inline levels an earlier symbolication wrote become levels of their frame.
+                var frame = FrameLine.fold(
+                    read, lineStart: line.range.lowerBound, into: &current!.frames,
+                    lastLineStart: previousFrameLineStart)
                 frame.isReturnAddress = !(currentKind == .thread && (current?.frames.isEmpty ?? true))
                 current?.frames.append(frame)
                 previousFrameLineStart = line.range.lowerBound

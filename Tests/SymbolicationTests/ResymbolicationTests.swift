@@ -37,4 +37,84 @@ import Testing
         #expect(then.outcome.totalFrames == both.outcome.totalFrames)
         #expect(then.output == both.output)
     }
+
+    /// The frames of the Application Specific Backtrace below: image, address and offset in
+    /// the image. The first two are return addresses into inlined code (`hk_rotate` in `hk_mix` in
+    /// `hk_digest`, inlined into `Store.commit(count:)` in HoldKit and into
+    /// `ViewController.loadData()` in HoldApp: four levels each), the third is not.
+    static let asiFrames: [(image: String, address: UInt64, offset: Int)] = [
+        ("HoldKit", 0x1_030a_40b0, 16560), ("HoldApp", 0x1_02bc_803c, 16444), ("HoldApp", 0x1_02bc_80e0, 16608),
+    ]
+
+    /// `HoldApp-ios-arm64-dwarf5.<kind>` with an Application Specific Backtrace of `asiFrames`:
+    /// a text report's `Application Specific Backtrace 1:` section (the report's own frame
+    /// layout), or an `.ips` `asiBacktraces` string (macOS's layout, `Image + offset`).
+    static func withApplicationSpecificBacktrace(_ kind: String) throws -> [UInt8] {
+        let path = Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5." + kind
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        if kind == "ips" {
+            let lines = asiFrames.enumerated().map { n, f in
+                "\(n)   \(f.image)                             \(asiAddress(f.address, kind)) \(f.image) + \(f.offset)"
+            }
+            let member = "\"asiBacktraces\" : [\"" + lines.joined(separator: "\\n") + "\"],\n  "
+            return Array(
+                text.replacingOccurrences(of: "\"lastExceptionBacktrace\"", with: member + "\"lastExceptionBacktrace\"")
+                    .utf8)
+        }
+        let lines = asiFrames.enumerated().map { n, f in
+            let base = f.image == "HoldKit" ? "0x1030a0000" : "0x102bc4000"
+            return
+                "\(n)   \(f.image)                       \t       \(asiAddress(f.address, kind)) \(base) + \(f.offset)"
+        }
+        let section = "Application Specific Backtrace 1:\n" + lines.joined(separator: "\n") + "\n\n"
+        return Array(
+            text.replacingOccurrences(of: "Last Exception Backtrace:", with: section + "Last Exception Backtrace:").utf8
+        )
+    }
+
+    /// An address as the Application Specific Backtrace of `kind` prints it.
+    static func asiAddress(_ address: UInt64, _ kind: String) -> String {
+        let hex = String(address, radix: 16)
+        return "0x" + (kind == "ips" ? String(repeating: "0", count: 16 - hex.count) : "") + hex
+    }
+
+    /// An Application Specific Backtrace symbolicated twice is the same both times, and the
+    /// app's dSYM first, then the framework's, gives what one run with both gives: each frame's
+    /// inline lines (its number and address again) are written once, never read as frames.
+    @Test(arguments: ["crash", "ips"])
+    func anApplicationSpecificBacktraceSymbolicatedAgainKeepsOneSetOfLevels(kind: String) throws {
+        let bytes = try Self.withApplicationSpecificBacktrace(kind)
+        let variant = Paths.samples + "/build/ios-arm64-dwarf5"
+        let once = try Self.service([variant]).process(bytes, format: nil)
+        let asi = try #require(once.report.backtraces.firstIndex { $0.kind == .applicationSpecific })
+        #expect(once.report.backtraces[asi].frames.count == Self.asiFrames.count)
+        // How many lines of the Application Specific Backtrace give each frame's address.
+        func lines(_ output: [UInt8]) -> [Int] {
+            let text = String(decoding: output, as: UTF8.self)
+            let (from, to) =
+                kind == "ips"
+                ? ("\"asiBacktraces\"", "\"lastExceptionBacktrace\"")
+                : ("Application Specific Backtrace 1:", "Last Exception Backtrace:")
+            guard let start = text.firstRange(of: from), let end = text.firstRange(of: to) else { return [] }
+            let section = text[start.upperBound..<end.lowerBound]
+            return Self.asiFrames.map {
+                section.components(separatedBy: Self.asiAddress($0.address, kind) + " ").count - 1
+            }
+        }
+        #expect(lines(once.output) == [4, 4, 1])
+
+        let twice = try Self.service([variant]).process(once.output, format: nil)
+        #expect(twice.report.backtraces[asi].frames.count == Self.asiFrames.count)
+        #expect(twice.outcome.totalFrames == once.outcome.totalFrames)
+        #expect(lines(twice.output) == [4, 4, 1])
+        let unchanged = twice.output == once.output
+        #expect(unchanged, "the second run changed the report")
+
+        let app = try Self.service([variant + "/HoldApp.app.dSYM"]).process(bytes, format: nil)
+        #expect(lines(app.output) == [1, 4, 1])
+        let then = try Self.service([variant]).process(app.output, format: nil)
+        #expect(then.outcome.totalFrames == once.outcome.totalFrames)
+        let same = then.output == once.output
+        #expect(same, "the framework's dSYM after the app's gave another report than one run with both")
+    }
 }
