@@ -1,7 +1,8 @@
 // IPSWriter: adds symbols to an `.ips` report the way Xcode does, without re-serialising it.
 // A symbolicated frame object gains (or has replaced) `symbol`, `symbolLocation`,
 // `sourceFile` and `sourceLine`, written in the object's own separator style after its last
-// key; each inline level becomes an extra frame object with `"inline":true` placed before its
+// key, and loses a `sourceFile` or `sourceLine` an earlier run wrote that this run has none
+// for; each inline level becomes an extra frame object with `"inline":true` placed before its
 // caller in the same array, in place of the inline objects an earlier run put there (so a report
 // symbolicated again, when another dSYM has arrived, keeps one set). The frame lines of an
 // `asiBacktraces` string are rewritten as a text report's are, inline lines replaced alike.
@@ -86,21 +87,57 @@ enum IPSWriter {
         }
     }
 
+    /// The edits that give frame object `node` the keys of `level`, the outermost function found
+    /// for it: each key's value replaced where the object has the key, else the pair added after
+    /// its last member. `sourceFile` and `sourceLine` say where the symbol is, so those `level`
+    /// has none for go: left, they would give the place of the symbol that was there before (an
+    /// earlier run's, or another symbolicator's: nothing in the object tells which).
+    /// `symbolLocation`, which a device writes next to its own `symbol`, is only ever replaced (a
+    /// lookup that finds a symbol nearly always has its offset).
     static func keyEdits(_ node: JSONNode, _ level: SymbolicatedFrame, style: Style, original: [UInt8]) -> [ByteEdit] {
-        var edits: [ByteEdit] = []
-        var appended: [UInt8] = []
+        let keys = FrameKeys.ips
+        let values = keys.values(level)
+        let stale = Set([keys.file, keys.line]).subtracting(values.map(\.0))
         let members = node.members
-        for (key, value) in FrameKeys.ips.values(level) {
+        let removed = members.indices.filter { stale.contains(members[$0].key) }
+        var edits = memberRemovals(members, removed)
+        let kept = members.indices.filter { !stale.contains(members[$0].key) }
+        var appended: [UInt8] = []
+        for (key, value) in values {
             if let existing = members.first(where: { $0.key == key }) {
                 edits.append(ByteEdit(range: existing.value.range, bytes: Array(value.utf8)))
             } else {
-                if !members.isEmpty || !appended.isEmpty { appended += style.member }
+                if !kept.isEmpty || !appended.isEmpty { appended += style.member }
                 appended += style.pair(key, value)
             }
         }
         if !appended.isEmpty {
-            let at = members.last?.value.range.upperBound ?? (node.range.lowerBound + 1)
+            let at = kept.last.map { members[$0].value.range.upperBound } ?? (node.range.lowerBound + 1)
             edits.append(ByteEdit(range: at..<at, bytes: appended))
+        }
+        return edits
+    }
+
+    /// The edits that take the members at `removed` (ascending) out of an object, each with one
+    /// separator: the one before it, or, for those before the first member kept, the one after.
+    static func memberRemovals(_ members: [JSONNode.Member], _ removed: [Int]) -> [ByteEdit] {
+        guard let first = removed.first else { return [] }
+        let gone = Set(removed)
+        guard let firstKept = members.indices.first(where: { !gone.contains($0) }) else {
+            return [
+                ByteEdit(
+                    range: members[first].keyRange.lowerBound..<members[members.count - 1].value.range.upperBound,
+                    bytes: [])
+            ]
+        }
+        var edits: [ByteEdit] = []
+        if firstKept > 0 {
+            edits.append(
+                ByteEdit(range: members[0].keyRange.lowerBound..<members[firstKept].keyRange.lowerBound, bytes: []))
+        }
+        for i in removed where i > firstKept {
+            edits.append(
+                ByteEdit(range: members[i - 1].value.range.upperBound..<members[i].value.range.upperBound, bytes: []))
         }
         return edits
     }

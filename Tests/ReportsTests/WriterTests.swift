@@ -156,6 +156,50 @@ import Testing
         #expect(again.backtraces[0].frames[0].isReturnAddress == false)
     }
 
+    /// A frame object symbolicated again with a result that has no file, or a file and no line:
+    /// the `sourceFile` and `sourceLine` an earlier run wrote go, with one separator each,
+    /// wherever they are in the object; every other key stays in its place.
+    @Test func ipsSourceLocationTheNewResultHasNoneForIsRemoved() throws {
+        let before = Fixtures.ipsReport
+            .replacing(
+                #"{"imageOffset":100,"symbol":"old","symbolLocation":4,"imageIndex":0}"#,
+                with:
+                    #"{"imageOffset":100,"symbol":"old","symbolLocation":4,"imageIndex":0,"sourceFile":"Old.swift","sourceLine":9}"#
+            )
+            .replacing(
+                #"{ "imageOffset" : 8, "imageIndex" : 0 }"#,
+                with: #"{ "sourceFile" : "Old.m", "imageOffset" : 8, "sourceLine" : 3, "imageIndex" : 0 }"#
+            )
+            .replacing(
+                #"[{"imageOffset":4,"imageIndex":0}]"#,
+                with: #"[{"imageOffset":4,"sourceLine":3,"imageIndex":0,"sourceFile":"Old.m"}]"#)
+        let r = try ReportParser.parse(Array(before.utf8))
+        #expect(r.backtraces.flatMap(\.frames).filter { $0.sourceFile != nil }.count == 3)
+        let results: [FrameID: FrameResult] = [
+            FrameID(backtrace: 0, frame: 1): FrameResult(
+                status: .symbolicated, frames: [SymbolicatedFrame(symbol: "new", symbolOffset: 8)]),
+            FrameID(backtrace: 1, frame: 0): FrameResult(
+                status: .symbolicated, frames: [SymbolicatedFrame(symbol: "spaced", symbolOffset: 2)]),
+            FrameID(backtrace: 2, frame: 0): FrameResult(
+                status: .symbolicated,
+                frames: [SymbolicatedFrame(symbol: "leb", symbolOffset: 1, file: "L.m", line: nil)]),
+        ]
+        let out = String(decoding: ReportWriter.write(r, results: results), as: UTF8.self)
+        let expected = Fixtures.ipsReport
+            .replacing(
+                #"{"imageOffset":100,"symbol":"old","symbolLocation":4,"imageIndex":0}"#,
+                with: #"{"imageOffset":100,"symbol":"new","symbolLocation":8,"imageIndex":0}"#
+            )
+            .replacing(
+                #"{ "imageOffset" : 8, "imageIndex" : 0 }"#,
+                with: #"{ "imageOffset" : 8, "imageIndex" : 0, "symbol" : "spaced", "symbolLocation" : 2 }"#
+            )
+            .replacing(
+                #"[{"imageOffset":4,"imageIndex":0}]"#,
+                with: #"[{"imageOffset":4,"imageIndex":0,"sourceFile":"L.m","symbol":"leb","symbolLocation":1}]"#)
+        #expect(Fixtures.lines(out) == Fixtures.lines(expected))
+    }
+
     /// The keys of every JSON object in `text`, in document order of the objects' ends; a
     /// string-aware scan written for the test, independent of the parser under test.
     static func objectKeys(_ text: String) -> [[String]] {

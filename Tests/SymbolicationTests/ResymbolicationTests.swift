@@ -118,3 +118,35 @@ import Testing
         #expect(same, "the framework's dSYM after the app's gave another report than one run with both")
     }
 }
+
+extension ResymbolicationTests {
+    /// A report symbolicated with the dSYMs, then again with only the binaries (symbol tables: a
+    /// symbol and an offset, no file and line): the second run's frames say what its lookups
+    /// give, with no file and line left from the first run's, which is what one run with the
+    /// binaries gives. A frame the second run finds no symbols for stays as the first run wrote it.
+    @Test(arguments: ["crash", "ips"])
+    func aReportSymbolicatedAgainWithLessKeepsNoStaleSourceLocation(kind: String) throws {
+        let name = "HoldApp-ios-arm64-dwarf5." + kind
+        let variant = Paths.samples + "/build/ios-arm64-dwarf5"
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.samples + "/reports/" + name)))
+        let dsyms = try Self.service([variant]).process(bytes, format: nil)
+        let binaries = try Self.service([variant + "/HoldApp.app"]).process(bytes, format: nil)
+        let then = try Self.service([variant + "/HoldApp.app"]).process(dsyms.output, format: nil)
+        #expect(then.outcome.totalFrames == binaries.outcome.totalFrames)
+        let files = try ReportParser.parse(then.output).backtraces.flatMap(\.frames).filter { $0.sourceFile != nil }
+        #expect(files.map(\.imageName) == [], "file and line of the first run left on frames the second rewrote")
+        let same = then.output == binaries.output
+        #expect(same, "the binaries after the dSYMs gave another report than the binaries alone")
+
+        // The app's binary only: HoldKit's frames get no answer and keep the dSYM's file and line.
+        let app = try Self.service([variant + "/HoldApp.app/HoldApp"]).process(dsyms.output, format: nil)
+        let before = try ReportParser.parse(dsyms.output).backtraces.flatMap(\.frames)
+        let after = try ReportParser.parse(app.output).backtraces.flatMap(\.frames)
+        #expect(after.count == before.count)
+        for (old, new) in zip(before, after) where old.imageName == "HoldKit" || old.imageName == "HoldApp" {
+            let kept = new.imageName == "HoldKit" ? old.sourceFile : nil
+            #expect(new.sourceFile == kept, "frame \(new.number) of \(new.imageName ?? "?")")
+            #expect(new.sourceLine == (kept == nil ? nil : old.sourceLine))
+        }
+    }
+}
