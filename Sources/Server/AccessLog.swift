@@ -1,7 +1,8 @@
 // The access log: one JSON object per request on stderr, written with a single write(2) so lines
 // from different threads never interleave. It carries what operators need (time, method, path,
-// route, status, sizes, duration, the name of the token used) and never a header value or a body,
-// so tokens and reports cannot leak into logs.
+// route, status, sizes, duration, the name of the token used, why the server closed a connection
+// it could not answer) and never a header value or a body, so tokens and reports cannot leak into
+// logs. Status 0 means nothing was answered.
 
 import Foundation
 import Reports
@@ -13,7 +14,7 @@ struct AccessLog: Sendable {
 
     func record(
         method: String, path: String, route: String, status: Int, bytesIn: Int, bytesOut: Int, seconds: Double,
-        clientGone: Bool, token: String? = nil
+        clientGone: Bool, token: String? = nil, closed: String? = nil
     ) {
         guard fd >= 0 else { return }
         var line = "{\"time\":\"\(AccessLog.timestamp())\",\"method\":\(JSONWriter.quote(String(method.prefix(32))))"
@@ -23,6 +24,7 @@ struct AccessLog: Sendable {
         let fraction = String(micros % 1000)
         line += ",\"duration_ms\":\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
         if clientGone { line += ",\"client_gone\":true" }
+        if let closed { line += ",\"closed\":\(JSONWriter.quote(closed))" }
         if let token { line += ",\"token\":\(JSONWriter.quote(token))" }
         line += "}\n"
         // A log line that cannot be written is dropped: logging never fails a request.

@@ -52,6 +52,9 @@ final class Exchange: @unchecked Sendable {
     var bytesReceived = 0
     var bodyLength = 0
     var overLimit = false
+    /// Why the connection was closed without an answer, for the access log: `body_too_slow` and
+    /// `request_timeout` (the body limits below), `idle_timeout` (libmicrohttpd's own).
+    var closed: String?
     var writeError: String?
     /// A multipart/form-data body: libmicrohttpd's parser, the part being kept, what went wrong.
     fileprivate var postProcessor: OpaquePointer?
@@ -414,10 +417,17 @@ final class HTTPDaemon: @unchecked Sendable {
             if let data { exchange.receive(UnsafeRawBufferPointer(start: data, count: size.pointee)) }
             size.pointee = 0
             // A body still trickling in after the request time limit, or slower than the minimum
-            // rate once the grace period is over: drop the connection.
+            // rate once the grace period is over: drop the connection. No 408 can be sent first:
+            // libmicrohttpd 0.9.75 queues a response only before the body is read or once all of
+            // it has arrived (MHD_queue_response answers MHD_NO here, and on a connection
+            // suspended here), so the status stays 0, nothing answered, and the log says why.
             let elapsed = exchange.elapsedSeconds
-            if elapsed > requestTimeout || elapsed > bodyGrace + Double(exchange.bytesReceived) / minimumBodyRate {
-                exchange.status = 408
+            if elapsed > requestTimeout {
+                exchange.closed = "request_timeout"
+                return .NO
+            }
+            if elapsed > bodyGrace + Double(exchange.bytesReceived) / minimumBodyRate {
+                exchange.closed = "body_too_slow"
                 return .NO
             }
             return .YES
@@ -505,9 +515,11 @@ final class HTTPDaemon: @unchecked Sendable {
         if !exchange.begun {
             exchange.path = String(exchange.target.prefix(while: { $0 != "?" }).prefix(512))
         }
+        if code == .REQUEST_TERMINATED_TIMEOUT_REACHED, exchange.closed == nil { exchange.closed = "idle_timeout" }
         exchange.finishForm()
         exchange.discardBodyFile()
-        handler.completed(exchange, clientGone: code != .REQUEST_TERMINATED_COMPLETED_OK)
+        // A connection the server closed itself was not left by its client.
+        handler.completed(exchange, clientGone: code != .REQUEST_TERMINATED_COMPLETED_OK && exchange.closed == nil)
     }
 }
 

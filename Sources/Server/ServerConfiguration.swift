@@ -57,7 +57,8 @@ public struct ServerConfiguration: Sendable {
     /// The slowest a body may arrive, in bytes per second, once `bodyGracePeriod` has passed: a
     /// request may take the grace period plus one second per `minimumBodyRate` bytes received, so
     /// that a client trickling a byte now and then cannot hold a request slot for the whole
-    /// `requestTimeout` (each byte restarts the idle timeout).
+    /// `requestTimeout` (each byte restarts the idle timeout). Such a request is closed without an
+    /// answer: libmicrohttpd cannot send one before the body is complete.
     public var minimumBodyRate: Int = 1024
     public var bodyGracePeriod: Int = 10
     /// Seconds to wait for requests in flight when stopping.

@@ -276,7 +276,7 @@ public final class SymbolicationServer: @unchecked Sendable {
         log.record(
             method: exchange.method, path: exchange.path, route: exchange.routeName, status: exchange.status,
             bytesIn: exchange.bytesReceived, bytesOut: exchange.bytesSent, seconds: seconds, clientGone: clientGone,
-            token: exchange.tokenName)
+            token: exchange.tokenName, closed: exchange.closed)
     }
 
     fileprivate func headerTimedOut() {

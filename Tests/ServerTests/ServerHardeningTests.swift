@@ -3,7 +3,7 @@
 // stop another address from reaching /healthz; connections trickling their headers are closed;
 // the admin port answers while the main port is full; Content-Length headers that disagree,
 // Transfer-Encoding beside Content-Length or other than chunked, and NULs escaped into the path
-// are refused with 400.
+// are refused with 400; a body cut off for its rate, or stopped, is logged as closed unanswered.
 
 import Foundation
 import ObjectFiles
@@ -151,6 +151,53 @@ struct ServerHardeningTests {
         let normal = try TestHTTP.request(
             port: server.port, "POST", "/v1/symbolicate", text: "Incident Identifier: x\n")
         #expect(normal.status != 408 && normal.status != 0)
+    }
+
+    /// libmicrohttpd (0.9.75) refuses to queue a response before a request's body is complete, so
+    /// a body cut off for arriving too slowly gets no answer: the connection is closed. The access
+    /// log and /metrics say so (status 0, `closed`: why) instead of a 408 that was never sent.
+    @Test func aBodyCutOffIsLoggedAsClosedWithoutAnAnswer() throws {
+        let server = try TestServer {
+            $0.bodyGracePeriod = 1
+            $0.minimumBodyRate = 1024
+        }
+        let slow = try TestConnection(port: server.port, timeout: 10)
+        try slow.send("POST /v1/symbolicate HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nI")
+        Thread.sleep(forTimeInterval: 1.5)
+        try? slow.send("n")
+        #expect(slow.readToEnd().isEmpty, "no answer can be sent before the body is complete")
+        let line = try #require(Self.logLine(server, path: "/v1/symbolicate"))
+        #expect(line.contains(#""status":0,"#), "\(line)")
+        #expect(line.contains(#""closed":"body_too_slow""#), "\(line)")
+        #expect(!line.contains("client_gone"), "\(line)")
+        let metrics = try server.get("/metrics").text
+        #expect(!metrics.contains(#"status="408""#))
+        #expect(
+            metrics.contains(#"symbolicate_http_requests_total{route="/v1/symbolicate",method="POST",status="0"} 1"#))
+    }
+
+    /// A client that goes silent in the middle of its body is closed by libmicrohttpd's idle
+    /// timeout, also without an answer; the log says that timeout closed it.
+    @Test func aBodyThatStopsIsLoggedAsClosedByTheIdleTimeout() throws {
+        let server = try TestServer { $0.connectionTimeout = 1 }
+        let silent = try TestConnection(port: server.port, timeout: 20)
+        try silent.send("POST /v1/symbolicate HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nIncident")
+        #expect(silent.readToEnd().isEmpty)
+        let line = try #require(Self.logLine(server, path: "/v1/symbolicate"))
+        #expect(line.contains(#""status":0,"#), "\(line)")
+        #expect(line.contains(#""closed":"idle_timeout""#), "\(line)")
+    }
+
+    /// The access log line of the request to `path`, once it is written (the connection's end is
+    /// logged as libmicrohttpd closes it).
+    static func logLine(_ server: TestServer, path: String) -> String? {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let line = server.accessLog.split(separator: "\n").first { $0.contains(#""path":"\#(path)""#) }
+            if let line { return String(line) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return nil
     }
 
     /// A compressed report (what it inflates to is unknown) is symbolicated on a worker: while a
