@@ -1,6 +1,8 @@
 // Counters and a latency histogram in Prometheus text exposition format (version 0.0.4), kept
-// behind one lock: requests by route, method and status, request duration by route, frames
-// symbolicated and missing, imports by outcome, and the store's builds and bytes (read when scraped).
+// behind one lock: requests by route, method and status, request duration by route, reports and
+// their frames symbolicated and missing for requests (a stored report re-symbolicated later counts
+// only as a re-symbolication), imports by outcome, and the store's builds and bytes (read when
+// scraped).
 // Every label takes its value from a bounded set, whatever clients send: routes are the routing
 // table's patterns or `unmatched`, methods the standard ones or `other`, statuses 100-599 or `0`
 // (no response), so /metrics cannot be grown by odd requests.
@@ -131,18 +133,25 @@ final class Metrics: @unchecked Sendable {
             out += "symbolicate_http_request_duration_seconds_sum{route=\"\(escape(route))\"} \(h.sum)\n"
             out += "symbolicate_http_request_duration_seconds_count{route=\"\(escape(route))\"} \(h.count)\n"
         }
-        counter(&out, "symbolicate_reports_symbolicated_total", "Reports symbolicated.", reportsSymbolicated)
-        counter(&out, "symbolicate_frames_symbolicated_total", "Frames given a symbol.", framesSymbolicated)
         counter(
-            &out, "symbolicate_frames_missing_total", "Frames of images with a UUID left without a symbol.",
-            framesMissing)
+            &out, "symbolicate_reports_symbolicated_total",
+            "Reports symbolicated for requests, each once (re-symbolications: symbolicate_reports_resymbolicated_total).",
+            reportsSymbolicated)
+        counter(
+            &out, "symbolicate_frames_symbolicated_total",
+            "Frames given a symbol, in reports symbolicated for requests.",
+            framesSymbolicated)
+        counter(
+            &out, "symbolicate_frames_missing_total",
+            "Frames of images with a UUID left without a symbol, in reports symbolicated for requests.", framesMissing)
         out += "# HELP symbolicate_imports_total Symbol uploads by outcome (unknown: the import's report was lost).\n"
         out += "# TYPE symbolicate_imports_total counter\n"
         for outcome in Set(imports.keys).union(["ok", "failed", "unknown"]).sorted() {
             out += "symbolicate_imports_total{outcome=\"\(escape(outcome))\"} \(imports[outcome] ?? 0)\n"
         }
         counter(
-            &out, "symbolicate_reports_resymbolicated_total", "Stored reports re-symbolicated after an upload.",
+            &out, "symbolicate_reports_resymbolicated_total",
+            "Stored reports rewritten when a build they waited for arrived (not in the report and frame counters).",
             resymbolicated)
         counter(
             &out, "symbolicate_http_rejected_busy_total", "Requests refused with 503 at the concurrency cap.",

@@ -65,10 +65,12 @@ final class ServiceContext: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Parses, symbolicates and renders one report, counting frames in the metrics.
-    func process(_ bytes: [UInt8], format: OutputFormat?) throws -> ProcessedReport {
+    /// Parses, symbolicates and renders one report. A request's report counts in the report and
+    /// frame metrics; a stored report symbolicated again (`counted: false`) was counted when it
+    /// was posted, and re-symbolications have a counter of their own.
+    func process(_ bytes: [UInt8], format: OutputFormat?, counted: Bool = true) throws -> ProcessedReport {
         let processed = try service().process(bytes, format: format)
-        recordFrames(processed.outcome)
+        if counted { recordFrames(processed.outcome) }
         return processed
     }
 

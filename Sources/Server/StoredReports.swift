@@ -214,7 +214,7 @@ enum StoredReports {
             let format = old.format.flatMap { OutputFormat(rawValue: $0) }
             let processed: ProcessedReport
             do {
-                processed = try context.process(old.original, format: format)
+                processed = try context.process(old.original, format: format, counted: false)
             } catch {
                 context.log.event("resymbolicate_failed", ["report": id, "error": "\(error)"])
                 return false

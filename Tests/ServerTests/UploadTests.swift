@@ -2,7 +2,8 @@
 // built `symbolicate import`): archives and single files import, the listing pages, deletes
 // work, hostile uploads (zip-slip, zip bomb, corrupt Mach-O, a child that crashes or spins) end in
 // a 422 with the server still up, two identical concurrent uploads leave one build, and a stored
-// report missing a dSYM is re-symbolicated when that dSYM is uploaded.
+// report missing a dSYM is re-symbolicated when that dSYM is uploaded, without counting in the
+// request metrics again.
 
 import Foundation
 import Store
@@ -213,6 +214,57 @@ struct UploadTests {
         // Fullwidth hex digits are hex digits to Character.isHexDigit, not to a report id.
         #expect(try server.get("/v1/reports/%EF%BC%A1%EF%BC%A2").status == 400)
         #expect(try server.post("/v1/reports", Array("garbage".utf8), headers: server.auth).status >= 400)
+    }
+
+    /// The report and frame counters of /metrics count symbolication requests, each once: a stored
+    /// report re-symbolicated when its dSYM arrives is counted in
+    /// symbolicate_reports_resymbolicated_total, not a second time in them.
+    @Test(.enabled(if: ready, "\(notReady)"))
+    func resymbolicationIsNotCountedAsAnotherRequest() throws {
+        let server = try TestServer { $0.reportWatchInterval = 0 }
+        try server.importDirectly([try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM"))])
+        let report = try #require(Fixtures.report("HoldApp-\(Self.variant).crash"))
+        #expect(try server.post("/v1/reports", report, headers: server.auth).status == 201)
+        let stored = try Self.counters(server)
+        #expect(stored["symbolicate_reports_symbolicated_total"] == 1)
+        #expect(stored["symbolicate_reports_resymbolicated_total"] == 0)
+        #expect((stored["symbolicate_frames_missing_total"] ?? 0) > 0)
+
+        let upload = try server.post("/v1/symbols", try Self.zip(["HoldKit.framework.dSYM"]), headers: server.auth)
+        #expect(upload.status == 201)
+        #expect(upload.json()["resymbolicated_reports"] as? Int == 1)
+        let resymbolicated = try Self.counters(server)
+        #expect(resymbolicated["symbolicate_reports_resymbolicated_total"] == 1)
+        for name in Self.requestCounters {
+            #expect(resymbolicated[name] == stored[name], "\(name)")
+        }
+
+        // A request after the upload is counted as before: once, with its frames.
+        #expect(try server.post("/v1/symbolicate", report).status == 200)
+        let requested = try Self.counters(server)
+        #expect(requested["symbolicate_reports_symbolicated_total"] == 2)
+        #expect(
+            (requested["symbolicate_frames_symbolicated_total"] ?? 0)
+                > (stored["symbolicate_frames_symbolicated_total"] ?? 0))
+        #expect(requested["symbolicate_frames_missing_total"] == stored["symbolicate_frames_missing_total"])
+        #expect(requested["symbolicate_reports_resymbolicated_total"] == 1)
+    }
+
+    static let requestCounters = [
+        "symbolicate_reports_symbolicated_total", "symbolicate_frames_symbolicated_total",
+        "symbolicate_frames_missing_total",
+    ]
+
+    /// The unlabelled counters of /metrics, by name.
+    static func counters(_ server: TestServer) throws -> [String: Int] {
+        var counters: [String: Int] = [:]
+        for line in try server.get("/metrics").text.split(separator: "\n") where !line.hasPrefix("#") {
+            let fields = line.split(separator: " ")
+            if fields.count == 2, !fields[0].contains("{"), let value = Int(fields[1]) {
+                counters[String(fields[0])] = value
+            }
+        }
+        return counters
     }
 }
 
