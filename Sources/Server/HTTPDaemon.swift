@@ -4,13 +4,56 @@
 // suspends connections whose handler runs on a worker queue, and sends `HTTPResponse`s. C types
 // stay in this file; the context object crosses C as an `Unmanaged` pointer retained from start
 // to stop, and each exchange is retained from the URI callback (the request line, before headers)
-// to the completion callback.
+// to the completion callback. `HTTPLimits` keeps the request target within what libmicrohttpd's
+// per-connection memory holds, so that a target over them is answered (414), not left hanging.
 
 internal import CMicroHTTPD
 import Dispatch
 import Foundation
 import Store
 import SymbolicateModel
+
+/// The request target's limits, and libmicrohttpd's memory per connection they are measured
+/// against. libmicrohttpd 0.9.75 reads the request line and headers into that memory and keeps a
+/// record of every query argument and header in what is left. A request whose query arguments do
+/// not fit is never answered: the access callback is not called and the connection waits until
+/// the header watchdog (or the idle timeout) closes it. So the server reads the target as the
+/// request line arrives (`requestLine`), and one over these limits has its query hidden from
+/// libmicrohttpd and is answered 414. Measured with the 32 KB below: 300 arguments fit beside an
+/// 8 KB request line (400 do not), 200 beside 16 KB, 100 beside 24 KB; so 100 arguments in at most
+/// 8192 bytes fit with room left for the headers (headers that do not fit get libmicrohttpd's own
+/// 431 page, at once). A request line longer than the memory itself gets libmicrohttpd's own 414
+/// page before the server sees it.
+enum HTTPLimits {
+    /// libmicrohttpd's memory per connection (MHD_OPTION_CONNECTION_MEMORY_LIMIT).
+    static let connectionMemory = 32 << 10
+    /// Longest request target (path and query, as sent) answered otherwise than 414.
+    static let maxTargetBytes = 8192
+    /// Most query arguments (`&`-separated) a request may have.
+    static let maxQueryArguments = 100
+
+    /// Why a target is over the limits, or nil.
+    static func problem(_ target: String) -> String? {
+        let length = target.utf8.count
+        if length > maxTargetBytes {
+            return "the request target is \(length) bytes long; at most \(maxTargetBytes) bytes are accepted"
+        }
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        let arguments = target.utf8[mark...].reduce(1) { $1 == UInt8(ascii: "&") ? $0 + 1 : $0 }
+        if arguments > maxQueryArguments {
+            return "the request has \(arguments) query arguments; at most \(maxQueryArguments) are accepted"
+        }
+        return nil
+    }
+
+    /// Ends the query right after its `?` in the request line as libmicrohttpd holds it (in its
+    /// read buffer, which it writes to as it parses), so that the arguments it parses right after
+    /// the URI callback returns are none. `uri` points into that buffer.
+    static func hideQuery(_ uri: UnsafePointer<CChar>) {
+        guard let mark = strchr(uri, Int32(UInt8(ascii: "?"))) else { return }
+        (mark + 1).pointee = 0
+    }
+}
 
 /// What the server decides for a request; the daemon carries it out.
 enum ExchangeDecision {
@@ -38,6 +81,9 @@ protocol ExchangeHandler: AnyObject, Sendable {
 final class Exchange: @unchecked Sendable {
     /// The request target exactly as sent (before percent-decoding), query included.
     let target: String
+    /// Why the target is over `HTTPLimits` (the server answers 414), or nil. Such a request's
+    /// query was hidden from libmicrohttpd: `query` is empty.
+    let targetProblem: String?
     var method = ""
     var path = ""
     var headers: [String: String] = [:]
@@ -78,6 +124,7 @@ final class Exchange: @unchecked Sendable {
 
     init(target: String) {
         self.target = target
+        self.targetProblem = HTTPLimits.problem(target)
     }
 
     /// Why the request's framing is unsafe to serve, or nil: Content-Length headers that disagree,
@@ -292,7 +339,7 @@ final class HTTPDaemon: @unchecked Sendable {
             Int32(MHD_OPTION.LISTEN_SOCKET.rawValue), configuration.listenFD,
             Int32(MHD_OPTION.CONNECTION_TIMEOUT.rawValue), UInt32(max(1, configuration.connectionTimeoutSeconds)),
             Int32(MHD_OPTION.CONNECTION_LIMIT.rawValue), UInt32(max(1, configuration.connectionLimit)),
-            Int32(MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue), Int(32 << 10),
+            Int32(MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue), HTTPLimits.connectionMemory,
             Int32(MHD_OPTION.URI_LOG_CALLBACK.rawValue),
             OpaquePointer(unsafeBitCast(uriCallback, to: UnsafeRawPointer.self)), OpaquePointer(context.toOpaque()),
             Int32(MHD_OPTION.NOTIFY_COMPLETED.rawValue),
@@ -364,9 +411,12 @@ final class HTTPDaemon: @unchecked Sendable {
 
     // MARK: - Callbacks (network threads)
 
-    /// The request line has arrived (headers not yet): the exchange starts here, with the target as sent.
-    fileprivate func requestLine(_ target: String) -> UnsafeMutableRawPointer {
-        Unmanaged.passRetained(Exchange(target: target)).toOpaque()
+    /// The request line has arrived (headers not yet): the exchange starts here, with the target as
+    /// sent. A target over the limits has its query hidden before libmicrohttpd parses it.
+    fileprivate func requestLine(_ uri: UnsafePointer<CChar>?) -> UnsafeMutableRawPointer {
+        let exchange = Exchange(target: uri.map { String(cString: $0) } ?? "")
+        if exchange.targetProblem != nil, let uri { HTTPLimits.hideQuery(uri) }
+        return Unmanaged.passRetained(exchange).toOpaque()
     }
 
     fileprivate func connection(_ connection: OpaquePointer, opened: Bool) {
@@ -383,7 +433,7 @@ final class HTTPDaemon: @unchecked Sendable {
         _ connection: OpaquePointer, url: String, method: String, data: UnsafePointer<CChar>?,
         size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        let raw = slot.pointee ?? requestLine(url)
+        let raw = slot.pointee ?? Unmanaged.passRetained(Exchange(target: url)).toOpaque()
         slot.pointee = raw
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
         if !exchange.begun {
@@ -538,8 +588,7 @@ private typealias URICallback =
 
 private let uriCallback: URICallback = { cls, uri, _ in
     guard let cls else { return nil }
-    let target = uri.map { String(cString: $0) } ?? ""
-    return Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().requestLine(target)
+    return Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().requestLine(uri)
 }
 
 private let completedCallback: MHD_RequestCompletedCallback = { cls, connection, slot, code in

@@ -9,7 +9,7 @@ enum OpenAPI {
           "info": {
             "title": "symbolicate",
             "version": "0.1.0",
-            "description": "Symbolication of Apple crash reports and diagnostics (.crash text, .ips, MetricKit payloads, spindump and hang reports, microstackshot resource reports, sample output) against a store of dSYMs and binaries. Writes need a bearer token; reads need one too when the server was started with --read-token-file (a write token also reads). With a bucket store (s3://), a request the bucket cannot serve (it does not answer, times out or fails on its side) is answered 503 with Retry-After."
+            "description": "Symbolication of Apple crash reports and diagnostics (.crash text, .ips, MetricKit payloads, spindump and hang reports, microstackshot resource reports, sample output) against a store of dSYMs and binaries. Writes need a bearer token; reads need one too when the server was started with --read-token-file (a write token also reads). With a bucket store (s3://), a request the bucket cannot serve (it does not answer, times out or fails on its side) is answered 503 with Retry-After. Any request whose target is longer than 8192 bytes or has more than 100 query arguments is answered 414 (uri_too_long)."
           },
           "components": {
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
@@ -203,7 +203,7 @@ enum OpenAPI {
                   "content": { "text/plain": { "schema": { "type": "string" } },
                     "application/json": { "schema": { "anyOf": [ { "$ref": "#/components/schemas/SymbolicationResult" },
                       { "$ref": "#/components/schemas/MetricKitPayload" } ] } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
+                "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                 "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" },
                 "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
             "/v1/symbols": {
@@ -216,7 +216,7 @@ enum OpenAPI {
                   "properties": { "builds": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } },
                     "page": { "type": "integer" }, "per_page": { "type": "integer" }, "total": { "type": "integer" },
                     "next_page": { "type": "integer" } } } } } },
-                  "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } },
+                  "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } },
               "post": { "summary": "Upload symbols: a .zip or a tar archive (.tar, .tar.gz, .tar.bz2, .tar.xz, .tar.zst) of dSYMs/.apps/.xcarchives, or one Mach-O or ELF file",
                 "security": [ { "bearer": [] } ],
                 "parameters": [ { "name": "filename", "in": "query", "schema": { "type": "string" },
@@ -227,7 +227,7 @@ enum OpenAPI {
                 "responses": {
                   "200": { "description": "Every build was already present", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ImportAnswer" } } } },
                   "201": { "description": "Builds imported", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ImportAnswer" } } } },
-                  "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
+                  "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
                   "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                   "415": { "$ref": "#/components/responses/Error" },
                   "422": { "description": "import_failed: nothing in the upload could be imported, or the import was stopped (a crash or a limit, named)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
@@ -241,13 +241,13 @@ enum OpenAPI {
                 "200": { "description": "Builds", "content": { "application/json": { "schema": { "type": "object",
                   "required": ["uuid", "builds"], "properties": { "uuid": { "type": "string" },
                     "builds": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } } } } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
+                "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
                 "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } },
               "delete": { "summary": "Remove the builds with this UUID", "security": [ { "bearer": [] } ], "responses": {
                 "200": { "description": "Removed", "content": { "application/json": { "schema": { "type": "object",
                   "required": ["removed"], "properties": {
                     "removed": { "type": "array", "items": { "$ref": "#/components/schemas/Build" } } } } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
+                "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
                 "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
                 "503": { "$ref": "#/components/responses/Busy" } } } },
             "/v1/reports": {
@@ -260,7 +260,7 @@ enum OpenAPI {
               "responses": {
                 "201": { "description": "Stored (durably, before this answer)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
                 "200": { "description": "Already stored under this Idempotency-Key (header Idempotent-Replayed: true)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
+                "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
                 "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                 "415": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" },
                 "422": { "description": "Unparsable report, or idempotency_key_reused: the key already stored another report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } },
@@ -271,7 +271,7 @@ enum OpenAPI {
                 "properties": { "limit": { "type": "integer" }, "missing": { "type": "string" },
                   "reports": { "type": "array", "items": { "type": "object", "properties": { "id": { "type": "string" },
                     "url": { "type": "string" }, "updated_at": { "type": "string", "format": "date-time" } } } } } } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
             "/v1/reports/{id}": {
               "parameters": [ { "name": "id", "in": "path", "required": true,
                   "schema": { "type": "string", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" } } ],
@@ -284,12 +284,12 @@ enum OpenAPI {
                   "content": { "application/json": { "schema": { "anyOf": [ { "$ref": "#/components/schemas/StoredReport" },
                       { "$ref": "#/components/schemas/SymbolicationResult" }, { "$ref": "#/components/schemas/MetricKitPayload" } ] } },
                   "text/plain": { "schema": { "type": "string" } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
+                "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
                 "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } },
               "delete": { "summary": "Remove a stored report", "security": [ { "bearer": [] } ], "responses": {
                 "200": { "description": "Removed", "content": { "application/json": { "schema": { "type": "object",
                   "properties": { "deleted": { "type": "string" } } } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
+                "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
                 "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
                 "503": { "$ref": "#/components/responses/Busy" } } } },
             "/v1/missing": { "get": { "summary": "UUIDs stored reports are waiting for", "security": [ {}, { "bearer": [] } ],
@@ -297,20 +297,20 @@ enum OpenAPI {
               "responses": { "200": { "description": "Missing UUIDs", "content": { "application/json": { "schema": { "type": "object",
                 "properties": { "missing": { "type": "array", "items": { "type": "object",
                   "properties": { "uuid": { "type": "string" }, "name": { "type": "string" }, "reports": { "type": "integer" } } } } } } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
             "/symbolicate": { "post": { "summary": "Sentry Symbolicator-compatible request (modules + stacktraces)", "security": [ {}, { "bearer": [] } ],
               "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
                 "properties": { "modules": { "type": "array", "items": { "type": "object" } },
                   "stacktraces": { "type": "array", "items": { "type": "object" } } } } } } },
               "responses": { "200": { "description": "Symbolicator response shape", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SentryResult" } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
+                "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                 "415": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
             "/symbolicate/v5": { "post": { "summary": "Mozilla Symbolication API v5 request (memoryMap + stacks)", "security": [ {}, { "bearer": [] } ],
               "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
                 "properties": { "memoryMap": { "type": "array", "items": { "type": "array" } },
                   "stacks": { "type": "array", "items": { "type": "array" } }, "jobs": { "type": "array", "items": { "type": "object" } } } } } } },
               "responses": { "200": { "description": "v5 response shape", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/MozillaResult" } } } },
-                "400": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
+                "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                 "415": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } }
           }
         }

@@ -1,10 +1,10 @@
 // The server: owns the libmicrohttpd daemons (the main port, and an optional admin port serving
 // only health, readiness and metrics), the routing table, the metrics and the access log, and
-// applies, in order, the checks every request passes before its handler runs: framing (400), route
-// (404/405), the concurrency cap (503 + Retry-After; not on the admin port), the token for writes
-// and, when read tokens are configured, for reads (401/403), the body limit (413). Stopping is
-// graceful: stop accepting, answer new requests on open connections with 503, wait for the
-// requests in flight, then close everything.
+// applies, in order, the checks every request passes before its handler runs: the target's length
+// and query arguments (414, HTTPLimits), framing (400), route (404/405), the concurrency cap (503 +
+// Retry-After; not on the admin port), the token for writes and, when read tokens are configured,
+// for reads (401/403), the body limit (413). Stopping is graceful: stop accepting, answer new
+// requests on open connections with 503, wait for the requests in flight, then close everything.
 
 import Dispatch
 import Foundation
@@ -161,6 +161,9 @@ public final class SymbolicationServer: @unchecked Sendable {
     // MARK: - The checks before a handler
 
     fileprivate func begin(_ exchange: Exchange, admin: Bool) -> ExchangeDecision {
+        if let problem = exchange.targetProblem {
+            return .respond(HTTPError(414, "uri_too_long", problem).response)
+        }
         if let problem = exchange.framingProblem {
             return .respond(
                 HTTPError(400, "bad_request", problem + "; the request was refused", headers: [("Connection", "close")])

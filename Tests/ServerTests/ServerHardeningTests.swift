@@ -3,7 +3,8 @@
 // stop another address from reaching /healthz; connections trickling their headers are closed;
 // the admin port answers while the main port is full; Content-Length headers that disagree,
 // Transfer-Encoding beside Content-Length or other than chunked, and NULs escaped into the path
-// are refused with 400; a body cut off for its rate, or stopped, is logged as closed unanswered.
+// are refused with 400; a body cut off for its rate, or stopped, is logged as closed unanswered;
+// targets too long or with too many query arguments are answered 414, never left hanging.
 
 import Foundation
 import ObjectFiles
@@ -198,6 +199,44 @@ struct ServerHardeningTests {
             Thread.sleep(forTimeInterval: 0.05)
         }
         return nil
+    }
+
+    /// libmicrohttpd keeps every query argument in the connection's memory pool, after the request
+    /// line that already fills part of it; a request with more arguments than fit was never
+    /// answered (libmicrohttpd 0.9.75 never handed it to the server) until the header timeout
+    /// closed it. A target over the server's limits is answered 414 at once, however long it is
+    /// within what libmicrohttpd reads, and one within them is served.
+    @Test func targetsOverTheLimitsAreAnswered414() throws {
+        let server = try TestServer()
+        let many = (0..<500).map { "a\($0)=1" }.joined(separator: "&")
+        let tooMany = try TestHTTP.request(port: server.port, "GET", "/healthz?" + many, timeout: 60)
+        #expect(tooMany.status == 414)
+        #expect(tooMany.errorCode == "uri_too_long")
+        #expect(tooMany.text.contains("500 query arguments"), "\(tooMany.text)")
+        // A long target leaves less of the pool for its arguments: 50 of them did not fit beside 30 KB.
+        let few = (0..<50).map { "a\($0)=1" }.joined(separator: "&")
+        let long = "/v1/reports?" + few + "&pad=" + String(repeating: "p", count: 30_000)
+        let tooLong = try TestHTTP.request(port: server.port, "GET", long, timeout: 60)
+        #expect(tooLong.status == 414)
+        #expect(tooLong.errorCode == "uri_too_long")
+        #expect(tooLong.text.contains("8192 bytes"), "\(tooLong.text)")
+        // The limits: 100 arguments, 8192 bytes.
+        let within = (0..<100).map { "a\($0)=1" }.joined(separator: "&")
+        #expect(try server.get("/healthz?" + within).status == 200)
+        #expect(try server.get("/healthz?" + within + "&a=1").status == 414)
+        let padded = "/healthz?x=" + String(repeating: "y", count: 8192 - 11)
+        #expect(padded.utf8.count == 8192)
+        #expect(try server.get(padded).status == 200)
+        #expect(try server.get(padded + "y").status == 414)
+        // Both limits at once: 100 arguments in 8192 bytes, with the usual headers.
+        let full = "/healthz?" + (0..<99).map { "a\($0)=1" }.joined(separator: "&") + "&pad="
+        let widest = full + String(repeating: "p", count: 8192 - full.utf8.count)
+        #expect(try server.get(widest, headers: [("User-Agent", "curl/8.0"), ("Accept", "*/*")]).status == 200)
+        // The next request on the server is served as usual.
+        #expect(try server.get("/healthz").status == 200)
+        let paths = try server.get("/openapi.json").json()["paths"] as? [String: [String: Any]] ?? [:]
+        let responses = (paths["/v1/reports"]?["get"] as? [String: Any])?["responses"] as? [String: Any]
+        #expect(responses?["414"] != nil)
     }
 
     /// A compressed report (what it inflates to is unknown) is symbolicated on a worker: while a
