@@ -215,14 +215,29 @@ public final class ArchiveReader {
         return nil
     }
 
+    /// A zip without its end record, or a tar without its end-of-archive blocks: the file was cut.
     private func truncation(membersRead: Int) -> ArchiveError {
         truncationReported = true
         pendingResume = nil
+        let end =
+            isTar ? "the tar ends without its end-of-archive blocks" : "the zip ends without its central directory"
         return ArchiveError(
             .truncated,
-            "the zip ends without its central directory: it was cut short (an interrupted download or copy?),"
-                + " after \(membersRead) whole \(membersRead == 1 ? "member" : "members"); any after the cut are missing",
+            "\(end): it was cut short (an interrupted download or copy?), after \(membersRead) whole "
+                + "\(membersRead == 1 ? "member" : "members"); any after the cut are missing",
             path: path, fatal: true)
+    }
+
+    /// A tar's block: its headers, its members' padded data and its end-of-archive marker (two
+    /// zero blocks) come in these.
+    private static let tarBlock: Int64 = 512
+
+    /// True when libarchive reads the file as a tar (ustar, pax, GNU). A tar has no directory:
+    /// only its end-of-archive marker tells a whole tar from one cut at a member's end, which
+    /// libarchive reads to the cut as if it were whole. Reading the marker consumes at least one
+    /// block, where an end of file at a member's end consumes at most that member's padding.
+    private var isTar: Bool {
+        (carchive_format(handle) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR
     }
 
     private func nextMember() throws(ArchiveError) -> Entry? {
@@ -249,6 +264,7 @@ public final class ArchiveReader {
             expected = member
         }
         var entryPointer: OpaquePointer?
+        let consumedBefore = carchive_filter_bytes(handle, 0)
         var status = UTF8Locale.run { carchive_read_next_header(handle, &entryPointer) }
         var retries = 0
         while status == ARCHIVE_RETRY && retries < 3 {
@@ -256,7 +272,12 @@ public final class ArchiveReader {
             retries += 1
         }
         memberIndex += 1
-        if status == ARCHIVE_EOF { return nil }
+        if status == ARCHIVE_EOF {
+            if isTar, memberIndex > 1, carchive_filter_bytes(handle, 0) - consumedBefore < Self.tarBlock {
+                throw truncation(membersRead: memberIndex - 1)
+            }
+            return nil
+        }
         guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let e = entryPointer else {
             let detail = Self.errorString(handle)
             // No header can be read where the file was cut (libarchive finds none, or half of one):

@@ -1,0 +1,98 @@
+// How the archive reader decides where a tar ends. A tar has no directory: it ends with two
+// zero blocks after its last member (POSIX.1 ustar's end-of-archive marker). A tar cut exactly at
+// a member's end (an interrupted copy that stopped on a 512-byte boundary) reads like a whole tar
+// with fewer members, so libarchive, GNU tar and Python's tarfile all end there in silence; the
+// missing marker is the only sign of the members lost after the cut, and it ends with `.truncated`.
+// These tars are built block by block, so each cut is exactly where the test says.
+
+import Archives
+import Foundation
+import TestSupport
+import Testing
+
+struct TarEndTests {
+    /// A ustar header block for a regular file of `size` bytes.
+    static func header(_ name: String, size: Int) -> [UInt8] {
+        var block = [UInt8](repeating: 0, count: 512)
+        func put(_ text: String, at offset: Int) {
+            for (i, byte) in text.utf8.enumerated() { block[offset + i] = byte }
+        }
+        put(name, at: 0)
+        put("0000644", at: 100)
+        put("0001750", at: 108)
+        put("0001750", at: 116)
+        put(String(repeating: "0", count: 11 - String(size, radix: 8).count) + String(size, radix: 8), at: 124)
+        put("14712345670", at: 136)
+        put("        ", at: 148)
+        put("0", at: 156)
+        put("ustar", at: 257)
+        put("00", at: 263)
+        let sum = block.reduce(0) { $0 + Int($1) }
+        put(String(repeating: "0", count: 6 - String(sum, radix: 8).count) + String(sum, radix: 8), at: 148)
+        block[154] = 0
+        block[155] = 0x20
+        return block
+    }
+
+    /// Members of 700, 1024 and 300 bytes; where each member's blocks end, and the whole tar
+    /// (the two zero blocks, then zeros to a 10,240-byte record, as tar(1) writes it).
+    static let members: [(name: String, data: [UInt8])] = [
+        ("a.crash", ZipEndTests.text(1, 700)), ("b.crash", ZipEndTests.text(2, 1024)),
+        ("c.crash", ZipEndTests.text(3, 300)),
+    ]
+
+    static func build() -> (bytes: [UInt8], ends: [Int]) {
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+        for member in members {
+            bytes += header(member.name, size: member.data.count) + member.data
+            bytes += [UInt8](repeating: 0, count: (512 - member.data.count % 512) % 512)
+            ends.append(bytes.count)
+        }
+        bytes += [UInt8](repeating: 0, count: 1024)
+        bytes += [UInt8](repeating: 0, count: (10240 - bytes.count % 10240) % 10240)
+        return (bytes, ends)
+    }
+
+    static func read(_ bytes: [UInt8], memberErrors: ArchiveReader.Policy.MemberErrors = .recoverable) throws
+        -> [ZipEndTests.Outcome]
+    {
+        try ZipEndTests.read(bytes, named: "a.tar", memberErrors: memberErrors)
+    }
+
+    static func whole(_ count: Int) -> [ZipEndTests.Outcome] {
+        members.prefix(count).map { .member($0.name, $0.data) }
+    }
+
+    @Test func aWholeTarIsReadToItsEnd() throws {
+        let (bytes, ends) = Self.build()
+        #expect(try Self.read(bytes) == Self.whole(3))
+        // The end-of-archive marker is all that is needed: no record padding.
+        #expect(try Self.read(Array(bytes.prefix(ends[2] + 1024))) == Self.whole(3))
+        // One zero block of the two, as libarchive and GNU tar accept it.
+        #expect(try Self.read(Array(bytes.prefix(ends[2] + 512))) == Self.whole(3))
+    }
+
+    @Test(arguments: [0, 1, 2])
+    func aTarCutAtAMembersEndIsCutShort(after member: Int) throws {
+        let (bytes, ends) = Self.build()
+        let cut = Array(bytes.prefix(ends[member]))
+        #expect(try Self.read(cut) == Self.whole(member + 1) + [.error(.truncated, fatal: true)])
+        #expect(try Self.read(cut, memberErrors: .fatal) == Self.whole(member + 1) + [.error(.truncated, fatal: true)])
+    }
+
+    @Test func theMessageSaysHowManyMembersWereRead() throws {
+        let (bytes, ends) = Self.build()
+        let path = NSTemporaryDirectory() + "tar-end-\(UUID().uuidString).tar"
+        try Data(bytes.prefix(ends[1])).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        let reader = try ArchiveReader(
+            path: path, policy: .init(names: .sanitize, memberErrors: .recoverable, limits: .init()))
+        var error: ArchiveError?
+        do { while try reader.next() != nil {} } catch let e { error = e }
+        #expect(
+            error?.message
+                == "the tar ends without its end-of-archive blocks: it was cut short (an interrupted download or copy?),"
+                + " after 2 whole members; any after the cut are missing")
+    }
+}
