@@ -88,58 +88,15 @@ enum IPSWriter {
     }
 
     /// The edits that give frame object `node` the keys of `level`, the outermost function found
-    /// for it: each key's value replaced where the object has the key, else the pair added after
-    /// its last member. `sourceFile` and `sourceLine` say where the symbol is, so those `level`
-    /// has none for go: left, they would give the place of the symbol that was there before (an
-    /// earlier run's, or another symbolicator's: nothing in the object tells which).
-    /// `symbolLocation`, which a device writes next to its own `symbol`, is only ever replaced (a
-    /// lookup that finds a symbol nearly always has its offset).
+    /// for it, by the rule every JSON writer follows (`FrameKeys.edits`): each key's value
+    /// replaced where the object has the key, else the pair added after its last member, and the
+    /// `sourceFile` and `sourceLine` that `level` has none for removed.
     static func keyEdits(_ node: JSONNode, _ level: SymbolicatedFrame, style: Style, original: [UInt8]) -> [ByteEdit] {
-        let keys = FrameKeys.ips
-        let values = keys.values(level)
-        let stale = Set([keys.file, keys.line]).subtracting(values.map(\.0))
-        let members = node.members
-        let removed = members.indices.filter { stale.contains(members[$0].key) }
-        var edits = memberRemovals(members, removed)
-        let kept = members.indices.filter { !stale.contains(members[$0].key) }
-        var appended: [UInt8] = []
-        for (key, value) in values {
-            if let existing = members.first(where: { $0.key == key }) {
-                edits.append(ByteEdit(range: existing.value.range, bytes: Array(value.utf8)))
-            } else {
-                if !kept.isEmpty || !appended.isEmpty { appended += style.member }
-                appended += style.pair(key, value)
-            }
-        }
-        if !appended.isEmpty {
-            let at = kept.last.map { members[$0].value.range.upperBound } ?? (node.range.lowerBound + 1)
-            edits.append(ByteEdit(range: at..<at, bytes: appended))
-        }
-        return edits
-    }
-
-    /// The edits that take the members at `removed` (ascending) out of an object, each with one
-    /// separator: the one before it, or, for those before the first member kept, the one after.
-    static func memberRemovals(_ members: [JSONNode.Member], _ removed: [Int]) -> [ByteEdit] {
-        guard let first = removed.first else { return [] }
-        let gone = Set(removed)
-        guard let firstKept = members.indices.first(where: { !gone.contains($0) }) else {
-            return [
-                ByteEdit(
-                    range: members[first].keyRange.lowerBound..<members[members.count - 1].value.range.upperBound,
-                    bytes: [])
-            ]
-        }
-        var edits: [ByteEdit] = []
-        if firstKept > 0 {
-            edits.append(
-                ByteEdit(range: members[0].keyRange.lowerBound..<members[firstKept].keyRange.lowerBound, bytes: []))
-        }
-        for i in removed where i > firstKept {
-            edits.append(
-                ByteEdit(range: members[i - 1].value.range.upperBound..<members[i].value.range.upperBound, bytes: []))
-        }
-        return edits
+        let pairs = FrameKeys.ips.values(level)
+        return FrameKeys.edits(
+            node.members.map { FrameKeys.Member(key: $0.key, keyRange: $0.keyRange, value: $0.value.range) },
+            objectStart: node.range.lowerBound, pairs: pairs, stale: FrameKeys.ips.stale(pairs),
+            keyValue: style.keyValue, separator: style.member)
     }
 
     /// An inline frame object modelled on its caller: same imageOffset and imageIndex.

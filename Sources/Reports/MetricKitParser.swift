@@ -3,7 +3,9 @@
 // `cpuExceptionDiagnostics`, `diskWriteExceptionDiagnostics`, `appLaunchDiagnostics`), an array
 // of them, and a bare `MXCallStackTree` (`callStacks` + `callStackPerThread`). Every call stack
 // becomes one backtrace; its frames are the nodes of `callStackRootFrames` and their nested
-// `subFrames`, in document order.
+// `subFrames`, in document order. The `inlineFrames` of a node (App Store Connect's, or an
+// earlier run's) are levels of that node, never frames: a document symbolicated again has the
+// frames it had.
 //
 // Address rules. With `callStackPerThread: true` a root is a thread's innermost frame (its pc,
 // looked up as is) and `subFrames` are its callers (return addresses). With `false` (samples

@@ -3,9 +3,13 @@
 // `write`: the same JSON with each symbolicated frame object given App Store Connect's keys for
 // a symbolicated call-stack node, `symbolName`, `offsetIntoSymbol`, `fileName`, `lineNumber`
 // (the outermost function), and, when functions were inlined there, `inlineFrames`: an array of
-// objects with the same keys, innermost first. The keys go after the frame's last member other
-// than `subFrames`, in the object's own separator style; every other byte stays as it was, so
-// key order, number spelling and whitespace are kept.
+// objects with the same keys, innermost first. A key the object has (an earlier run wrote it)
+// gets the new value in its place; the others go after the frame's last member other than
+// `subFrames`, in the object's own separator style. `fileName`, `lineNumber` and `inlineFrames`
+// that the new result has none for are removed, so a document symbolicated again (when another
+// dSYM has arrived) is what one run with every dSYM gives, and a frame the new run finds nothing
+// for keeps what it had. Every other byte stays as it was, so key order, number spelling and
+// whitespace are kept.
 //
 // `renderText`: a readable text report. Per-thread call stacks print as Apple's thread
 // backtraces; aggregated trees print one line per node, indented by depth, with the node's
@@ -28,11 +32,8 @@ enum MetricKitWriter {
                     guard let result = results[FrameID(backtrace: b, frame: f)], result.status == .symbolicated,
                         let outer = result.frames.last
                     else { continue }
-                    if let edit = keyEdit(
+                    edits += keyEdits(
                         node.entry, outer, inline: result.frames.dropLast(), tape: tape, original: original)
-                    {
-                        edits.append(edit)
-                    }
                 }
                 b += 1
             }
@@ -51,44 +52,41 @@ enum MetricKitWriter {
         bytes.firstIndex { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") }
     }
 
-    /// The insertion that adds `outer`'s keys (and `inlineFrames`) to the frame object `entry`.
-    private static func keyEdit(
+    /// The edits that give the frame object `entry` `outer`'s keys (and `inlineFrames`), by the
+    /// rule every JSON writer follows (`FrameKeys.edits`): each key's value replaced where the
+    /// object has the key, else the pair added after its last member other than `subFrames`;
+    /// `fileName`, `lineNumber` and `inlineFrames` that this result has none for are removed.
+    private static func keyEdits(
         _ entry: Int, _ outer: SymbolicatedFrame, inline: ArraySlice<SymbolicatedFrame>, tape: JSONTape,
         original: [UInt8]
-    ) -> ByteEdit? {
-        let members = tape.children(entry)
-        let style = Style(members, tape: tape, in: original)
-        func pair(_ key: String, _ value: String) -> [UInt8] {
-            Array(JSONWriter.quote(key).utf8) + style.keyValue + Array(value.utf8)
-        }
-        var added: [[UInt8]] = FrameKeys.metricKit.values(outer).map { pair($0.0, $0.1) }
+    ) -> [ByteEdit] {
+        let children = tape.children(entry)
+        let style = Style(children, tape: tape, in: original)
+        let keys = FrameKeys.metricKit
+        var pairs = keys.values(outer)
         if !inline.isEmpty {
             let objects = inline.map { level in
                 "{"
-                    + FrameKeys.metricKit.values(level).map {
+                    + keys.values(level).map {
                         JSONWriter.quote($0.0) + String(decoding: style.keyValue, as: UTF8.self) + $0.1
                     }
                     .joined(separator: ", ") + "}"
             }
-            added.append(pair("inlineFrames", "[" + objects.joined(separator: ", ") + "]"))
+            pairs.append((inlineFrames, "[" + objects.joined(separator: ", ") + "]"))
         }
-        let ownKeys = members.filter { tape.entries[$0].key != "subFrames" }
-        var bytes: [UInt8] = []
-        if let last = ownKeys.last {
-            // After the last member that is not `subFrames`: a separator before each pair.
-            for p in added { bytes += style.member + p }
-            return ByteEdit(
-                range: tape.entries[last].range.upperBound..<tape.entries[last].range.upperBound, bytes: bytes)
+        let members = children.compactMap { child -> FrameKeys.Member? in
+            let e = tape.entries[child]
+            guard let key = e.key, let keyRange = e.keyRange else { return nil }
+            return FrameKeys.Member(key: key, keyRange: keyRange, value: e.range)
         }
-        // Only `subFrames` (or nothing): the pairs go first, each followed by a separator when
-        // another member follows.
-        let at = tape.entries[entry].range.lowerBound + 1
-        for (i, p) in added.enumerated() {
-            bytes += p
-            if i + 1 < added.count || !members.isEmpty { bytes += style.member }
-        }
-        return ByteEdit(range: at..<at, bytes: bytes)
+        return FrameKeys.edits(
+            members, objectStart: tape.entries[entry].range.lowerBound, pairs: pairs,
+            stale: keys.stale(pairs).union([inlineFrames]), last: ["subFrames"], keyValue: style.keyValue,
+            separator: style.member)
     }
+
+    /// The key that holds a frame's inline levels, innermost first.
+    static let inlineFrames = "inlineFrames"
 
     /// The separators an object uses: between key and value, and between members (with the
     /// newline and indentation of a pretty-printed document).

@@ -200,6 +200,39 @@ import Testing
         #expect(Fixtures.lines(out) == Fixtures.lines(expected))
     }
 
+    /// A MetricKit frame object symbolicated again: the keys an earlier run wrote get the new
+    /// values in their place (a repeat of one, as a run that only ever added keys left, goes),
+    /// `fileName`, `lineNumber` and `inlineFrames` the new result has none for go, `subFrames`
+    /// stays last; a frame the new run finds nothing for keeps what it had. The `inlineFrames`
+    /// objects are no frames of their own.
+    @Test func metricKitKeysWrittenBeforeAreReplaced() throws {
+        let kept =
+            #"{"binaryName":"App","offsetIntoBinaryTextSegment":200,"address":4294967496,"#
+            + #""symbolName":"kept","fileName":"K.swift","lineNumber":1}"#
+        func document(_ root: String) -> String {
+            #"{"callStackPerThread":true,"callStacks":[{"threadAttributed":true,"callStackRootFrames":["#
+                + root + kept + "]}]}]}"
+        }
+        let before = document(
+            #"{"binaryName":"App","offsetIntoBinaryTextSegment":100,"address":4294967396,"symbolName":"old","#
+                + #""offsetIntoSymbol":4,"fileName":"Old.swift","lineNumber":9,"#
+                + #""inlineFrames":[{"symbolName":"gone","fileName":"G.h","lineNumber":2}],"#
+                + #""symbolName":"old","offsetIntoSymbol":4,"subFrames":["#)
+        let r = try ReportParser.parse(Array(before.utf8))
+        #expect(r.format == .metricKit)
+        #expect(r.backtraces.map(\.frames.count) == [2])
+        let results: [FrameID: FrameResult] = [
+            FrameID(backtrace: 0, frame: 0): FrameResult(
+                status: .symbolicated, frames: [SymbolicatedFrame(symbol: "new", symbolOffset: 8)]),
+            FrameID(backtrace: 0, frame: 1): FrameResult(status: .missingSymbol),
+        ]
+        let out = String(decoding: ReportWriter.write(r, results: results), as: UTF8.self)
+        let expected = document(
+            #"{"binaryName":"App","offsetIntoBinaryTextSegment":100,"address":4294967396,"symbolName":"new","#
+                + #""offsetIntoSymbol":8,"subFrames":["#)
+        #expect(out == expected)
+    }
+
     /// The keys of every JSON object in `text`, in document order of the objects' ends; a
     /// string-aware scan written for the test, independent of the parser under test.
     static func objectKeys(_ text: String) -> [[String]] {

@@ -150,3 +150,47 @@ extension ResymbolicationTests {
         }
     }
 }
+
+extension ResymbolicationTests {
+    /// The Samples/diagnostics inputs: MetricKit payloads (per-thread stacks and aggregated trees).
+    static var diagnostics: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: Diagnostics.folder)) ?? []
+        return names.filter { $0.hasPrefix("HoldApp-") && $0.hasSuffix(".json") }.sorted()
+    }
+
+    /// Every variant's dSYM of one image (`HoldApp.app.dSYM`, `HoldKit.framework.dSYM`), without the other's.
+    static func dSYMs(_ bundle: String) -> [String] {
+        let build = Paths.samples + "/build"
+        let variants = (try? FileManager.default.contentsOfDirectory(atPath: build)) ?? []
+        return variants.sorted().map { build + "/" + $0 + "/" + bundle }
+            .filter { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Every diagnostic input, symbolicated twice with every symbol, is the same both times:
+    /// the keys the first run wrote are replaced, never added again, and its `inlineFrames` are
+    /// never read as frames.
+    @Test(arguments: diagnostics)
+    func aDiagnosticSymbolicatedAgainIsUnchanged(_ name: String) throws {
+        let once = try Self.service([Paths.samples + "/build"]).process(try Diagnostics.bytes(name), format: nil)
+        let twice = try Self.service([Paths.samples + "/build"]).process(once.output, format: nil)
+        #expect(once.outcome.symbolicatedFrames > 0, "\(name): nothing was symbolicated")
+        #expect(twice.report.backtraces.map(\.frames.count) == once.report.backtraces.map(\.frames.count))
+        #expect(twice.outcome.totalFrames == once.outcome.totalFrames)
+        let unchanged = twice.output == once.output
+        #expect(unchanged, "\(name): the second run changed the report")
+    }
+
+    /// One image's dSYMs first (the app's, or the framework's, whose frames have inlined
+    /// functions), then every symbol: what one run with every symbol gives.
+    @Test(arguments: diagnostics, ["HoldApp.app.dSYM", "HoldKit.framework.dSYM"])
+    func aDiagnosticSymbolicatedInTwoStepsIsWhatOneRunGives(_ name: String, first: String) throws {
+        let bytes = try Diagnostics.bytes(name)
+        let both = try Self.service([Paths.samples + "/build"]).process(bytes, format: nil)
+        let part = try Self.service(Self.dSYMs(first)).process(bytes, format: nil)
+        let then = try Self.service([Paths.samples + "/build"]).process(part.output, format: nil)
+        #expect(then.report.backtraces.map(\.frames.count) == both.report.backtraces.map(\.frames.count))
+        #expect(then.outcome.totalFrames == both.outcome.totalFrames)
+        let same = then.output == both.output
+        #expect(same, "\(name): every symbol after \(first) gave another report than one run with every symbol")
+    }
+}
