@@ -94,10 +94,13 @@ public struct Frame: Sendable, Hashable {
     /// image name); `address` is 0 and means nothing. It is never looked up (status `malformed`)
     /// and the writers leave it as the report has it.
     public var isMalformed: Bool
-    /// Text reports: the lines right before this frame's line that repeat its number and address
-    /// (the inline levels an earlier symbolication wrote there, innermost first), as a byte range
-    /// in the original document; nil when there are none. They are levels of this frame, not
-    /// frames, and a writer that symbolicates the frame replaces them.
+    /// Text reports: the inline levels an earlier symbolication wrote for this frame, as a byte
+    /// range in the original document; nil when there are none. In a backtrace they are the
+    /// lines right before the frame's line that repeat its number and address (innermost first);
+    /// in a sample tree, the lines right after it that repeat it but for the symbol column
+    /// (outermost first), the range running from the end of the frame's line to the end of the
+    /// last. They are levels of this frame, not frames, and a writer that symbolicates the frame
+    /// replaces them.
     public var levelLines: Range<Int>?
 
     public init(

@@ -5,7 +5,8 @@
 // Inside a backtrace, a line that opens with a frame number but does not parse is a frame that
 // cannot be read: it is kept as a malformed frame, so one bad line never drops the frames after it.
 // Lines that repeat a frame's number and address are the inline levels an earlier symbolication
-// wrote: every reader of a backtrace's lines folds them into their frame with one rule (`fold`).
+// wrote: every reader of a backtrace's lines folds them into their frame with one rule (`fold`);
+// sample trees, whose levels follow their node's line, fold theirs alike (SampleTree.folded).
 
 import SymbolicateModel
 

@@ -14,7 +14,9 @@
 // each process's or thread's tree) becomes a `.sampleTree` backtrace. A node with children is a
 // return address and a leaf is a pc; the heaviest stack is one chain, outermost first, so only its
 // last line is a pc. The symbol column of each line is recorded so the writer replaces `???` in
-// place and keeps the indentation, count and `(Image + offset) [address]` part.
+// place and keeps the indentation, count and `(Image + offset) [address]` part. The inline lines
+// an earlier symbolication wrote after a node (the same line but for the symbol) are levels of
+// that node, not nodes (SampleTree).
 
 import SymbolicateModel
 
@@ -39,8 +41,10 @@ enum MicrostackshotParser {
             && !FormatSniffer.hasLine(head, startingWith: "Exception Type:")
     }
 
-    /// One sample line: its indentation, count, symbol column, image token and offset, address.
+    /// One sample line: the line, its indentation, count, symbol column, image token and offset,
+    /// address.
     struct SampleLine {
+        var line: Range<Int>
         var indent: Int
         var count: String
         var symbol: Range<Int>
@@ -79,7 +83,7 @@ enum MicrostackshotParser {
         let symbol = ByteText.trim(bytes, i..<paren)
         guard !symbol.isEmpty else { return nil }
         return SampleLine(
-            indent: ByteText.trim(bytes, line).lowerBound - line.lowerBound, count: count, symbol: symbol,
+            line: line, indent: ByteText.trim(bytes, line).lowerBound - line.lowerBound, count: count, symbol: symbol,
             image: ByteText.string(bytes, (paren + 1)..<(plus - 2)), offset: offset, address: address)
     }
 
@@ -159,10 +163,10 @@ enum MicrostackshotParser {
                     for: sample, section: tree.section, arch: sectionArchs[tree.section], in: &report.images,
                     sections: &imageSections)
                 SampleTree.describe(&frame, symbol: ByteText.string(bytes, sample.symbol))
-                return SampleTreeNode(indent: sample.indent, frame: frame)
+                return SampleTreeNode(line: sample.line, indent: sample.indent, frame: frame)
             }
             report.backtraces.append(
-                SampleTree.backtrace(nodes, number: number, name: tree.name, isChain: tree.isChain))
+                SampleTree.backtrace(nodes, in: bytes, number: number, name: tree.name, isChain: tree.isChain))
         }
         if let arch = report.field("Architecture") { report.arch = Arch(arch) }
         return report

@@ -1,6 +1,7 @@
 // ReportWriter: writes a report back with its symbolicated frames rewritten in place. Text
-// reports keep every byte but the symbol columns of rewritten frames (plus one inserted line
-// per inline level); `.ips` reports gain keys and inline frame objects (IPSWriter). With no
+// reports keep every byte but the symbol columns of rewritten frames (plus one line per inline
+// level, in place of those an earlier run wrote); `.ips` reports gain keys and inline frame
+// objects (IPSWriter), MetricKit documents keys (MetricKitWriter). With no
 // symbolicated results the output is the original document, byte for byte. A malformed frame
 // (a line or object the parser could not read) is never rewritten: it stays as the report has it.
 
@@ -172,9 +173,10 @@ public enum ReportWriter {
                 }
                 if report.format == .sample {
                     let image = frame.imageName ?? report.image(for: frame)?.name ?? "???"
-                    edits += frameEdits(original, column: column, result: result, ending: ending, inTree: true) {
-                        sampleNode($0, image: image, address: frame.address)
-                    }
+                    edits += frameEdits(
+                        original, column: column, result: result, ending: ending, inTree: true,
+                        replacingLevels: frame.levelLines
+                    ) { sampleNode($0, image: image, address: frame.address) }
                 } else {
                     edits += frameEdits(
                         original, column: column, result: result, ending: ending,
@@ -204,7 +206,8 @@ public enum ReportWriter {
     /// (innermost first) the inline levels go before the line, innermost first. In a sample tree
     /// (`inTree`: callers first, as microstackshots print them) they go after it, outermost
     /// first, so the chain reads down from caller to callee like the tree around it, and each
-    /// copy keeps the line's `(Image + offset) [address]` tail.
+    /// copy keeps the line's `(Image + offset) [address]` tail. Either way they take the place of
+    /// `levels`, the level lines an earlier run wrote for the frame (`Frame.levelLines`).
     static func frameEdits(
         _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], inTree: Bool = false,
         replacingLevels levels: Range<Int>? = nil, render: (SymbolicatedFrame) -> String = symbolColumn
@@ -226,7 +229,9 @@ public enum ReportWriter {
             for level in result.frames.dropLast().reversed() {
                 rewritten += ending + prefix + Array(render(level).utf8) + tail
             }
-            return [ByteEdit(range: column.lowerBound..<lineEnd, bytes: rewritten)]
+            // The inline lines go after the frame's line, in place of those an earlier run wrote.
+            let to = min(max(levels?.upperBound ?? lineEnd, lineEnd), original.count)
+            return [ByteEdit(range: column.lowerBound..<to, bytes: rewritten)]
         }
         var edits: [ByteEdit] = []
         var inserted: [UInt8] = []

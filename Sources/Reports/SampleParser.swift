@@ -8,8 +8,9 @@
 // tree marks (`+ ! : |`) and indentation, the sample count, the symbol (`???` when sample had
 // none), the image, the offset (in the symbol, or from the image's load address), the address,
 // and the source line when sample knew it. The symbol column runs from the symbol to the end of
-// the line, so the writer can put the whole node in sample's own symbolicated form. Lines of
-// the summary sections (`Sort by top of stack`) have no address and are left as they are.
+// the line, so the writer can put the whole node in sample's own symbolicated form; the inline
+// lines an earlier symbolication wrote after a node are levels of it, not nodes (SampleTree).
+// Lines of the summary sections (`Sort by top of stack`) have no address and are left as they are.
 
 import SymbolicateModel
 
@@ -62,7 +63,7 @@ enum SampleParser {
             throw SymbolicateError(.badInput, "`sample` output without a call graph or binary images")
         }
         for (number, tree) in trees.enumerated() where !tree.nodes.isEmpty {
-            report.backtraces.append(SampleTree.backtrace(tree.nodes, number: number, name: tree.name))
+            report.backtraces.append(SampleTree.backtrace(tree.nodes, in: bytes, number: number, name: tree.name))
         }
         ImageResolver(report.images).resolve(&report.backtraces)
         if let codeType = report.field("Code Type") { report.arch = Arch(codeType: codeType) }
@@ -131,7 +132,7 @@ enum SampleParser {
             }
             SampleTree.describe(&frame, symbol: described)
         }
-        return SampleTreeNode(indent: countStart - line.lowerBound, frame: frame)
+        return SampleTreeNode(line: line, indent: countStart - line.lowerBound, frame: frame)
     }
 
     /// Where the parts of a node sit from its symbol on (`SYMBOL (in IMAGE) ... [0xADDRESS]...`):

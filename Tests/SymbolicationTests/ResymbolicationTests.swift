@@ -1,7 +1,10 @@
 // Symbolicating a report that was symbolicated before (the app's dSYM first, a framework's when it
 // arrives; or a report Xcode already symbolicated) gives what one run gives: the inline levels an
-// earlier run wrote (text lines repeating a frame's number and address, `.ips` objects marked
-// `"inline":true`) are levels of their frame, replaced, never counted as frames of their own.
+// earlier run wrote (text lines repeating a frame's number and address, sample-tree lines
+// repeating a node but for its symbol, `.ips` objects marked `"inline":true`, MetricKit
+// `inlineFrames`) are levels of their frame, replaced, never counted as frames of their own, and
+// the keys a JSON frame was given are replaced, never added twice. Over the sample reports and
+// the Samples/diagnostics inputs.
 
 import Foundation
 import Reports
@@ -152,10 +155,11 @@ extension ResymbolicationTests {
 }
 
 extension ResymbolicationTests {
-    /// The Samples/diagnostics inputs: MetricKit payloads (per-thread stacks and aggregated trees).
+    /// The Samples/diagnostics inputs: MetricKit payloads (per-thread stacks and aggregated trees),
+    /// a microstackshot resource report, a spindump and a `sample` call graph.
     static var diagnostics: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: Diagnostics.folder)) ?? []
-        return names.filter { $0.hasPrefix("HoldApp-") && $0.hasSuffix(".json") }.sorted()
+        return names.filter { $0.hasPrefix("HoldApp-") && ($0.hasSuffix(".json") || $0.hasSuffix(".txt")) }.sorted()
     }
 
     /// Every variant's dSYM of one image (`HoldApp.app.dSYM`, `HoldKit.framework.dSYM`), without the other's.
@@ -167,8 +171,8 @@ extension ResymbolicationTests {
     }
 
     /// Every diagnostic input, symbolicated twice with every symbol, is the same both times:
-    /// the keys the first run wrote are replaced, never added again, and its `inlineFrames` are
-    /// never read as frames.
+    /// the keys and the sample tree's inline lines the first run wrote are replaced, never added
+    /// again, and never read as frames.
     @Test(arguments: diagnostics)
     func aDiagnosticSymbolicatedAgainIsUnchanged(_ name: String) throws {
         let once = try Self.service([Paths.samples + "/build"]).process(try Diagnostics.bytes(name), format: nil)
