@@ -209,3 +209,14 @@ enum FrameLine {
         return name.contains(".") && !name.hasPrefix(".")
     }
 }
+
+extension Backtrace {
+    /// Appends `frame`, read from the line that starts at `lineStart`, with the levels before it
+    /// folded in (`FrameLine.fold`). `firstIsPC`: the backtrace's first frame is a pc (a thread's),
+    /// every other frame a return address.
+    mutating func appendFolding(_ frame: Frame, lineStart: Int, lastLineStart: Int?, firstIsPC: Bool) {
+        var frame = FrameLine.fold(frame, lineStart: lineStart, into: &frames, lastLineStart: lastLineStart)
+        frame.isReturnAddress = !(firstIsPC && frames.isEmpty)
+        frames.append(frame)
+    }
+}

@@ -212,9 +212,16 @@ enum MicrostackshotParser {
                 ?? (image.name == sample.image || image.path.flatMap(PathParts.last) == sample.image)
         }
         let loaded = { (image: BinaryImage) in named(image) && image.loadAddress == base }
-        let own = images.indices.filter { sections[$0] == section }
-        if let i = own.first(where: { loaded(images[$0]) }) ?? images.firstIndex(where: loaded) { return i }
-        if let i = own.first(where: { named(images[$0]) }) ?? images.firstIndex(where: named) { return i }
+        if let i = images.indices.first(where: { sections[$0] == section && loaded(images[$0]) })
+            ?? images.firstIndex(where: loaded)
+        {
+            return i
+        }
+        if let i = images.indices.first(where: { sections[$0] == section && named(images[$0]) })
+            ?? images.firstIndex(where: named)
+        {
+            return i
+        }
         guard let base else { return nil }
         images.append(BinaryImage(loadAddress: base, name: uuid?.uuidString ?? sample.image, arch: arch, uuid: uuid))
         sections.append(section)

@@ -195,11 +195,9 @@ enum TextReportParser {
             // goes on; any other line ends it (below).
             if section == .frames, let read = FrameLine.read(bytes, line.range), current != nil {
                 // Inline levels an earlier symbolication wrote become levels of their frame.
-                var frame = FrameLine.fold(
-                    read, lineStart: line.range.lowerBound, into: &current!.frames,
-                    lastLineStart: previousFrameLineStart)
-                frame.isReturnAddress = !(currentKind == .thread && (current?.frames.isEmpty ?? true))
-                current?.frames.append(frame)
+                current?.appendFolding(
+                    read, lineStart: line.range.lowerBound, lastLineStart: previousFrameLineStart,
+                    firstIsPC: currentKind == .thread)
                 previousFrameLineStart = line.range.lowerBound
                 continue
             }

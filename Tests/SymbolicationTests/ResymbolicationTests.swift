@@ -18,6 +18,13 @@ import Testing
         SymbolicationService(locator: try SymbolPathLocator(paths: paths))
     }
 
+    /// The sample variant these tests symbolicate, and its report of `kind` (`crash` or `ips`).
+    static let variant = Paths.samples + "/build/ios-arm64-dwarf5"
+    static func sampleReport(_ kind: String) throws -> [UInt8] {
+        try [UInt8](
+            Data(contentsOf: URL(fileURLWithPath: Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5." + kind)))
+    }
+
     /// Every sample report, symbolicated twice with every symbol, is the same both times.
     @Test(arguments: Samples.reports)
     func aReportSymbolicatedAgainIsUnchanged(_ name: String) throws {
@@ -31,9 +38,7 @@ import Testing
     /// inline levels are kept once, as one run with both gives.
     @Test(arguments: ["crash", "ips"])
     func aReportSymbolicatedInTwoStepsIsWhatOneRunGives(kind: String) throws {
-        let name = "HoldApp-ios-arm64-dwarf5." + kind
-        let variant = Paths.samples + "/build/ios-arm64-dwarf5"
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.samples + "/reports/" + name)))
+        let (variant, bytes) = (Self.variant, try Self.sampleReport(kind))
         let both = try Self.service([variant]).process(bytes, format: nil)
         let app = try Self.service([variant + "/HoldApp.app.dSYM"]).process(bytes, format: nil)
         let then = try Self.service([variant]).process(app.output, format: nil)
@@ -53,8 +58,7 @@ import Testing
     /// a text report's `Application Specific Backtrace 1:` section (the report's own frame
     /// layout), or an `.ips` `asiBacktraces` string (macOS's layout, `Image + offset`).
     static func withApplicationSpecificBacktrace(_ kind: String) throws -> [UInt8] {
-        let path = Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5." + kind
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let text = String(decoding: try sampleReport(kind), as: UTF8.self)
         if kind == "ips" {
             let lines = asiFrames.enumerated().map { n, f in
                 "\(n)   \(f.image)                             \(asiAddress(f.address, kind)) \(f.image) + \(f.offset)"
@@ -86,8 +90,7 @@ import Testing
     /// inline lines (its number and address again) are written once, never read as frames.
     @Test(arguments: ["crash", "ips"])
     func anApplicationSpecificBacktraceSymbolicatedAgainKeepsOneSetOfLevels(kind: String) throws {
-        let bytes = try Self.withApplicationSpecificBacktrace(kind)
-        let variant = Paths.samples + "/build/ios-arm64-dwarf5"
+        let (variant, bytes) = (Self.variant, try Self.withApplicationSpecificBacktrace(kind))
         let once = try Self.service([variant]).process(bytes, format: nil)
         let asi = try #require(once.report.backtraces.firstIndex { $0.kind == .applicationSpecific })
         #expect(once.report.backtraces[asi].frames.count == Self.asiFrames.count)
@@ -129,9 +132,7 @@ extension ResymbolicationTests {
     /// binaries gives. A frame the second run finds no symbols for stays as the first run wrote it.
     @Test(arguments: ["crash", "ips"])
     func aReportSymbolicatedAgainWithLessKeepsNoStaleSourceLocation(kind: String) throws {
-        let name = "HoldApp-ios-arm64-dwarf5." + kind
-        let variant = Paths.samples + "/build/ios-arm64-dwarf5"
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Paths.samples + "/reports/" + name)))
+        let (variant, bytes) = (Self.variant, try Self.sampleReport(kind))
         let dsyms = try Self.service([variant]).process(bytes, format: nil)
         let binaries = try Self.service([variant + "/HoldApp.app"]).process(bytes, format: nil)
         let then = try Self.service([variant + "/HoldApp.app"]).process(dsyms.output, format: nil)
