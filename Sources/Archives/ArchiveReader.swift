@@ -20,6 +20,10 @@
 // libarchive cannot go on after a damaged local header or a broken compressed stream; under the
 // `.recoverable` policy the reader then resumes at the next local header (ArchiveReader+Resume),
 // so a damaged member fails alone, by name, and every member after it is still read.
+// A tar has no directory. A header whose checksum fails is a damaged member, which libarchive
+// passes over a block at a time to the next header that reads (under `.recoverable`); a tar that
+// ends inside a member, or without its end-of-archive blocks, was cut, and ends with `.truncated`
+// as a zip cut short does (`tarEnded`, and the end check in `nextMember`).
 //
 // Archives come from strangers, so what to do with what is odd in them is the caller's explicit
 // `Policy`: member names that climb out of a folder (`..`, absolute paths) are refused (the whole
@@ -112,8 +116,11 @@ public final class ArchiveReader {
     /// Set by the stream of a zip cut short once libarchive has asked for bytes past the file's
     /// end: whatever fails from then on fails at the cut.
     let pastEnd = CFlag()
-    /// The member the zip was cut in has been reported: nothing follows it.
+    /// The member the archive was cut in has been reported: nothing follows it.
     private var cutReached = false
+    /// A damaged header was reported and libarchive can go on: the blocks it passes over until
+    /// the next header that reads are the damaged member's, not members.
+    private var passingOverDamage = false
     /// Whether the cut has been reported.
     private var truncationReported = false
     /// The directory entry of the next local header to be read.
@@ -211,7 +218,7 @@ public final class ArchiveReader {
     /// member before the cut.
     public func next() throws(ArchiveError) -> Entry? {
         if let entry = try nextMember() { return entry }
-        if isCutShort && !truncationReported { throw truncation(membersRead: memberIndex - 1) }
+        if isCutShort || cutReached, !truncationReported { throw truncation(membersRead: memberIndex - 1) }
         return nil
     }
 
@@ -240,6 +247,15 @@ public final class ArchiveReader {
         (carchive_format(handle) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR
     }
 
+    /// True when a tar's header or data failed, for good, because the file ended: libarchive
+    /// fails that way only once it has consumed every byte of the file (a compressed tar's
+    /// decompressor ran out of input), or, for a header, when less than a block is left of it.
+    /// Damage in a whole tar fails earlier, or (a header) in a way libarchive can go on from.
+    private func tarEnded(status: Int32, header: Bool) -> Bool {
+        guard isTar, status == ARCHIVE_FATAL else { return false }
+        return base + carchive_filter_bytes(handle, -1) + (header ? Self.tarBlock : 1) > archiveSize
+    }
+
     private func nextMember() throws(ArchiveError) -> Entry? {
         if current != nil { try skipRest() }
         if cutReached { return nil }
@@ -264,13 +280,13 @@ public final class ArchiveReader {
             expected = member
         }
         var entryPointer: OpaquePointer?
-        let consumedBefore = carchive_filter_bytes(handle, 0)
+        var consumedBefore = carchive_filter_bytes(handle, 0)
         var status = UTF8Locale.run { carchive_read_next_header(handle, &entryPointer) }
-        var retries = 0
-        while status == ARCHIVE_RETRY && retries < 3 {
+        while status == ARCHIVE_RETRY && passingOverDamage {
+            consumedBefore = carchive_filter_bytes(handle, 0)
             status = UTF8Locale.run { carchive_read_next_header(handle, &entryPointer) }
-            retries += 1
         }
+        passingOverDamage = false
         memberIndex += 1
         if status == ARCHIVE_EOF {
             if isTar, memberIndex > 1, carchive_filter_bytes(handle, 0) - consumedBefore < Self.tarBlock {
@@ -290,6 +306,15 @@ public final class ArchiveReader {
                     }) == nil
             {
                 throw truncation(membersRead: memberIndex - 1)
+            }
+            if tarEnded(status: status, header: true) { throw truncation(membersRead: memberIndex - 1) }
+            if status == ARCHIVE_RETRY {
+                // A header libarchive rejects (a tar's checksum) and can go on from, a block at a
+                // time, to the next header that reads.
+                passingOverDamage = policy.memberErrors == .recoverable
+                try fail(
+                    .damagedHeader, "damaged header of member \(memberIndex): \(detail)", detail: detail,
+                    member: expected?.name, recoverable: true)
             }
             if status == ARCHIVE_FAILED || scheduleResume(after: .header(from: failedHeaderSearch)) {
                 try fail(
@@ -359,10 +384,10 @@ public final class ArchiveReader {
         guard n >= 0 else {
             current = nil
             let detail = Self.errorString(handle)
+            let status = Int32(truncatingIfNeeded: n)
             try failData(
-                of: entry, "damaged data: \(detail)", detail: detail,
-                recoverable: Int32(truncatingIfNeeded: n) != ARCHIVE_FATAL
-                    || scheduleResume(after: .data(from: lastDataStart)))
+                of: entry, "damaged data: \(detail)", detail: detail, atTheCut: tarEnded(status: status, header: false),
+                recoverable: status != ARCHIVE_FATAL || scheduleResume(after: .data(from: lastDataStart)))
         }
         if n == 0 {
             lastDataEnd = self.base + carchive_filter_bytes(handle, 0)
@@ -370,7 +395,7 @@ public final class ArchiveReader {
             // adds after it.
             if isCutShort, lastDataEnd > archiveSize {
                 current = nil
-                try failData(of: entry, "damaged data", detail: "", recoverable: true)
+                try failData(of: entry, "damaged data", detail: "", atTheCut: false, recoverable: true)
             }
             return 0
         }
@@ -416,6 +441,7 @@ public final class ArchiveReader {
                 let detail = Self.errorString(handle)
                 try failData(
                     of: entry, "damaged data: \(detail)", detail: detail,
+                    atTheCut: tarEnded(status: status, header: false),
                     recoverable: status != ARCHIVE_FATAL || scheduleResume(after: .data(from: lastDataStart)))
             }
             lastDataEnd = base + carchive_filter_bytes(handle, 0)
@@ -443,14 +469,15 @@ public final class ArchiveReader {
         }
     }
 
-    /// Throws a damaged-data error for `entry`. In a zip cut short, a member whose data failed
-    /// once libarchive asked for bytes past the file's end is the member the cut falls in: nothing
-    /// after it is read (a local header inside its data, of a zip stored in it, is no member), and
-    /// a policy that makes damage fatal hears of the cut itself, not of data that fails to decode.
+    /// Throws a damaged-data error for `entry`. A member whose data failed at the cut (in a zip
+    /// cut short, once libarchive asked for bytes past the file's end; in a tar, `atTheCut`) is
+    /// the member the cut falls in: nothing after it is read (a local header inside its data, of
+    /// a zip stored in it, is no member), and a policy that makes damage fatal hears of the cut
+    /// itself, not of data that fails to decode.
     private func failData(
-        of entry: Entry, _ message: String, detail: String, recoverable: @autoclosure () -> Bool
+        of entry: Entry, _ message: String, detail: String, atTheCut: Bool, recoverable: @autoclosure () -> Bool
     ) throws(ArchiveError) -> Never {
-        if isCutShort, pastEnd.isSet {
+        if atTheCut || (isCutShort && pastEnd.isSet) {
             cutReached = true
             pendingResume = nil
             if policy.memberErrors == .fatal { throw truncation(membersRead: memberIndex - 1) }

@@ -81,6 +81,70 @@ struct TarEndTests {
         #expect(try Self.read(cut, memberErrors: .fatal) == Self.whole(member + 1) + [.error(.truncated, fatal: true)])
     }
 
+    /// A tar cut inside a member's data: the member the cut falls in is damaged by the cut (its
+    /// name known, so a batch run counts it), and then the tar is cut short after the members
+    /// before it, as a zip cut inside a member is. A policy that makes damage fatal hears of the cut.
+    @Test(arguments: [0, 1, 2], [1, 300, 511])
+    func aTarCutInsideAMembersDataIsCutShort(member: Int, into data: Int) throws {
+        let (bytes, ends) = Self.build()
+        let dataStart = (member == 0 ? 0 : ends[member - 1]) + 512
+        let cut = Array(bytes.prefix(dataStart + data))
+        #expect(
+            try Self.read(cut)
+                == Self.whole(member) + [.error(.damagedData, fatal: false), .error(.truncated, fatal: true)])
+        #expect(try Self.read(cut, memberErrors: .fatal) == Self.whole(member) + [.error(.truncated, fatal: true)])
+    }
+
+    /// A tar cut inside the header of a member after the first: the cut, after the whole members.
+    @Test(arguments: [1, 2], [1, 100, 511])
+    func aTarCutInsideAHeaderIsCutShort(member: Int, into header: Int) throws {
+        let (bytes, ends) = Self.build()
+        let cut = Array(bytes.prefix(ends[member - 1] + header))
+        #expect(try Self.read(cut) == Self.whole(member) + [.error(.truncated, fatal: true)])
+        #expect(try Self.read(cut, memberErrors: .fatal) == Self.whole(member) + [.error(.truncated, fatal: true)])
+    }
+
+    /// A damaged header in a whole tar is damage, not a cut, even when it is the last member's:
+    /// the member is reported, never passed over in silence, and under the `.recoverable` policy
+    /// every member after it is still read (libarchive passes over the damaged member's blocks).
+    /// (A damaged first header is no tar libarchive recognizes: the archive cannot be opened.)
+    @Test(arguments: [1, 2])
+    func aDamagedHeaderIsReportedAndTheMembersAfterItRead(member: Int) throws {
+        var (bytes, ends) = Self.build()
+        bytes[ends[member - 1] + 148] ^= 0x01
+        let after = Self.members.dropFirst(member + 1).map { ZipEndTests.Outcome.member($0.name, $0.data) }
+        #expect(try Self.read(bytes) == Self.whole(member) + [.error(.damagedHeader, fatal: false)] + after)
+        #expect(
+            try Self.read(bytes, memberErrors: .fatal) == Self.whole(member) + [.error(.damagedHeader, fatal: true)])
+    }
+
+    /// A compressed tar cut short: the decompressor runs out of input inside a member, which is
+    /// the cut as it is in a plain tar.
+    @Test func aGzipTarCutInsideAMemberIsCutShort() throws {
+        let contents = (0..<3).map { ZipEndTests.text(20 + $0, 200_000) }
+        let path = NSTemporaryDirectory() + "tar-end-\(UUID().uuidString).tar.gz"
+        defer { unlink(path) }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        #expect(descriptor >= 0)
+        do {
+            var writer = try ArchiveWriter(destination: path, fileDescriptor: descriptor)
+            for (i, data) in contents.enumerated() { try writer.add(path: "m\(i).crash", bytes: data) }
+            try writer.finish()
+        }
+        close(descriptor)
+        let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let expectedWhole = contents.enumerated().map { ZipEndTests.Outcome.member("m\($0.offset).crash", $0.element) }
+        #expect(try ZipEndTests.read(whole, named: "a.tar.gz") == expectedWhole)
+        let outcomes = try ZipEndTests.read(Array(whole.prefix(whole.count * 7 / 10)), named: "a.tar.gz")
+        let members = outcomes.filter { if case .member = $0 { true } else { false } }
+        #expect(!members.isEmpty && members.count < 3)
+        #expect(
+            outcomes
+                == Array(expectedWhole.prefix(members.count)) + [
+                    .error(.damagedData, fatal: false), .error(.truncated, fatal: true),
+                ])
+    }
+
     @Test func theMessageSaysHowManyMembersWereRead() throws {
         let (bytes, ends) = Self.build()
         let path = NSTemporaryDirectory() + "tar-end-\(UUID().uuidString).tar"
