@@ -14,7 +14,8 @@ let package = Package(
         .library(
             name: "SymbolicateLibraries",
             targets: [
-                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch", "ObjectStorage",
+                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch",
+                "ObjectStorage", "Compression",
             ]),
     ],
     targets: [
@@ -43,13 +44,17 @@ let package = Package(
         // SHA-256 and HMAC-SHA-256 through Debian's libnettle (libarchive already links it).
         .target(name: "Digest", dependencies: ["CNettle"], path: "Sources/Digest"),
         .target(name: "Reports", dependencies: ["SymbolicateModel"], path: "Sources/Reports"),
+        // zlib: compressed ELF sections, gzip request bodies, and the checksums of .tar.gz archives.
+        .target(name: "Compression", dependencies: ["CZlib"], path: "Sources/Compression"),
         .target(
-            name: "ObjectFiles", dependencies: ["SymbolicateModel", "CDwarf", "CElf", "CZlib"],
+            name: "ObjectFiles", dependencies: ["SymbolicateModel", "CDwarf", "CElf", "Compression"],
             path: "Sources/ObjectFiles"),
         // .zip / .tar / cpio, read and written: the one target that talks to libarchive.
-        .target(name: "Archives", dependencies: ["SymbolicateModel", "CArchive"], path: "Sources/Archives"),
         .target(
-            name: "Store", dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite", "CProcessor", "ObjectStorage"],
+            name: "Archives", dependencies: ["SymbolicateModel", "CArchive", "Compression"], path: "Sources/Archives"),
+        .target(
+            name: "Store",
+            dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite", "CProcessor", "ObjectStorage"],
             path: "Sources/Store"),
         .target(
             name: "Symbolication",
@@ -59,7 +64,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "CMicroHTTPD", "Digest",
-                "CProcess", "ObjectStorage",
+                "CProcess", "ObjectStorage", "Compression",
             ],
             path: "Sources/Server"),
         .target(
@@ -76,7 +81,8 @@ let package = Package(
             ],
             path: "Sources/CLI"),
         // S3-compatible object storage over libcurl: Signature V4, retries, listings.
-        .target(name: "ObjectStorage", dependencies: ["SymbolicateModel", "Digest", "CCurl"], path: "Sources/ObjectStorage"),
+        .target(
+            name: "ObjectStorage", dependencies: ["SymbolicateModel", "Digest", "CCurl"], path: "Sources/ObjectStorage"),
         .executableTarget(name: "symbolicate", dependencies: ["CLI"], path: "Sources/symbolicate"),
         // In-process lookup benchmark (Benchmarks/run.sh drives it next to the peer tools).
         .executableTarget(
@@ -85,20 +91,32 @@ let package = Package(
 
         // What the test targets share: the process runner, the repository root and fixture
         // folders, a seeded generator, zips built to order, and the tags (.slow, .server, .corpus).
-        .target(name: "TestSupport", dependencies: ["ObjectStorage", "ObjectFiles"], path: "Tests/TestSupport"),
-        .testTarget(name: "ArchivesTests", dependencies: ["Archives", "TestSupport"]),
+        .target(
+            name: "TestSupport", dependencies: ["ObjectStorage", "ObjectFiles", "Compression"],
+            path: "Tests/TestSupport"),
+        .testTarget(name: "ArchivesTests", dependencies: ["Archives", "Compression", "TestSupport"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel", "TestSupport"]),
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel", "TestSupport"]),
         .testTarget(
-            name: "StoreTests", dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "ObjectStorage", "TestSupport"],
+            name: "StoreTests",
+            dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "ObjectStorage", "TestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "SymbolicationTests",
-            dependencies: ["Symbolication", "Reports", "SymbolicateModel", "TestSupport"]),
+            dependencies: ["Symbolication", "Reports", "ObjectFiles", "Store", "SymbolicateModel", "TestSupport"]),
         .testTarget(
-            name: "ServerTests", dependencies: ["Server", "Symbolication", "Store", "SymbolicateModel", "ObjectFiles", "ObjectStorage", "TestSupport"]),
-        .testTarget(name: "BatchTests", dependencies: ["Batch", "Symbolication", "Reports", "SymbolicateModel", "TestSupport"]),
+            name: "ServerTests",
+            dependencies: [
+                "Server", "Symbolication", "Store", "SymbolicateModel", "ObjectFiles", "ObjectStorage", "Compression",
+                "TestSupport",
+            ]),
+        .testTarget(
+            name: "BatchTests",
+            dependencies: [
+                "Batch", "Symbolication", "Reports", "SymbolicateModel", "Archives", "ObjectFiles", "ObjectStorage",
+                "TestSupport",
+            ]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "ObjectStorage", "TestSupport"]),
         .testTarget(
             name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Digest", "TestSupport"], exclude: ["Fixtures"]),

@@ -32,6 +32,7 @@
 // counted as data is actually read, so a header that lies about its size is caught too.
 
 internal import CArchive
+internal import Compression
 import Foundation
 import SymbolicateModel
 
@@ -123,6 +124,10 @@ public final class ArchiveReader {
     private var passingOverDamage = false
     /// Whether the cut has been reported.
     private var truncationReported = false
+    /// A gzip-compressed archive (libarchive does not check the CRC-32 its members end with).
+    private let isGzip: Bool
+    /// Whether the end of the archive has been reached, and its gzip checksums checked.
+    private var endReached = false
     /// The directory entry of the next local header to be read.
     var directoryCursor = 0
     /// The last member whose header was read, to place a member whose name is lost.
@@ -150,8 +155,10 @@ public final class ArchiveReader {
         if let missing = ArchiveLibrary.missing {
             throw ArchiveError(.libraryMissing, missing, path: path, fatal: true)
         }
+        let prefix = Self.prefix(of: path, count: 4)
+        isGzip = ContentKind.sniff(prefix) == .gzip
         var location: ZipCentralDirectory.Location?
-        if Self.startsWithLocalHeader(path) {
+        if prefix == Self.localFileHeaderSignature {
             location = ZipCentralDirectory.locate(path: path)
             isCutShort = location == nil
         } else {
@@ -182,12 +189,11 @@ public final class ArchiveReader {
         if let location { centralDirectory = ZipCentralDirectory.read(path: path, at: location) }
     }
 
-    /// True when the file begins with a zip local file header signature.
-    private static func startsWithLocalHeader(_ path: String) -> Bool {
-        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+    /// The first `count` bytes of the file (fewer when it is shorter or cannot be read).
+    private static func prefix(of path: String, count: Int) -> [UInt8] {
+        guard let file = FileHandle(forReadingAtPath: path) else { return [] }
         defer { try? file.close() }
-        let prefix = (try? file.read(upToCount: 4)).map { [UInt8]($0) } ?? []
-        return prefix == localFileHeaderSignature
+        return (try? file.read(upToCount: count)).map { [UInt8]($0) } ?? []
     }
 
     deinit {
@@ -292,6 +298,7 @@ public final class ArchiveReader {
             if isTar, memberIndex > 1, carchive_filter_bytes(handle, 0) - consumedBefore < Self.tarBlock {
                 throw truncation(membersRead: memberIndex - 1)
             }
+            try checkGzipAtTheEnd()
             return nil
         }
         guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let e = entryPointer else {
@@ -406,6 +413,20 @@ public final class ArchiveReader {
             try account(extra, member: entry.storedName)
         }
         return n
+    }
+
+    /// At the end of a gzip-compressed archive, its members' CRC-32 and lengths, which libarchive
+    /// passes over: a gzip stream damaged in transit or on disk can inflate without an error, and
+    /// its members would be read with damaged bytes and nothing to say so. The file is inflated a
+    /// second time to check them, once, when the archive has been read to its end.
+    private func checkGzipAtTheEnd() throws(ArchiveError) {
+        guard isGzip, !endReached else { return }
+        endReached = true
+        guard let problem = Zlib.gzipFileProblem(atPath: path) else { return }
+        throw ArchiveError(
+            .damagedData,
+            "the archive's gzip data is damaged (\(problem)): the members read from it may hold damaged bytes",
+            detail: "gzip check failed: \(problem)", path: path, fatal: true)
     }
 
     /// The current member's data, at most `limit` bytes; longer members throw `.memberTooLarge`

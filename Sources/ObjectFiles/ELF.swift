@@ -6,6 +6,7 @@
 // sections opens its handle over a private copy of the file). The older `.zdebug_*` sections
 // ("ZLIB", a big-endian size, a zlib stream) are inflated here with Zlib.
 
+internal import Compression
 import SymbolicateModel
 
 struct ELFFile {
@@ -77,7 +78,14 @@ struct ELFFile {
         guard try r.bytes(4) == Array("ZLIB".utf8) else { return raw }
         r.bigEndian = true
         let size = try r.u64()
-        let bytes = try Zlib.inflate(try raw.sub(12, raw.count - 12), expectedSize: size)
+        let compressed = try raw.sub(12, raw.count - 12)
+        let bytes: [UInt8]
+        do {
+            bytes = try Zlib.inflate(
+                UnsafeRawBufferPointer(start: compressed.pointer, count: compressed.count), expectedSize: size)
+        } catch {
+            throw DecodeError(error.message)
+        }
         return ByteStorage(bytes: bytes).reader()
     }
 

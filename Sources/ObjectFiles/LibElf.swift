@@ -9,6 +9,7 @@
 // thrown as a SymbolicateError naming the file and libelf's own message.
 
 internal import CElf
+internal import Compression
 import SymbolicateModel
 
 /// One section header, with its name resolved through the section-name string table.

@@ -1,8 +1,8 @@
 // Decoding `Content-Encoding: gzip` (and `deflate`) request bodies within a size limit, through
-// ObjectFiles' zlib wrapper: a few kilobytes that inflate to gigabytes are refused with a 413 as
+// the zlib wrapper (Compression): a few kilobytes that inflate to gigabytes are refused with a 413 as
 // soon as the limit is passed, never held in memory.
 
-import ObjectFiles
+import Compression
 
 enum ContentDecoding {
     /// The decoded body for the request's Content-Encoding (identity, gzip, x-gzip, deflate).

@@ -6,8 +6,8 @@
 // are refused with 400; a body cut off for its rate, or stopped, is logged as closed unanswered;
 // targets too long or with too many query arguments are answered 414, never left hanging.
 
+import Compression
 import Foundation
-import ObjectFiles
 import Server
 import TestSupport
 import Testing

@@ -4,8 +4,8 @@
 // bodies get 400/413/415/422, never a crash. Sentry and Mozilla shapes are checked against the same
 // frames' answers from the native JSON.
 
+import Compression
 import Foundation
-import ObjectFiles
 import Server
 import Store
 import SymbolicateModel

@@ -143,6 +143,14 @@ struct ArchiveImportTests {
                 let cut = folder + "/cut-" + name
                 try good.prefix(upTo: last.lowerBound).write(to: URL(fileURLWithPath: cut))
                 try expectRefused(store, snapshot, cut, saying: "central directory")
+            } else {
+                // The gzip trailer's CRC-32 does not match: libarchive inflates the data without an
+                // error, so only the checksum says the builds read from it may be damaged.
+                var bytes = [UInt8](good)
+                bytes[bytes.count - 8] ^= 0x01
+                let mismatched = folder + "/crc-" + name
+                try Data(bytes).write(to: URL(fileURLWithPath: mismatched))
+                try expectRefused(store, snapshot, mismatched, saying: "gzip check failed: incorrect data check")
             }
             // Scrambled in the middle: compressed data no longer decodes.
             var bytes = [UInt8](good)

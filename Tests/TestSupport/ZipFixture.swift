@@ -6,8 +6,8 @@
 // the end of central directory record 4.3.16) with zlib's deflate and crc32 (through the Zlib
 // wrapper), so tests need no external tools.
 
+import Compression
 import Foundation
-import ObjectFiles
 
 public struct ZipFixture {
     public enum Method: Sendable {

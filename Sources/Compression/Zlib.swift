@@ -1,17 +1,23 @@
 // zlib behind one small wrapper, the only code that talks to it: inflating the older
 // `.zdebug_*` "ZLIB" form of compressed ELF debug sections (libelf inflates SHF_COMPRESSED ones,
-// after their header is checked against the same limits), and inflating a gzip or zlib stream of
-// unknown length within an output limit (the server's `Content-Encoding: gzip` bodies). Both
-// refuse what would make us allocate without limit: a section header claiming an implausible
-// size, a stream that inflates past the caller's limit (refused as soon as it is passed).
+// after their header is checked against the same limits), inflating a gzip or zlib stream of
+// unknown length within an output limit (the server's `Content-Encoding: gzip` bodies), and
+// checking a gzip file against the CRC-32 and length its members end with (libarchive, which
+// reads .tar.gz archives, inflates without checking them). The first two refuse what would make
+// us allocate without limit: a section header claiming an implausible size, a stream that
+// inflates past the caller's limit (refused as soon as it is passed).
 
 internal import CZlib
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 public enum Zlib {
     /// Largest section we agree to inflate, and the largest expansion ratio we believe (zlib's
     /// deflate cannot exceed about 1032:1, so a header claiming more is lying).
-    static let maxOutput = 1 << 30
-    static let maxRatio = 1100
+    public static let maxOutput = 1 << 30
+    public static let maxRatio = 1100
 
     /// Why a stream did not inflate.
     public enum StreamError: Error, Sendable, Equatable {
@@ -23,12 +29,20 @@ public enum Zlib {
         case cannotStart
     }
 
-    static func inflate(_ input: ByteReader, expectedSize: UInt64) throws -> [UInt8] {
+    /// Why a compressed section did not inflate, in words.
+    public struct SectionError: Error, Sendable {
+        public var message: String
+    }
+
+    /// A zlib stream known to inflate to `expectedSize` bytes (a compressed section).
+    public static func inflate(_ input: UnsafeRawBufferPointer, expectedSize: UInt64) throws(SectionError) -> [UInt8] {
         guard expectedSize <= UInt64(maxOutput), expectedSize <= UInt64(max(input.count, 1)) * UInt64(maxRatio) else {
-            throw DecodeError("compressed section claims an implausible size of \(expectedSize) bytes")
+            throw SectionError(message: "compressed section claims an implausible size of \(expectedSize) bytes")
         }
         guard expectedSize > 0 else { return [] }
-        guard let src = input.pointer else { throw DecodeError("compressed section is empty") }
+        guard let src = input.baseAddress, input.count > 0 else {
+            throw SectionError(message: "compressed section is empty")
+        }
         var out = [UInt8](repeating: 0, count: Int(expectedSize))
         var destLen = uLongf(expectedSize)
         let rc = out.withUnsafeMutableBytes { dst -> Int32 in
@@ -37,9 +51,10 @@ public enum Zlib {
                 d.assumingMemoryBound(to: Bytef.self), &destLen, src.assumingMemoryBound(to: Bytef.self),
                 uLong(input.count))
         }
-        guard rc == Z_OK else { throw DecodeError("compressed section does not inflate (zlib error \(rc))") }
+        guard rc == Z_OK else { throw SectionError(message: "compressed section does not inflate (zlib error \(rc))") }
         guard destLen == uLongf(expectedSize) else {
-            throw DecodeError("compressed section inflates to \(destLen) bytes, header says \(expectedSize)")
+            throw SectionError(
+                message: "compressed section inflates to \(destLen) bytes, header says \(expectedSize)")
         }
         return out
     }
@@ -154,5 +169,74 @@ extension Zlib {
     /// The CRC-32 of `bytes` continued from `crc` (0 to start), as zip and gzip use it.
     public static func crc32(_ crc: UInt32, _ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBufferPointer { UInt32(CZlib.crc32(uLong(crc), $0.baseAddress, UInt32($0.count))) }
+    }
+}
+
+extension Zlib {
+    /// Checks the gzip file at `path` as gzip(1) -t does: every member is inflated (the output
+    /// thrown away) and checked against the CRC-32 and length it ends with (RFC 1952 2.3.1).
+    /// Members follow one another (`cat a.gz b.gz`); bytes after the last member that do not begin
+    /// another one are ignored, as libarchive ignores them. Nil when the file checks out, else
+    /// what is wrong, in words (zlib's own: "incorrect data check", "invalid block type", ...).
+    public static func gzipFileProblem(atPath path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "cannot open it: \(String(cString: strerror(errno)))" }
+        defer { close(descriptor) }
+        var stream = z_stream()
+        // 15 + 16: any window size, a gzip header and trailer only.
+        guard inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            return "zlib could not start (no memory)"
+        }
+        defer { inflateEnd(&stream) }
+        let input = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 16)
+        let output = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 16)
+        defer {
+            input.deallocate()
+            output.deallocate()
+        }
+        var start = 0
+        var end = 0
+        var memberEnded = false
+        /// Reads more input after what is left of the buffer; false at the end of the file.
+        func fill() -> Bool? {
+            if start > 0 {
+                input.update(from: input + start, count: end - start)
+                end -= start
+                start = 0
+            }
+            var n: Int
+            repeat { n = read(descriptor, input + end, (1 << 16) - end) } while n < 0 && errno == EINTR
+            guard n >= 0 else { return nil }
+            end += n
+            return n > 0
+        }
+        while true {
+            if memberEnded {
+                // Another member follows only where its two ID bytes stand next.
+                while end - start < 2 {
+                    guard let more = fill() else { return "cannot read it: \(String(cString: strerror(errno)))" }
+                    if !more { return nil }
+                }
+                guard input[start] == 0x1F, input[start + 1] == 0x8B else { return nil }
+                guard inflateReset(&stream) == Z_OK else { return "zlib could not start again" }
+                memberEnded = false
+            }
+            if start == end {
+                guard let more = fill() else { return "cannot read it: \(String(cString: strerror(errno)))" }
+                if !more { return "the gzip data ends before its end" }
+            }
+            stream.next_in = input + start
+            stream.avail_in = UInt32(end - start)
+            stream.next_out = output
+            stream.avail_out = 1 << 16
+            let rc = CZlib.inflate(&stream, Z_NO_FLUSH)
+            start = end - Int(stream.avail_in)
+            switch rc {
+            case Z_STREAM_END: memberEnded = true
+            case Z_OK: continue
+            case Z_BUF_ERROR where start == end: continue  // more input wanted
+            default: return stream.msg.map { String(cString: $0) } ?? "zlib error \(rc)"
+            }
+        }
     }
 }
