@@ -288,7 +288,9 @@ public final class ArchiveReader {
         var entryPointer: OpaquePointer?
         var consumedBefore = carchive_filter_bytes(handle, 0)
         var status = UTF8Locale.run { carchive_read_next_header(handle, &entryPointer) }
-        while status == ARCHIVE_RETRY && passingOverDamage {
+        // Each retry consumes what it rejected (a tar's reader, a block); one that does not would
+        // never end, so it ends the passing over.
+        while status == ARCHIVE_RETRY && passingOverDamage && carchive_filter_bytes(handle, 0) > consumedBefore {
             consumedBefore = carchive_filter_bytes(handle, 0)
             status = UTF8Locale.run { carchive_read_next_header(handle, &entryPointer) }
         }
@@ -317,11 +319,12 @@ public final class ArchiveReader {
             if tarEnded(status: status, header: true) { throw truncation(membersRead: memberIndex - 1) }
             if status == ARCHIVE_RETRY {
                 // A header libarchive rejects (a tar's checksum) and can go on from, a block at a
-                // time, to the next header that reads.
-                passingOverDamage = policy.memberErrors == .recoverable
+                // time, to the next header that reads; not when the retry consumed nothing.
+                let progressed = carchive_filter_bytes(handle, 0) > consumedBefore
+                passingOverDamage = progressed && policy.memberErrors == .recoverable
                 try fail(
                     .damagedHeader, "damaged header of member \(memberIndex): \(detail)", detail: detail,
-                    member: expected?.name, recoverable: true)
+                    member: expected?.name, recoverable: progressed)
             }
             if status == ARCHIVE_FAILED || scheduleResume(after: .header(from: failedHeaderSearch)) {
                 try fail(
