@@ -109,7 +109,7 @@ def put(target, name, data):
     with open(os.path.join(seeds, target, name), "wb") as out:
         out.write(data)
 
-# Archives: reports in a zip (stored and deflated, one nested folder), in tar.gz; dSYMs in a zip.
+# Archives: reports in a zip (stored and deflated, one nested folder), in a tar and a tar.gz; dSYMs in a zip.
 def zipped(paths, method):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", method) as z:
@@ -124,6 +124,12 @@ with tarfile.open(fileobj=buf, mode="w:gz") as t:
     for p in reports[:2] + dsyms[:1]:
         t.add(p, os.path.basename(p))
 put("FuzzArchives", "mixed.tar.gz", buf.getvalue())
+# A plain tar too: its headers and their checksums are in the clear for the fuzzer to change.
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
+    for p in reports[:3]:
+        t.add(p, os.path.basename(p))
+put("FuzzArchives", "reports.tar", buf.getvalue())
 
 # HTTP requests in FuzzHTTP's framing: METHOD TARGET, headers, blank line, body.
 def request(method, target, headers=(), body=b""):
