@@ -254,11 +254,22 @@ public enum ReportWriter {
         guard frames.indices.contains(where: { results[FrameID(backtrace: b, frame: $0)] != nil }),
             let range = TextReportParser.parenthesizedBacktraceRange(report.original, occurrence: occurrence)
         else { return nil }
-        let lines = frameLines(report, backtrace: b, results: results)
-        let endingText = String(decoding: ending, as: UTF8.self)
-        var text = lines.joined(separator: endingText)
-        let before = range.lowerBound > 0 ? report.original[range.lowerBound - 1] : 0x0A
-        if before != 0x0A, before != 0x0D { text = endingText + text }
-        return ByteEdit(range: range, bytes: Array(text.utf8))
+        let original = report.original
+        var lineStart = range.lowerBound
+        while lineStart > 0, original[lineStart - 1] != 0x0A, original[lineStart - 1] != 0x0D { lineStart -= 1 }
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        // The indentation of the line the list starts on (a report pasted with every line
+        // indented): each frame line gets it. When only indentation comes before the list, the
+        // first frame line takes the list's place after it; else the frame lines start on a
+        // line of their own.
+        var indentEnd = lineStart
+        while indentEnd < range.lowerBound, isBlank(original[indentEnd]) { indentEnd += 1 }
+        let indent = Array(original[lineStart..<indentEnd])
+        var bytes: [UInt8] = []
+        for (n, line) in frameLines(report, backtrace: b, results: results).enumerated() {
+            if n > 0 || indentEnd < range.lowerBound { bytes += ending + indent }
+            bytes += Array(line.utf8)
+        }
+        return ByteEdit(range: range, bytes: bytes)
     }
 }

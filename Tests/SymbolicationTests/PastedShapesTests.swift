@@ -12,7 +12,11 @@ import Testing
 @Suite struct PastedShapesTests {
     static let name = "HoldApp-ios-arm64-dwarf5.crash"
 
-    static func plain() throws -> String {
+    /// A report whose Last Exception Backtrace is a parenthesized list of addresses, which the
+    /// output opens up into frame lines.
+    static let parenthesizedName = "HoldApp-ios-arm64-dwarf4.crash"
+
+    static func plain(_ name: String = name) throws -> String {
         try String(contentsOfFile: Paths.samples + "/reports/" + name, encoding: .utf8)
     }
 
@@ -21,9 +25,9 @@ import Testing
         return try SymbolicationService(locator: locator).process(Array(text.utf8), format: nil)
     }
 
-    @Test(arguments: ["    ", "\t", " \t  "])
-    func everyLineIndented(_ indent: String) throws {
-        let plain = try Self.plain()
+    @Test(arguments: [name, parenthesizedName], ["    ", "\t", " \t  "])
+    func everyLineIndented(_ name: String, _ indent: String) throws {
+        let plain = try Self.plain(name)
         func indented(_ s: String) -> String {
             s.components(separatedBy: "\n").map { $0.isEmpty ? $0 : indent + $0 }.joined(separator: "\n")
         }
