@@ -166,7 +166,9 @@ enum LookupCommand: Command {
     }
 
     /// The slice to look up in: the one -arch names (exactly: atos does not take an arm64 slice
-    /// for arm64e), else the only one.
+    /// for arm64e), else the only one. Slices of one build (a dSYM and its binary side by side)
+    /// are one choice, its debug information first. Two builds of the arch asked for (an .app
+    /// and the frameworks inside it) are refused: neither is taken for the other.
     static func pickSlice(path: String, arch: Arch?) throws -> ObjectSlice {
         var slices: [ObjectSlice] = []
         for file in try SymbolFileFinder.objectFiles(in: path) {
@@ -175,14 +177,33 @@ enum LookupCommand: Command {
         guard !slices.isEmpty else {
             throw SymbolicateError(.badInput, "holds no Mach-O or ELF symbol file", path: path)
         }
+        var candidates = slices
         if let arch {
-            if let exact = slices.first(where: { $0.info.arch == arch }) { return exact }
-            let have = slices.map(\.info.arch.rawValue).joined(separator: ", ")
-            throw SymbolicateError(
-                .badInput, "has no \(arch) slice (it has: \(have)); choose one of those with -arch", path: path)
+            candidates = slices.filter { $0.info.arch == arch }
+            guard !candidates.isEmpty else {
+                let have = slices.map(\.info.arch.rawValue).joined(separator: ", ")
+                throw SymbolicateError(
+                    .badInput, "has no \(arch) slice (it has: \(have)); choose one of those with -arch", path: path)
+            }
         }
-        if slices.count == 1, let only = slices.first { return only }
-        let have = slices.map { "\($0.info.arch) (\($0.info.name))" }.joined(separator: ", ")
-        throw UsageError("\(path) holds several slices: \(have); choose one with -arch")
+        let builds = Set(candidates.map { BuildKey(uuid: $0.info.uuid, arch: $0.info.arch) })
+        if builds.count == 1 {
+            return candidates.first { $0.info.kind == .debugInfo } ?? candidates[0]
+        }
+        let archs = Set(candidates.map(\.info.arch))
+        if arch == nil, archs.count == builds.count {
+            let have = candidates.map { "\($0.info.arch) (\($0.info.name))" }.joined(separator: ", ")
+            throw UsageError("\(path) holds several slices: \(have); choose one with -arch")
+        }
+        var seen = Set<BuildKey>()
+        let have = candidates.filter { seen.insert(BuildKey(uuid: $0.info.uuid, arch: $0.info.arch)).inserted }
+            .map { "\($0.info.name) \($0.info.arch) (\($0.info.path))" }.joined(separator: ", ")
+        let which = arch.map { "several \($0) builds" } ?? "several builds of one arch"
+        throw UsageError("\(path) holds \(which): \(have); give -o the .dSYM or binary of the one to look up in")
+    }
+
+    private struct BuildKey: Hashable {
+        var uuid: BuildID
+        var arch: Arch
     }
 }

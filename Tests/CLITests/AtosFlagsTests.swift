@@ -184,6 +184,40 @@ struct AtosFlagsTests {
         #expect(u.stderr.contains("it has: arm64, x86_64") || u.stderr.contains("it has: x86_64, arm64"), "\(u.stderr)")
     }
 
+    /// An .app holds its executable and, under Frameworks/, the frameworks it embeds, all arm64:
+    /// -arch arm64 cannot tell them apart, so neither is taken for the other (the framework's
+    /// symbols are no answer for the app's addresses). Its executable, named with -o, is.
+    @Test func anAppWithFrameworksOfTheSameArchIsRefusedNotGuessed() throws {
+        let app = Paths.samples + "/build/ios-arm64-dwarf4/HoldApp.app"
+        for flags in [["-arch", "arm64"], []] {
+            let r = try CLI.run(["lookup", "-o", app] + flags + ["-l", "0x102bc4000", "0x102bc80e0"])
+            #expect(r.status == 64, "\(flags): \(r.stdoutText)")
+            #expect(r.stdout.isEmpty)
+            #expect(r.stderr.contains("HoldApp arm64") && r.stderr.contains("HoldKit arm64"), "\(r.stderr)")
+            #expect(r.stderr.contains("give -o the .dSYM or binary"), "\(r.stderr)")
+        }
+        let binary = try CLI.run([
+            "lookup", "-o", app + "/HoldApp", "-arch", "arm64", "-l", "0x102bc4000", "0x102bc80e0",
+        ])
+        #expect(binary.status == 0, "\(binary.stderr)")
+        #expect(
+            binary.stdoutText.hasPrefix("closure #1 in ViewController.viewDidLoad() (in HoldApp)"),
+            "\(binary.stdoutText)")
+    }
+
+    /// A folder with a build's dSYM and its binary holds one build: its debug information answers.
+    @Test func aDSYMBesideItsBinaryIsOneBuild() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("atos-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let variant = Paths.samples + "/build/ios-arm64-dwarf4"
+        try FileManager.default.copyItem(atPath: variant + "/HoldApp.app.dSYM", toPath: folder + "/HoldApp.app.dSYM")
+        try FileManager.default.copyItem(atPath: variant + "/HoldApp.app/HoldApp", toPath: folder + "/HoldApp")
+        let r = try CLI.run(["lookup", "-o", folder, "-l", "0x102bc4000", "0x102bc80e0"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdoutText == "closure #1 in ViewController.viewDidLoad() (in HoldApp) (ViewController.c:26)\n")
+    }
+
     @Test(arguments: [
         (["0x100004110", "main+4"], "'main+4' (argument 2)"),
         (["0x10000411g"], "'0x10000411g' (argument 1)"),
