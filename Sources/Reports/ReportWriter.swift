@@ -238,8 +238,11 @@ public enum ReportWriter {
         for level in result.frames.dropLast() {
             inserted += prefix + Array(render(level).utf8) + ending
         }
-        // The inline lines go before the frame's line, in place of those an earlier run wrote.
-        let from = min(levels?.lowerBound ?? lineStart, lineStart)
+        // The inline lines go before the frame's line, in place of those an earlier run wrote:
+        // whole lines, from the start of the first, where a pasted report's indentation is,
+        // which the parser reads past.
+        var from = min(levels?.lowerBound ?? lineStart, lineStart)
+        while from < lineStart, from > 0, original[from - 1] != 0x0A, original[from - 1] != 0x0D { from -= 1 }
         if !inserted.isEmpty || from < lineStart { edits.append(ByteEdit(range: from..<lineStart, bytes: inserted)) }
         edits.append(ByteEdit(range: column, bytes: Array(text.utf8)))
         return edits

@@ -41,6 +41,10 @@ import Testing
         #expect(
             String(decoding: processed.output, as: UTF8.self)
                 == indented(String(decoding: expected.output, as: UTF8.self)))
+        // Symbolicated again, the indented output stays as it is: the inline level lines the first
+        // run wrote are replaced whole, indentation included.
+        let again = try Self.process(String(decoding: processed.output, as: UTF8.self))
+        #expect(String(decoding: again.output, as: UTF8.self) == String(decoding: processed.output, as: UTF8.self))
     }
 
     @Test func dpkgAndOtherBinaryImageSections() throws {
