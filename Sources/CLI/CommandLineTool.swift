@@ -55,7 +55,16 @@ public enum CommandLineTool {
             {
                 command = named
                 rest = Array(args.dropFirst())
-            } else if args.first == "help", args.count > 1, let named = commands.first(where: { $0.name == args[1] }) {
+            } else if args.first == "help", args.count > 1 {
+                guard let named = commands.first(where: { $0.name == args[1] }) else {
+                    // `help WORD` asks about a command: WORD is what is unknown, not `help`.
+                    let mistake =
+                        unknownCommand(args[1])
+                        ?? "unknown command '\(args[1])'; run `symbolicate --help` for the commands"
+                    Console.error("error: \(mistake)\n")
+                    Console.error(overview)
+                    return .exit(ExitCode.usage)
+                }
                 try Console.out(named.help)
                 return .exit(ExitCode.ok)
             }

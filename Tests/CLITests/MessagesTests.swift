@@ -24,6 +24,20 @@ import Testing
         #expect(r.stderr.contains("USAGE"))
     }
 
+    /// `help WORD` names WORD when it is no command, not `help`.
+    @Test(arguments: [
+        ("lokup", "unknown command 'lokup'; did you mean `lookup`?"),
+        ("zzzzzz", "'zzzzzz' is neither a command nor a report file"),
+        ("x.crash", "unknown command 'x.crash'"),
+    ])
+    func helpAboutAnUnknownCommandNamesIt(_ typed: String, _ said: String) throws {
+        let r = try CLI.run(["help", typed])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains(said), "\(r.stderr)")
+        #expect(!r.stderr.contains("'help'"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
     @Test func aReportPathIsStillAReport() throws {
         let r = try CLI.run(["/nonexistent/imprt"])
         #expect(r.status == 1)
