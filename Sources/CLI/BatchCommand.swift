@@ -182,7 +182,7 @@ enum BatchCommand: Command {
             if BucketTransfer.isBucketURL(source), let transfer {
                 bytes = try transfer.read(source)
             } else {
-                bytes = try IO.read(source)
+                bytes = try IO.read(source, expected: "a batch summary (the JSON `batch --summary` writes)")
             }
             parts.append(try BatchSummary.decode(bytes, source: source))
         }

@@ -129,7 +129,7 @@ enum LookupCommand: Command {
         var words = args.positionals.enumerated().map { Word(text: $1, origin: "argument \($0 + 1)") }
         var sources: [(name: String, bytes: [UInt8])] = []
         if let file = try args.value(addressFile) {
-            sources.append((file == "-" ? "stdin" : file, try IO.read(file)))
+            sources.append((file == "-" ? "stdin" : file, try IO.read(file, expected: "a file of addresses")))
         } else if words.isEmpty {
             sources.append(("stdin", [UInt8](FileHandle.standardInput.readDataToEndOfFile())))
         }

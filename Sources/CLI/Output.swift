@@ -62,8 +62,9 @@ enum StandardOutput {
 }
 
 enum IO {
-    /// The bytes of a file, or of stdin for `-`.
-    static func read(_ path: String) throws -> [UInt8] {
+    /// The bytes of a file, or of stdin for `-`; `expected` says what the file should be, for a
+    /// folder given instead.
+    static func read(_ path: String, expected: String = "a crash report file") throws -> [UInt8] {
         if path == "-" {
             return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
         }
@@ -71,7 +72,7 @@ enum IO {
             var isDir: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
                 if isDir.boolValue {
-                    throw SymbolicateError(.badInput, "is a folder, expected a crash report file", path: path)
+                    throw SymbolicateError(.badInput, "is a folder, expected \(expected)", path: path)
                 }
                 throw SymbolicateError(.io, "cannot be read (check its permissions)", path: path)
             }

@@ -230,6 +230,15 @@ struct AtosFlagsTests {
         #expect(r.stderr.contains(named) && r.stderr.contains("is not an address"), "\(r.stderr)")
     }
 
+    /// A folder given to -f is named as not being the file of addresses -f reads.
+    @Test func aFolderForTheAddressFileIsNamedAsSuch() throws {
+        let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldApp.app.dSYM"
+        let r = try CLI.run(["lookup", "-o", dsym, "-f", Paths.samples])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("is a folder, expected a file of addresses"), "\(r.stderr)")
+        #expect(!r.stderr.contains("crash report"), "\(r.stderr)")
+    }
+
     @Test func aBadAddressInAFileIsNamedWithItsLine() throws {
         let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldApp.app.dSYM"
         let r = try CLI.run(["lookup", "-o", dsym, "-f", "-"], stdin: Array("0x100004110\n0x100004114 oops\n".utf8))
