@@ -34,7 +34,12 @@ public final class SymbolPathLocator: SymbolLocator {
         var byName: [String: [BuildInfo]] = [:]
         var problems: [SymbolicateError] = []
         for path in paths {
-            for file in try SymbolFileFinder.objectFiles(in: path) {
+            var unusable: [String] = []
+            let files = try SymbolFileFinder.objectFiles(in: path, unusableDWARF: &unusable)
+            for file in unusable {
+                problems.append(SymbolicateError(.badInput, SymbolFileFinder.whyNotAnObjectFile(file), path: file))
+            }
+            for file in files {
                 do {
                     for slice in try ObjectFile.slices(atPath: file) {
                         slices[slice.info.uuid, default: []].append(slice)

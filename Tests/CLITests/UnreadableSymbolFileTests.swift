@@ -67,6 +67,27 @@ import Testing
         #expect(r.stderr.contains("dSYM not used, it cannot be read: \(dwarf)"), "\(r.stderr)")
     }
 
+    /// A dSYM whose DWARF file is no Mach-O file at all (a Git LFS pointer checked out without
+    /// `git lfs pull`, an empty file) is named too, whether given inside a folder or itself.
+    @Test(arguments: [
+        (
+            "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a2146\nsize 393216\n",
+            "is a Git LFS pointer, not the Mach-O file"
+        ),
+        ("", "is empty, not a Mach-O file"),
+    ])
+    func aDSYMWhoseDWARFFileIsNoMachOIsNamed(_ content: String, _ said: String) throws {
+        let build = try Self.copyOfBuild()
+        defer { try? FileManager.default.removeItem(atPath: build) }
+        let dwarf = Self.dwarfFile(build, "HoldApp")
+        try Data(content.utf8).write(to: URL(fileURLWithPath: dwarf))
+        for path in [build, build + "/HoldApp.app.dSYM"] {
+            let r = try CLI.run(["--no-store", Self.report, path])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("dSYM not used, it cannot be read: \(dwarf): \(said)"), "\(r.stderr)")
+        }
+    }
+
     @Test(.enabled(if: getuid() != 0, "root reads files whatever their permissions"))
     func aDSYMWithoutReadPermissionIsNamed() throws {
         let build = try Self.copyOfBuild()
