@@ -17,7 +17,7 @@ final class ByteStorage: @unchecked Sendable {
 
     /// Maps the file privately (copy-on-write), so nothing the readers do can change it on disk.
     init(path: String) throws {
-        let fd = open(path, O_RDONLY)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code: SymbolicateError.Code = errno == ENOENT ? .notFound : .io
             throw SymbolicateError(code, "cannot open: \(String(cString: strerror(errno)))", path: path)

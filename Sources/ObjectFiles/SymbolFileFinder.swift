@@ -49,7 +49,7 @@ public enum SymbolFileFinder {
     /// Why the file at `path`, found where an object file was expected, is none, with what it
     /// looks like when that is known.
     public static func whyNotAnObjectFile(_ path: String) -> String {
-        let fd = open(path, O_RDONLY)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return "cannot be opened: " + String(cString: strerror(errno)) }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 64)
@@ -71,7 +71,7 @@ public enum SymbolFileFinder {
     }
 
     private static func isObjectFile(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 8)
