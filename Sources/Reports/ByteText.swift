@@ -12,10 +12,18 @@ struct TextLine: Sendable {
 }
 
 enum ByteText {
-    /// Splits `bytes[from...]` into lines at LF, CRLF or a lone CR, in one pass.
+    /// The length of the UTF-8 byte order mark the document opens with (Windows editors save one),
+    /// else 0. It is no part of the first line: it is skipped where lines are read and kept, as
+    /// every byte before the first rewritten frame, by the writers.
+    static func byteOrderMarkLength(_ bytes: [UInt8]) -> Int {
+        bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+    }
+
+    /// Splits `bytes[from...]` into lines at LF, CRLF or a lone CR, in one pass; a byte order mark
+    /// at the start of the document is not part of the first line.
     static func lines(_ bytes: [UInt8], from start: Int = 0) -> [TextLine] {
         var result: [TextLine] = []
-        var lineStart = min(max(start, 0), bytes.count)
+        var lineStart = min(max(start, byteOrderMarkLength(bytes)), bytes.count)
         var i = lineStart
         let n = bytes.count
         while i < n {

@@ -25,11 +25,12 @@ enum FormatSniffer {
     }
 
     /// True when a line of the document starts with `prefix`, after any indentation (what
-    /// ByteText.spaceWidth counts: spaces, tabs, non-breaking spaces), and, with `containing`,
-    /// holds those words too (`Data Source:` with `Microstackshots`). A symbol column never
-    /// starts a line, so symbolicating a report cannot add or take away such a line.
+    /// ByteText.spaceWidth counts: spaces, tabs, non-breaking spaces; on the first line, a byte
+    /// order mark too), and, with `containing`, holds those words too (`Data Source:` with
+    /// `Microstackshots`). A symbol column never starts a line, so symbolicating a report cannot
+    /// add or take away such a line.
     static func hasLine(_ bytes: [UInt8], startingWith prefix: String, containing words: String? = nil) -> Bool {
-        var i = 0
+        var i = ByteText.byteOrderMarkLength(bytes)
         while i < bytes.count {
             while case let width = ByteText.spaceWidth(bytes, i, bytes.count), width > 0 { i += width }
             let start = i

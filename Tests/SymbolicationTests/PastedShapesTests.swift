@@ -1,7 +1,8 @@
 // Real shapes that used to parse badly, made from the Samples: binary images listed under
-// `Binary Images (dpkg):` and `Binary Images (Other):` (jailbroken devices), and a report pasted
-// with every line indented (quoted in a mail or an issue). Each must read as fully as the plain
-// report and symbolicate to the same lines, indentation kept.
+// `Binary Images (dpkg):` and `Binary Images (Other):` (jailbroken devices), a report pasted
+// with every line indented (quoted in a mail or an issue), and a report saved with a UTF-8 byte
+// order mark (Windows editors). Each must read as fully as the plain report and symbolicate to
+// the same lines, indentation and byte order mark kept.
 
 import Foundation
 import Reports
@@ -70,5 +71,29 @@ import Testing
         #expect(processed.outcome.symbolicatedFrames == expected.outcome.symbolicatedFrames)
         #expect(processed.outcome.symbolicatedFrames > 0)
         #expect(processed.outcome.missing.isEmpty)
+    }
+
+    /// A UTF-8 byte order mark before a text report, a JSON header + text report and an `.ips`:
+    /// the report reads as without it (the first header field, the JSON header, the `.ips` body)
+    /// and its output is the plain report's with the mark in front.
+    @Test(arguments: ["HoldApp-ios-arm64-dwarf5.crash", "HoldApp-ios-arm64-dwarf5.ips", "header+text"])
+    func byteOrderMark(_ shape: String) throws {
+        var plain: String
+        if shape == "header+text" {
+            let header = #"{"app_name":"HoldApp","bug_type":"109","os_version":"iPhone OS 15.5 (19F77)"}"#
+            plain = header + "\n" + (try Self.plain())
+        } else {
+            plain = try String(contentsOfFile: Paths.samples + "/reports/" + shape, encoding: .utf8)
+        }
+        let expected = try Self.process(plain)
+        let processed = try Self.process("\u{FEFF}" + plain)
+        #expect(processed.report.format == expected.report.format)
+        #expect(processed.report.jsonHeader == expected.report.jsonHeader)
+        #expect(processed.report.fields == expected.report.fields)
+        #expect(processed.report.images == expected.report.images)
+        #expect(processed.report.frameCount == expected.report.frameCount)
+        #expect(processed.outcome.symbolicatedFrames == expected.outcome.symbolicatedFrames)
+        #expect(processed.outcome.symbolicatedFrames > 0)
+        #expect(processed.output == [0xEF, 0xBB, 0xBF] + expected.output)
     }
 }
