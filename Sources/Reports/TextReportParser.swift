@@ -247,7 +247,12 @@ enum TextReportParser {
                     } else {
                         section = .parenthesized
                     }
-                } else if let next = nextNonBlank(bytes, lines, from: i), bytes[next.lowerBound] == UInt8(ascii: "(") {
+                } else if let next = nextNonBlank(bytes, lines, from: i),
+                    bytes[ByteText.trim(bytes, lines[next].range).lowerBound] == UInt8(ascii: "(")
+                {
+                    // The list opens on the next non-blank line, blank lines before it skipped, as
+                    // parenthesizedBacktraceRange opens it.
+                    i = next
                     section = .parenthesized
                 } else {
                     section = .frames
@@ -293,11 +298,11 @@ enum TextReportParser {
         return report
     }
 
-    private static func nextNonBlank(_ bytes: [UInt8], _ lines: [TextLine], from: Int) -> Range<Int>? {
+    /// The index of the first line from `from` on that is not blank.
+    private static func nextNonBlank(_ bytes: [UInt8], _ lines: [TextLine], from: Int) -> Int? {
         var k = from
         while k < lines.count {
-            let t = ByteText.trim(bytes, lines[k].range)
-            if !t.isEmpty { return t }
+            if !ByteText.isBlank(bytes, lines[k].range) { return k }
             k += 1
         }
         return nil

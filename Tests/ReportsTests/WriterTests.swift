@@ -104,6 +104,26 @@ import Testing
                 == [[0x1_a8e8_c04c, 0x9999], [0x1_007d_a4bc, 0x9998]])
     }
 
+    /// A blank line between `Last Exception Backtrace:` and its parenthesized list: the list is
+    /// read (it closed, empty, at the blank line) and rewritten in its own place.
+    @Test func parenthesizedBacktraceAfterABlankLine() throws {
+        let text = Fixtures.textReport.replacing("Last Exception Backtrace:\n(", with: "Last Exception Backtrace:\n\n(")
+        let r = try ReportParser.parse(Array(text.utf8))
+        let leb = try #require(r.backtraces.last)
+        #expect(leb.kind == .lastException)
+        #expect(leb.frames.map(\.address) == [0x1_a8e8_c04c, 0x1_a0a5_840c, 0x1_007d_a4bc, 0x9999])
+        #expect(leb.frames.map(\.imageIndex) == [2, nil, 1, nil])
+        let results = [
+            FrameID(backtrace: r.backtraces.count - 1, frame: 2): FrameResult(
+                status: .symbolicated,
+                frames: [SymbolicatedFrame(symbol: "main", symbolOffset: 12, file: "main.swift", line: 3)])
+        ]
+        let out = String(decoding: ReportWriter.write(r, results: results), as: UTF8.self)
+        #expect(out.contains("Last Exception Backtrace:\n\n0   CoreFoundation"))
+        #expect(out.contains("0x1007da4bc main + 12 (main.swift:3)\n3   ???"))
+        #expect(!out.contains("0x9999)"))
+    }
+
     @Test func crlfRewriteUsesTheDocumentsLineEnding() throws {
         let lf = try ReportParser.parse(Array(Fixtures.textReport.utf8))
         let crlfBytes = Array(Fixtures.textReport.replacing("\n", with: "\r\n").utf8)
