@@ -66,11 +66,12 @@ enum BinaryImageLine {
             }
             head = ByteText.trim(bytes, head.lowerBound..<open)
         }
-        if let space = bytes[head].lastIndex(of: 0x20) {
-            let last = ByteText.string(bytes, (space + 1)..<head.upperBound)
-            if isArchName(last) {
-                arch = Arch(last)
-                head = ByteText.trim(bytes, head.lowerBound..<space)
+        // The arch is the last word after the name, however the gap is spaced (space, tab, U+00A0).
+        if let last = ByteText.tokens(bytes, head).last, last.lowerBound > head.lowerBound {
+            let word = ByteText.string(bytes, last)
+            if isArchName(word) {
+                arch = Arch(word)
+                head = ByteText.trim(bytes, head.lowerBound..<last.lowerBound)
             }
         }
         let name = ByteText.string(bytes, ByteText.trim(bytes, head))

@@ -94,6 +94,19 @@ import Testing
         #expect(r.images[0].arch == .arm64e)
     }
 
+    /// A tab or a no-break space between an image's name and its arch (an editor's tabs, a page's
+    /// spacing): the arch is read as with a space, not taken into the name.
+    @Test(arguments: ["\t", "\u{A0}", " \t"])
+    func binaryImageArchAfterOtherSpacing(_ gap: String) throws {
+        let plain = try ReportParser.parse(bytes)
+        let text = Fixtures.textReport.replacing(" arm64e  <", with: gap + "arm64e  <")
+            .replacing("My App arm64  <", with: "My App" + gap + "arm64  <")
+        let r = try ReportParser.parse(Array(text.utf8))
+        #expect(r.images.map(\.name) == ["libsystem_kernel.dylib", "My App", "CoreFoundation"])
+        #expect(r.images.map(\.arch) == [.arm64e, .arm64, .arm64e])
+        #expect(r.images == plain.images)
+    }
+
     @Test func macOSImageForms() throws {
         let text = """
             Process:         X [1]
