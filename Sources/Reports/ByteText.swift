@@ -20,7 +20,9 @@ enum ByteText {
     }
 
     /// Splits `bytes[from...]` into lines at LF, CRLF or a lone CR, in one pass; a byte order mark
-    /// at the start of the document is not part of the first line.
+    /// at the start of the document is not part of the first line. CRs before an LF are one line
+    /// ending with it: CR CR LF is what a CRLF file converted to CRLF once more ends its lines
+    /// with (a second Windows conversion, a mail gateway), not a line and a blank one.
     static func lines(_ bytes: [UInt8], from start: Int = 0) -> [TextLine] {
         var result: [TextLine] = []
         var lineStart = min(max(start, byteOrderMarkLength(bytes)), bytes.count)
@@ -33,7 +35,7 @@ enum ByteText {
                 i += 1
                 lineStart = i
             } else if b == 0x0D {
-                let next = (i + 1 < n && bytes[i + 1] == 0x0A) ? i + 2 : i + 1
+                let next = crlfEnd(bytes, i) ?? i + 1
                 result.append(TextLine(range: lineStart..<i, end: next))
                 i = next
                 lineStart = i
@@ -50,10 +52,18 @@ enum ByteText {
         var i = 0
         while i < bytes.count {
             if bytes[i] == 0x0A { return [0x0A] }
-            if bytes[i] == 0x0D { return i + 1 < bytes.count && bytes[i + 1] == 0x0A ? [0x0D, 0x0A] : [0x0D] }
+            if bytes[i] == 0x0D { return Array(bytes[i..<(crlfEnd(bytes, i) ?? i + 1)]) }
             i += 1
         }
         return [0x0A]
+    }
+
+    /// Where a line ending that starts with the CR at `i` ends when CRs and then an LF follow
+    /// (CR LF, CR CR LF): just past the LF; nil for a lone CR.
+    private static func crlfEnd(_ bytes: [UInt8], _ i: Int) -> Int? {
+        var j = i
+        while j < bytes.count, bytes[j] == 0x0D { j += 1 }
+        return j < bytes.count && bytes[j] == 0x0A ? j + 1 : nil
     }
 
     /// Width in bytes of the whitespace starting at `i` (space, tab, U+00A0 as C2 A0), or 0.

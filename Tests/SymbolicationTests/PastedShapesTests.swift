@@ -73,6 +73,26 @@ import Testing
         #expect(processed.outcome.missing.isEmpty)
     }
 
+    /// Line endings other than LF: CRLF (Windows), a lone CR (classic Mac OS), and CR CR LF (a
+    /// CRLF file converted to CRLF once more, as a second Windows conversion or a mail gateway
+    /// does), which is one line ending, not a line and a blank one. The report reads as with LF,
+    /// and its output is the LF output with each LF written as the document's ending.
+    @Test(arguments: [name, parenthesizedName], ["\r\n", "\r", "\r\r\n"])
+    func lineEndings(_ name: String, _ ending: String) throws {
+        let plain = try Self.plain(name)
+        func converted(_ bytes: [UInt8]) -> [UInt8] {
+            bytes.flatMap { $0 == 0x0A ? Array(ending.utf8) : [$0] }
+        }
+        let expected = try Self.process(plain)
+        let processed = try Self.process(String(decoding: converted(Array(plain.utf8)), as: UTF8.self))
+        #expect(processed.report.fields == expected.report.fields)
+        #expect(processed.report.images == expected.report.images)
+        #expect(processed.report.frameCount == expected.report.frameCount)
+        #expect(processed.outcome.symbolicatedFrames == expected.outcome.symbolicatedFrames)
+        #expect(processed.outcome.symbolicatedFrames > 0)
+        #expect(processed.output == converted(expected.output))
+    }
+
     /// A UTF-8 byte order mark before a text report, a JSON header + text report and an `.ips`:
     /// the report reads as without it (the first header field, the JSON header, the `.ips` body)
     /// and its output is the plain report's with the mark in front.
