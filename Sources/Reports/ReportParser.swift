@@ -21,7 +21,7 @@ public enum ReportParser {
                 bytes, header: found.header, headerRange: found.range, bodyStart: found.bodyStart)
         }
         let first = ByteText.trim(bytes, lines[firstIndex].range)
-        if bytes[first.lowerBound] == UInt8(ascii: "{") || bytes[first.lowerBound] == UInt8(ascii: "[") {
+        if opensJSON(bytes, first) {
             if MetricKitParser.mayBeMetricKit(bytes) {
                 do {
                     if let report = try MetricKitParser.parse(bytes, from: first.lowerBound) { return report }
@@ -37,6 +37,21 @@ public enum ReportParser {
         if SampleParser.isSample(bytes) { return try SampleParser.parse(bytes) }
         if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }
         return try TextReportParser.parse(bytes, from: 0, format: .text, jsonHeader: nil)
+    }
+
+    /// True when the line `range` (trimmed) opens a JSON document: `{` before a key or `}`, `[`
+    /// before a value. A wiki or forum tag around a pasted report (`{code}`, `{noformat}`,
+    /// `{code:java}`, `[code]`) opens none: it is noise before a text report.
+    static func opensJSON(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        guard let open = range.first.map({ bytes[$0] }), open == UInt8(ascii: "{") || open == UInt8(ascii: "[") else {
+            return false
+        }
+        var i = range.lowerBound + 1
+        while i < range.upperBound, bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 }
+        guard i < range.upperBound else { return true }
+        let next = bytes[i]
+        if open == UInt8(ascii: "{") { return next == UInt8(ascii: "\"") || next == UInt8(ascii: "}") }
+        return "{[]\"-0123456789".utf8.contains(next)
     }
 
     /// The one-line JSON header (`{"bug_type":"309",...}`), possibly after a few noise lines:

@@ -1,8 +1,9 @@
 // Real shapes that used to parse badly, made from the Samples: binary images listed under
 // `Binary Images (dpkg):` and `Binary Images (Other):` (jailbroken devices), a report pasted
-// with every line indented (quoted in a mail or an issue), and a report saved with a UTF-8 byte
-// order mark (Windows editors). Each must read as fully as the plain report and symbolicate to
-// the same lines, indentation and byte order mark kept.
+// with every line indented (quoted in a mail or an issue), between a wiki's code tags, with
+// other line endings than LF, and saved with a UTF-8 byte order mark (Windows editors). Each
+// must read as fully as the plain report and symbolicate to the same lines, indentation, line
+// endings and byte order mark kept.
 
 import Foundation
 import Reports
@@ -91,6 +92,23 @@ import Testing
         #expect(processed.outcome.symbolicatedFrames == expected.outcome.symbolicatedFrames)
         #expect(processed.outcome.symbolicatedFrames > 0)
         #expect(processed.output == converted(expected.output))
+    }
+
+    /// A report pasted into a wiki or forum between its code tags (Jira's `{code}` and
+    /// `{noformat}`, BBCode's `[code]`): the tag is noise before a text report, not the start of
+    /// a JSON document to refuse, and stays in the output as it was.
+    @Test(arguments: [
+        ("{code}", "{code}"), ("{code:none}", "{code}"), ("{noformat}", "{noformat}"), ("[code]", "[/code]"),
+    ])
+    func betweenCodeTags(_ open: String, _ close: String) throws {
+        let plain = try Self.plain()
+        let expected = try Self.process(plain)
+        let processed = try Self.process(open + "\n" + plain + close + "\n")
+        #expect(processed.report.fields == expected.report.fields)
+        #expect(processed.report.frameCount == expected.report.frameCount)
+        #expect(processed.outcome.symbolicatedFrames == expected.outcome.symbolicatedFrames)
+        #expect(processed.outcome.symbolicatedFrames > 0)
+        #expect(processed.output == Array((open + "\n").utf8) + expected.output + Array((close + "\n").utf8))
     }
 
     /// A UTF-8 byte order mark before a text report, a JSON header + text report and an `.ips`:
