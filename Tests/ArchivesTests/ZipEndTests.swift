@@ -48,6 +48,18 @@ struct ZipEndTests {
         return outcomes
     }
 
+    /// The error that ends reading `bytes` (saved as `name`) to the end, under the recoverable
+    /// policy; nil when none does.
+    static func endingError(_ bytes: [UInt8], named name: String) throws -> ArchiveError? {
+        let path = NSTemporaryDirectory() + "archive-end-\(UUID().uuidString)-" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        let reader = try ArchiveReader(
+            path: path, policy: .init(names: .sanitize, memberErrors: .recoverable, limits: .init()))
+        do { while try reader.next() != nil {} } catch let e { return e }
+        return nil
+    }
+
     static func expect(
         _ bytes: [UInt8], _ expected: [Outcome], sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
