@@ -69,7 +69,7 @@ final class ServiceContext: @unchecked Sendable {
     /// frame metrics; a stored report symbolicated again (`counted: false`) was counted when it
     /// was posted, and re-symbolications have a counter of their own.
     func process(_ bytes: [UInt8], format: OutputFormat?, counted: Bool = true) throws -> ProcessedReport {
-        let processed = try service().process(bytes, format: format)
+        let processed = try service().process(bytes, format: format, spelling: .queryParameter)
         if counted { recordFrames(processed.outcome) }
         return processed
     }

@@ -15,6 +15,24 @@ public enum OutputFormat: String, Sendable, CaseIterable {
     case json
 }
 
+/// How the caller's users ask for an output format, so that a refusal names what to ask for
+/// instead: the `--format` option on the command line, the `format` query parameter over HTTP.
+public enum FormatSpelling: Sendable {
+    case commandLineOption
+    case queryParameter
+
+    /// `formats` as the user would ask for one of them: `--format crash or json`,
+    /// `?format=crash or ?format=json`.
+    public func askingFor(_ formats: [OutputFormat]) -> String {
+        switch self {
+        case .commandLineOption:
+            return "--format " + formats.map(\.rawValue).joined(separator: " or ")
+        case .queryParameter:
+            return formats.map { "?format=" + $0.rawValue }.joined(separator: " or ")
+        }
+    }
+}
+
 public struct ProcessedReport: Sendable {
     public var report: CrashReport
     public var outcome: SymbolicationOutcome
@@ -41,14 +59,18 @@ public struct SymbolicationService: Sendable {
 
     /// Parses, symbolicates and renders one report; `format` nil answers in the input's format.
     /// Throws `SymbolicateError` (.badInput / .unsupported) when the bytes are not an Apple
-    /// crash report, and .unsupported for a text report asked for as `.ips`.
-    public func process(_ bytes: [UInt8], format: OutputFormat?) throws -> ProcessedReport {
+    /// crash report, and .unsupported for a text report asked for as `.ips`, whose message says
+    /// what to ask for as `spelling` writes it.
+    public func process(
+        _ bytes: [UInt8], format: OutputFormat?, spelling: FormatSpelling = .commandLineOption
+    ) throws -> ProcessedReport {
         let report = try ReportParser.parse(bytes)
         let isJSON = report.format == .ips || report.format == .metricKit
         let wanted = format ?? (isJSON ? .ips : .crash)
         if wanted == .ips && !isJSON {
             throw SymbolicateError(
-                .unsupported, "a text report cannot be written as .ips; ask for --format crash or json")
+                .unsupported,
+                "a text report cannot be written as .ips; ask for \(spelling.askingFor([.crash, .json]))")
         }
         let outcome = symbolicator.symbolicate(report)
         let output: [UInt8]

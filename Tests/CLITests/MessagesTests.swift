@@ -38,6 +38,15 @@ import Testing
         #expect(r.stdout.isEmpty)
     }
 
+    /// A text report asked for as `.ips` is refused naming the option to use.
+    @Test func aTextReportAskedForAsIPSIsToldTheOption() throws {
+        let report = Repository.root + "/Samples/reports/HoldApp-ios-arm64-dwarf4.crash"
+        let r = try CLI.run([report, "--format", "ips", "-o", "-"])
+        #expect(r.status != 0)
+        #expect(
+            r.stderr.contains("a text report cannot be written as .ips; ask for --format crash or json"), "\(r.stderr)")
+    }
+
     @Test func aReportPathIsStillAReport() throws {
         let r = try CLI.run(["/nonexistent/imprt"])
         #expect(r.status == 1)

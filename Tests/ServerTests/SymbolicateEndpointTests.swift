@@ -73,6 +73,19 @@ struct SymbolicateEndpointTests {
         #expect(json.json()["frames_symbolicated"] as? Int == expected.outcome.symbolicatedFrames)
     }
 
+    /// A text report asked for as `.ips` is refused naming the query parameter to use, not the
+    /// command line's `--format`.
+    @Test(.enabled(if: Fixtures.report("HoldApp-ios-arm64-dwarf4.crash") != nil, "\(samplesAbsent)"))
+    func aTextReportAskedForAsIPSIsToldTheQueryParameter() throws {
+        let server = try TestServer()
+        let report = try #require(Fixtures.report("HoldApp-ios-arm64-dwarf4.crash"))
+        let response = try server.post("/v1/symbolicate?format=ips", report)
+        #expect(response.status == 422)
+        let message = (response.json()["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(
+            message == "a text report cannot be written as .ips; ask for ?format=crash or ?format=json", "\(message)")
+    }
+
     @Test(.enabled(if: samplesPresent, "\(samplesAbsent)"))
     func gzipBodies() throws {
         let server = try Self.serverWithSamples()
