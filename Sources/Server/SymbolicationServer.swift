@@ -286,14 +286,17 @@ public final class SymbolicationServer: @unchecked Sendable {
         metrics.recordHeaderTimeout()
     }
 
-    /// The body limit refused: says which limit, and how to raise it when an option sets it.
+    /// The body limit refused: says which limit (in bytes, then as `10M` or `2G` when it is a
+    /// whole number of those), and how to raise it when an option sets it.
     private func tooLarge(_ limit: Int) -> HTTPError {
+        let bytes = "\(limit) bytes"
         let size = ImportLimits.sizeText(limit)
+        let stated = size == bytes ? bytes : "\(bytes) (\(size))"
         let raise =
             limit == configuration.maxBody
             ? "; the server's `--max-body` sets it (`symbolicate serve --max-body SIZE`)"
             : " (reports are limited to \(ImportLimits.sizeText(configuration.maxReportBody)) or --max-body, whichever is smaller)"
-        return HTTPError(413, "too_large", "the body exceeds this endpoint's limit of \(limit) bytes (\(size))\(raise)")
+        return HTTPError(413, "too_large", "the body exceeds this endpoint's limit of \(stated)\(raise)")
     }
 }
 

@@ -99,6 +99,22 @@ struct ImportLimitTests {
         #expect(message.contains("`symbolicate serve --max-body SIZE`"), "\(message)")
     }
 
+    /// The limit is said once: in bytes, and in the shorter form only where there is one.
+    @Test(arguments: [
+        (10 << 10, "limit of 10240 bytes; "),
+        (1 << 20, "limit of 1048576 bytes (1M); "),
+    ])
+    func aBodyOverMaxBodyNamesTheLimitOnce(_ limit: Int, _ said: String) throws {
+        let server = try TestServer { $0.maxBody = limit }
+        // The declared length is refused before any of the body is read: only the head is sent.
+        let connection = try TestConnection(port: server.port)
+        try connection.send(TestHTTP.head("POST", "/v1/symbols", headers: server.auth, bodyLength: limit + 1))
+        let response = try connection.response()
+        #expect(response.status == 413)
+        let message = (response.json()["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains(said), "\(message)")
+    }
+
     /// A 2 GB dSYM: the upload fits the body limit, and the child's address space holds the mapped
     /// file plus today's working memory of the import (about 2.4 bytes per byte of DWARF).
     @Test func theDefaultsLetATwoGigabyteDSYMThrough() {
