@@ -12,17 +12,17 @@ enum GCCommand: Command {
     static let about = """
         USAGE: symbolicate gc [--store DIR] --older-than DAYS [--report-retention DAYS] [--dry-run]
 
-        Removes builds imported more than DAYS days ago and not used by a lookup (or imported
-        again) since, and
-        leftovers of imports that were interrupted; and stored reports (POST /v1/reports of
+        Removes builds imported more than DAYS days ago and not used by a lookup (or imported again)
+        since, and leftovers of imports that were interrupted; and stored reports (POST /v1/reports of
         `symbolicate serve`) not written for the report retention.
 
         """
 
-    /// Said when --older-than is missing or negative.
+    /// Said when --older-than is missing.
     static let olderThanRequired = "--older-than DAYS is required (a whole number of days, 0 or more)"
     static let olderThan = ValueOption<Int>.integer(
-        "--older-than", value: "DAYS", in: 0...Int.max, requirement: olderThanRequired,
+        "--older-than", value: "DAYS", in: 0...Int.max,
+        requirement: { "--older-than expects a whole number of days, 0 or more, got \($0)" },
         help: "Age threshold in days (required). On a bucket store, at least one day: a build imported or"
             + " used within the last day is kept, so gc cannot race an import on another machine.")
     static let dryRun = FlagOption("--dry-run", help: "Only list what would be removed.")

@@ -47,6 +47,22 @@ import Testing
             r.stderr.contains("a text report cannot be written as .ips; ask for --format crash or json"), "\(r.stderr)")
     }
 
+    /// A gc --older-than given but out of range is said to be invalid, with what is accepted; one
+    /// not given is said to be required.
+    @Test func gcSaysWhatIsWrongWithOlderThan() throws {
+        let store = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: store) }
+        let negative = try CLI.run(["gc", "--store", store, "--older-than", "-1"])
+        #expect(negative.status == 64)
+        #expect(
+            negative.stderr.contains("--older-than expects a whole number of days, 0 or more, got -1"),
+            "\(negative.stderr)")
+        #expect(!negative.stderr.contains("is required"), "\(negative.stderr)")
+        let missing = try CLI.run(["gc", "--store", store])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("--older-than DAYS is required"), "\(missing.stderr)")
+    }
+
     @Test func aReportPathIsStillAReport() throws {
         let r = try CLI.run(["/nonexistent/imprt"])
         #expect(r.status == 1)

@@ -109,6 +109,19 @@ import Testing
         #expect(r.stdoutText == command.help)
     }
 
+    /// The hand-written paragraphs of a help are filled: no line of one ends where the next
+    /// line's first word would still fit in 80 columns (a line broken mid-phrase).
+    @Test(arguments: commandList.map { $0.name })
+    func everyParagraphIsFilled(_ name: String) throws {
+        let lines = try Self.command(name).help.split(separator: "\n", omittingEmptySubsequences: false)
+        for (line, next) in zip(lines, lines.dropFirst()) {
+            guard !line.isEmpty, !line.hasPrefix(" "), let word = next.split(separator: " ").first,
+                !next.hasPrefix(" ")
+            else { continue }
+            #expect(line.count + 1 + word.count > 80, "\(name) --help breaks '\(line)' before '\(word)'")
+        }
+    }
+
     @Test func theOverviewListsTheDefaultCommandsOptions() throws {
         let r = try CLI.run(["--help"])
         let overview = Self.listed(in: r.stdoutText, heading: "OPTIONS (of the default command):")
