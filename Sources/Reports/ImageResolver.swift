@@ -1,8 +1,9 @@
 // ImageResolver: finds the image a frame belongs to, by the image name the frame states (or
 // the last component of an image's path: macOS 12 names images by bundle id but frames by
 // file name; of several images so named, the one that holds the frame's address), else by
-// address under ImageMap's rule. The name lookup is O(1) and the address
-// lookup O(log n), so reports with thousands of frames and images stay linear.
+// address under ImageMap's rule. Text reports first rename such images as their frames name
+// them (`nameAsFramesDo`). The name lookup is O(1) and the address lookup O(log n), so reports
+// with thousands of frames and images stay linear.
 
 import SymbolicateModel
 
@@ -35,6 +36,27 @@ struct ImageResolver {
             }
         }
         return map.index(containing: address)
+    }
+
+    /// Names each image as the frames name it, where they name it by its path's last component
+    /// and no image is listed under that name. macOS 12 text reports list an image under its
+    /// bundle identifier (`jp.example.Kit (1.0) <uuid> /…/Kit.framework/Versions/A/Kit`) but call
+    /// it `Kit` in frame lines, as the `.ips` of the same crash does; the image is then `Kit`
+    /// whichever form the crash arrives in. Earlier macOS reports use the bundle identifier in
+    /// both places, and keep it. Call before `resolve`: a frame goes to the same image either way.
+    static func nameAsFramesDo(_ images: inout [BinaryImage], backtraces: [Backtrace]) {
+        let resolver = ImageResolver(images)
+        var names: [Int: String] = [:]
+        for backtrace in backtraces {
+            for frame in backtrace.frames where frame.imageIndex == nil {
+                guard let stated = frame.imageName?.trimmingCharacters(in: " \t"), !stated.isEmpty,
+                    resolver.byName[stated] == nil,
+                    resolver.byFile[stated] != nil, let i = resolver.index(named: stated, address: frame.address)
+                else { continue }
+                names[i] = stated
+            }
+        }
+        for (i, name) in names { images[i].name = name }
     }
 
     /// Fills in `imageIndex` (and a missing image name) for every frame.

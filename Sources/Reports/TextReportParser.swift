@@ -293,6 +293,7 @@ enum TextReportParser {
         while let last = info.last, last.isEmpty { info.removeLast() }
         if !info.isEmpty { report.applicationSpecificInformation = info.joined(separator: "\n") }
         report.backtraces = threads + exceptions + others
+        ImageResolver.nameAsFramesDo(&report.images, backtraces: report.backtraces)
         ImageResolver(report.images).resolve(&report.backtraces)
         if let codeType = report.field("Code Type") { report.arch = Arch(codeType: codeType) }
         return report
