@@ -8,6 +8,9 @@ import SymbolicateModel
 public enum ReportParser {
     /// Lines searched for a one-line JSON header when noise precedes it.
     static let headerSearchLines = 40
+    /// Bytes a JSON header spread over several lines may take (Apple's are about 1 KB): what is
+    /// longer is no header, however it starts, and is not parsed further.
+    static let maxHeaderBytes = 64 << 10
 
     public static func parse(_ bytes: [UInt8]) throws -> CrashReport {
         guard !bytes.isEmpty else { throw SymbolicateError(.badInput, "empty input: no crash report") }
@@ -54,8 +57,9 @@ public enum ReportParser {
         return "{[]\"-0123456789".utf8.contains(next)
     }
 
-    /// The one-line JSON header (`{"bug_type":"309",...}`), possibly after a few noise lines:
-    /// the header, its byte range, and where the line after it starts.
+    /// The JSON header (`{"bug_type":"309",...}`, on one line as Apple writes it, or spread over
+    /// several by a pretty-printer), possibly after a few noise lines: the header, its byte range,
+    /// and where what follows it starts.
     static func jsonHeader(
         _ bytes: [UInt8], lines: [TextLine], firstIndex: Int
     ) -> (header: JSONNode, range: Range<Int>, bodyStart: Int)? {
@@ -69,10 +73,19 @@ public enum ReportParser {
                 return nil
             }
             guard !t.isEmpty, bytes[t.lowerBound] == UInt8(ascii: "{") else { continue }
-            guard let (header, after) = try? JSONScanner.parse(bytes, from: t.lowerBound, to: line.range.upperBound),
+            if let (header, after) = try? JSONScanner.parse(bytes, from: t.lowerBound, to: line.range.upperBound),
                 header.isObject, header["bug_type"] != nil, after <= line.range.upperBound
-            else { continue }
-            return (header, t.lowerBound..<after, line.end)
+            {
+                return (header, t.lowerBound..<after, line.end)
+            }
+            // The header pretty-printed over several lines, as `jq . x.ips` prints it: the object
+            // that opens alone on this line, when it is a header and something follows it.
+            let limit = min(bytes.count, t.lowerBound + maxHeaderBytes)
+            if t.count == 1, let (header, after) = try? JSONScanner.parse(bytes, from: t.lowerBound, to: limit),
+                header.isObject, header["bug_type"] != nil, ByteText.skipBlank(bytes, from: after) < bytes.count
+            {
+                return (header, t.lowerBound..<after, after)
+            }
         }
         return nil
     }

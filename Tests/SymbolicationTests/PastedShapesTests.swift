@@ -111,6 +111,27 @@ import Testing
         #expect(processed.output == Array((open + "\n").utf8) + expected.output + Array((close + "\n").utf8))
     }
 
+    /// An `.ips` whose header was pretty-printed over several lines, as `jq . x.ips` prints it:
+    /// the header is still the header, and the body after it is written back as without it.
+    @Test func anIPSWithItsHeaderOverSeveralLines() throws {
+        let plain = try Self.plain("HoldApp-ios-arm64-dwarf5.ips")
+        let newline = try #require(plain.firstIndex(of: "\n"))
+        let header = try JSONSerialization.jsonObject(with: Data(plain[..<newline].utf8))
+        let pretty = String(
+            decoding: try JSONSerialization.data(withJSONObject: header, options: [.prettyPrinted, .sortedKeys]),
+            as: UTF8.self)
+        #expect(pretty.contains("\n  \"bug_type\""))
+        let expected = try Self.process(plain)
+        let processed = try Self.process(pretty + plain[newline...])
+        #expect(processed.report.format == .ips)
+        #expect(processed.report.frameCount == expected.report.frameCount)
+        #expect(processed.report.images == expected.report.images)
+        #expect(processed.outcome.symbolicatedFrames == expected.outcome.symbolicatedFrames)
+        #expect(processed.outcome.symbolicatedFrames > 0)
+        let expectedBody = try #require(expected.output.firstIndex(of: 0x0A))
+        #expect(processed.output == Array(pretty.utf8) + expected.output[expectedBody...])
+    }
+
     /// A UTF-8 byte order mark before a text report, a JSON header + text report and an `.ips`:
     /// the report reads as without it (the first header field, the JSON header, the `.ips` body)
     /// and its output is the plain report's with the mark in front.
