@@ -76,6 +76,15 @@ enum ByteText {
         return 0
     }
 
+    /// Width in bytes of what stands before a line's text in a pasted report: indentation
+    /// (spaces and tabs) and the `>` marks of a mail or Markdown quote (`> `, `>> `, `> > `).
+    /// No line of an Apple report starts with `>`.
+    static func marginWidth(_ bytes: [UInt8], _ range: Range<Int>) -> Int {
+        var i = range.lowerBound
+        while i < range.upperBound, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == UInt8(ascii: ">") { i += 1 }
+        return i - range.lowerBound
+    }
+
     /// The first index from `start` on that is neither whitespace (as `spaceWidth` counts it)
     /// nor a line end; `bytes.count` when there is none.
     static func skipBlank(_ bytes: [UInt8], from start: Int) -> Int {

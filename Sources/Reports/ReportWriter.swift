@@ -260,13 +260,11 @@ public enum ReportWriter {
         let original = report.original
         var lineStart = range.lowerBound
         while lineStart > 0, original[lineStart - 1] != 0x0A, original[lineStart - 1] != 0x0D { lineStart -= 1 }
-        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
-        // The indentation of the line the list starts on (a report pasted with every line
-        // indented): each frame line gets it. When only indentation comes before the list, the
+        // The margin of the line the list starts on (a report pasted with every line indented
+        // or quoted): each frame line gets it. When only the margin comes before the list, the
         // first frame line takes the list's place after it; else the frame lines start on a
         // line of their own.
-        var indentEnd = lineStart
-        while indentEnd < range.lowerBound, isBlank(original[indentEnd]) { indentEnd += 1 }
+        let indentEnd = lineStart + ByteText.marginWidth(original, lineStart..<range.lowerBound)
         let indent = Array(original[lineStart..<indentEnd])
         var bytes: [UInt8] = []
         for (n, line) in frameLines(report, backtrace: b, results: results).enumerated() {

@@ -115,15 +115,11 @@ enum TextReportParser {
         return middle.isEmpty || (middle.hasPrefix("(") && middle.hasSuffix(")") && middle.count < 40)
     }
 
-    /// A report pasted with every line indented (quoted in a mail, an issue, a chat): the
-    /// indentation its header lines share, removed from every line that has it. Line ranges
+    /// A report pasted with every line indented or quoted (`> `, in a mail, an issue, a chat):
+    /// the margin its header lines share, removed from every line that has it. Line ranges
     /// still point into the original bytes, so the writer keeps the indentation.
     static func dedented(_ bytes: [UInt8], _ lines: [TextLine]) -> [TextLine] {
-        func indentWidth(_ line: TextLine) -> Int {
-            var i = line.range.lowerBound
-            while i < line.range.upperBound, bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 }
-            return i - line.range.lowerBound
-        }
+        func indentWidth(_ line: TextLine) -> Int { ByteText.marginWidth(bytes, line.range) }
         var indent: Int? = nil
         for line in lines {
             let width = indentWidth(line)
@@ -332,7 +328,7 @@ enum TextReportParser {
     /// opens and ends it: right after the header or on the next non-blank line, and at its `)`,
     /// before a blank line, or at the end of the document.
     static func parenthesizedBacktraceRange(_ bytes: [UInt8], occurrence: Int = 0) -> Range<Int>? {
-        let lines = ByteText.lines(bytes)
+        let lines = dedented(bytes, ByteText.lines(bytes))
         var found = 0
         var k = 0
         while k < lines.count {

@@ -49,6 +49,29 @@ import Testing
         #expect(String(decoding: again.output, as: UTF8.self) == String(decoding: processed.output, as: UTF8.self))
     }
 
+    /// A report quoted in a mail or a Markdown comment: `> ` before every line, `>` alone on
+    /// its blank lines (one level, two, or spaced out as `> > `).
+    @Test(arguments: [name, parenthesizedName], ["> ", ">> ", "> > "])
+    func everyLineQuoted(_ name: String, _ mark: String) throws {
+        let plain = try Self.plain(name)
+        func quoted(_ s: String) -> String {
+            let bare = String(mark.reversed().drop(while: { $0 == " " }).reversed())
+            return s.components(separatedBy: "\n").map { $0.isEmpty ? bare : mark + $0 }.joined(separator: "\n")
+        }
+        let expected = try Self.process(plain)
+        let processed = try Self.process(quoted(plain))
+        #expect(processed.report.fields == expected.report.fields)
+        #expect(processed.report.images == expected.report.images)
+        #expect(processed.report.frameCount == expected.report.frameCount)
+        #expect(processed.outcome.symbolicatedFrames == expected.outcome.symbolicatedFrames)
+        #expect(processed.outcome.symbolicatedFrames > 0)
+        #expect(
+            String(decoding: processed.output, as: UTF8.self)
+                == quoted(String(decoding: expected.output, as: UTF8.self)))
+        let again = try Self.process(String(decoding: processed.output, as: UTF8.self))
+        #expect(again.output == processed.output)
+    }
+
     @Test func dpkgAndOtherBinaryImageSections() throws {
         let plain = try Self.plain()
         let expected = try Self.process(plain)
