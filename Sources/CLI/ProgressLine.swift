@@ -2,11 +2,11 @@
 // times a second), silent otherwise, so logs and pipes stay clean.
 
 import Foundation
-import Synchronization
+import SymbolicateModel
 
 final class ProgressLine: Sendable {
     private let enabled: Bool
-    private let last = Mutex<(time: UInt64, width: Int)>((0, 0))
+    private let last = Locked<(time: UInt64, width: Int)>((0, 0))
 
     init(enabled: Bool) { self.enabled = enabled }
 

@@ -6,7 +6,7 @@
 // does. C types stay inside this file.
 
 internal import CCurl
-import Synchronization
+import SymbolicateModel
 
 #if canImport(Glibc)
     import Glibc
@@ -77,7 +77,7 @@ final class CurlTransport: Sendable {
     /// Error bodies larger than this are cut: only the S3 error document at their start matters.
     static let errorBodyLimit = 64 * 1024
 
-    private let idle = Mutex<[CurlHandle]>([])
+    private let idle = Locked<[CurlHandle]>([])
 
     /// Loads libcurl; throws a clear error when it is not installed.
     init() throws(ObjectStorageError) {

@@ -2,7 +2,7 @@
 // failed, and the calls' latency (sum and count, seconds, retries and backoff included). One lock;
 // the server reads a snapshot when it is scraped.
 
-import Synchronization
+import SymbolicateModel
 
 public final class ObjectStorageMetrics: Sendable {
     public struct Counters: Sendable, Equatable {
@@ -18,7 +18,7 @@ public final class ObjectStorageMetrics: Sendable {
         public init() {}
     }
 
-    private let counters = Mutex<[String: Counters]>([:])
+    private let counters = Locked<[String: Counters]>([:])
 
     public init() {}
 

@@ -29,7 +29,6 @@
 import Foundation
 import ObjectStorage
 import SymbolicateModel
-import Synchronization
 
 final class BucketReports: ReportStorage {
     /// Layout version written into every report object.
@@ -41,7 +40,7 @@ final class BucketReports: ReportStorage {
     let client: S3Client
     /// Keys a listing asks for at once (nil: the server's default, 1,000 on S3); tests make it small.
     let pageSize: Int?
-    private let names = Mutex<[String: String]>([:])
+    private let names = Locked<[String: String]>([:])
 
     init(location: S3Location, configuration: S3Configuration, pageSize: Int? = nil) throws {
         self.location = location

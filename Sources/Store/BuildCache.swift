@@ -12,7 +12,6 @@
 import Foundation
 import ObjectStorage
 import SymbolicateModel
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -29,9 +28,9 @@ public final class BuildCache: Sendable {
     /// `<cache>/tmp`: temporary files of the bucket store (imports, downloads in flight).
     public let temporaryDirectory: String
     public let capacity: Int64
-    private let fetchLocks = Mutex<[String: FetchLock]>([:])
-    private let misses = Mutex<[String: Date]>([:])
-    private let counters = Mutex<Counters>(Counters())
+    private let fetchLocks = Locked<[String: FetchLock]>([:])
+    private let misses = Locked<[String: Date]>([:])
+    private let counters = Locked<Counters>(Counters())
 
     /// Hits, misses (fetches) and evictions since start, and the bytes held.
     public struct Counters: Sendable, Equatable {

@@ -5,7 +5,7 @@
 
 import CDemangle
 import Runtime
-import Store
+import SymbolicateModel
 
 #if canImport(Glibc)
     import Glibc
