@@ -126,8 +126,8 @@ public final class ArchiveReader {
     private var truncationReported = false
     /// A gzip-compressed archive (libarchive does not check the CRC-32 its members end with).
     private let isGzip: Bool
-    /// Whether the end of the archive has been reached, and its gzip checksums checked.
-    private var endReached = false
+    /// Whether a gzip-compressed archive's checksums have been checked (at its end).
+    private var gzipChecked = false
     /// The directory entry of the next local header to be read.
     var directoryCursor = 0
     /// The last member whose header was read, to place a member whose name is lost.
@@ -423,8 +423,8 @@ public final class ArchiveReader {
     /// its members would be read with damaged bytes and nothing to say so. The file is inflated a
     /// second time to check them, once, when the archive has been read to its end.
     private func checkGzipAtTheEnd() throws(ArchiveError) {
-        guard isGzip, !endReached else { return }
-        endReached = true
+        guard isGzip, !gzipChecked else { return }
+        gzipChecked = true
         guard let problem = Zlib.gzipFileProblem(atPath: path) else { return }
         throw ArchiveError(
             .damagedData,

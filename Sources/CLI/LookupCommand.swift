@@ -186,18 +186,17 @@ enum LookupCommand: Command {
                     .badInput, "has no \(arch) slice (it has: \(have)); choose one of those with -arch", path: path)
             }
         }
-        let builds = Set(candidates.map { BuildKey(uuid: $0.info.uuid, arch: $0.info.arch) })
+        // One slice of each build, in the order found.
+        var seen = Set<BuildKey>()
+        let builds = candidates.filter { seen.insert(BuildKey(uuid: $0.info.uuid, arch: $0.info.arch)).inserted }
         if builds.count == 1 {
             return candidates.first { $0.info.kind == .debugInfo } ?? candidates[0]
         }
-        let archs = Set(candidates.map(\.info.arch))
-        if arch == nil, archs.count == builds.count {
+        if arch == nil, Set(builds.map(\.info.arch)).count == builds.count {
             let have = candidates.map { "\($0.info.arch) (\($0.info.name))" }.joined(separator: ", ")
             throw UsageError("\(path) holds several slices: \(have); choose one with -arch")
         }
-        var seen = Set<BuildKey>()
-        let have = candidates.filter { seen.insert(BuildKey(uuid: $0.info.uuid, arch: $0.info.arch)).inserted }
-            .map { "\($0.info.name) \($0.info.arch) (\($0.info.path))" }.joined(separator: ", ")
+        let have = builds.map { "\($0.info.name) \($0.info.arch) (\($0.info.path))" }.joined(separator: ", ")
         let which = arch.map { "several \($0) builds" } ?? "several builds of one arch"
         throw UsageError("\(path) holds \(which): \(have); give -o the .dSYM or binary of the one to look up in")
     }

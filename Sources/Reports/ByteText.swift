@@ -76,6 +76,13 @@ enum ByteText {
         return 0
     }
 
+    /// Where the line holding `i` starts: just after the LF or CR before it, or 0.
+    static func lineStart(_ bytes: [UInt8], at i: Int) -> Int {
+        var start = min(i, bytes.count)
+        while start > 0, bytes[start - 1] != 0x0A, bytes[start - 1] != 0x0D { start -= 1 }
+        return start
+    }
+
     /// Width in bytes of what stands before a line's text in a pasted report: indentation
     /// (spaces and tabs) and the `>` marks of a mail or Markdown quote (`> `, `>> `, `> > `).
     /// No line of an Apple report starts with `>`.

@@ -33,7 +33,7 @@ enum FormatSniffer {
         var i = ByteText.byteOrderMarkLength(bytes)
         while i < bytes.count {
             while case let width = ByteText.spaceWidth(bytes, i, bytes.count), width > 0 { i += width }
-            while i < bytes.count, bytes[i] == UInt8(ascii: ">") || bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 }
+            i += ByteText.marginWidth(bytes, i..<bytes.count)
             let start = i
             while i < bytes.count, bytes[i] != 0x0A, bytes[i] != 0x0D { i += 1 }
             if ByteText.hasPrefix(bytes, at: start, prefix),

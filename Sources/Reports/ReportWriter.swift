@@ -215,8 +215,7 @@ public enum ReportWriter {
         guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else {
             return []
         }
-        var lineStart = column.lowerBound
-        while lineStart > 0, original[lineStart - 1] != 0x0A, original[lineStart - 1] != 0x0D { lineStart -= 1 }
+        let lineStart = ByteText.lineStart(original, at: column.lowerBound)
         var prefix = Array(original[lineStart..<column.lowerBound])
         let needsSpace = column.isEmpty && !(prefix.last.map { $0 == 0x20 || $0 == 0x09 } ?? true)
         if needsSpace { prefix.append(0x20) }
@@ -242,7 +241,7 @@ public enum ReportWriter {
         // whole lines, from the start of the first, where a pasted report's indentation is,
         // which the parser reads past.
         var from = min(levels?.lowerBound ?? lineStart, lineStart)
-        while from < lineStart, from > 0, original[from - 1] != 0x0A, original[from - 1] != 0x0D { from -= 1 }
+        if from < lineStart { from = ByteText.lineStart(original, at: from) }
         if !inserted.isEmpty || from < lineStart { edits.append(ByteEdit(range: from..<lineStart, bytes: inserted)) }
         edits.append(ByteEdit(range: column, bytes: Array(text.utf8)))
         return edits
@@ -258,8 +257,7 @@ public enum ReportWriter {
             let range = TextReportParser.parenthesizedBacktraceRange(report.original, occurrence: occurrence)
         else { return nil }
         let original = report.original
-        var lineStart = range.lowerBound
-        while lineStart > 0, original[lineStart - 1] != 0x0A, original[lineStart - 1] != 0x0D { lineStart -= 1 }
+        let lineStart = ByteText.lineStart(original, at: range.lowerBound)
         // The margin of the line the list starts on (a report pasted with every line indented
         // or quoted): each frame line gets it. When only the margin comes before the list, the
         // first frame line takes the list's place after it; else the frame lines start on a
