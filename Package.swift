@@ -1,8 +1,10 @@
 // swift-tools-version:6.0
 // symbolicate: crash-report symbolication for Linux.
 // The targets follow the data: a report is parsed (Reports), its images' symbol files are read
-// (ObjectFiles) or found in the index (Store), frames are looked up (Symbolication), and the
-// report is written back; the CLI and the HTTP server sit on top. Each C library is one
+// (ObjectFiles) or found in the index (Store, whose per-build files are BuildFiles), frames are
+// looked up (Symbolication), and the report is written back; the CLI, the HTTP server and batch
+// sit on top. SystemSupport holds what every part needs from the system (outputs, temporary
+// files, folders and their walk, the thread budget). Each C library is one
 // system-library target under Sources/C.
 import PackageDescription
 
@@ -14,8 +16,8 @@ let package = Package(
         .library(
             name: "SymbolicateLibraries",
             targets: [
-                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch",
-                "ObjectStorage", "Compression",
+                "SymbolicateModel", "SystemSupport", "Reports", "ObjectFiles", "BuildFiles", "Store", "Symbolication",
+                "Server", "Batch", "ObjectStorage", "Compression",
             ]),
     ],
     targets: [
@@ -43,18 +45,28 @@ let package = Package(
         .target(name: "SymbolicateModel", path: "Sources/Model"),
         // SHA-256 and HMAC-SHA-256 through Debian's libnettle (libarchive already links it).
         .target(name: "Digest", dependencies: ["CNettle"], path: "Sources/Digest"),
+        // What every part needs from the system and nothing else: errno as an error, writing a named
+        // output or a temporary file safely, creating folders, walking a folder, the thread budget.
+        .target(
+            name: "SystemSupport", dependencies: ["SymbolicateModel", "CProcessor"], path: "Sources/SystemSupport"),
         .target(name: "Reports", dependencies: ["SymbolicateModel"], path: "Sources/Reports"),
         // zlib: compressed ELF sections, gzip request bodies, and the checksums of .tar.gz archives.
         .target(name: "Compression", dependencies: ["CZlib"], path: "Sources/Compression"),
         .target(
-            name: "ObjectFiles", dependencies: ["SymbolicateModel", "CDwarf", "CElf", "Compression"],
+            name: "ObjectFiles", dependencies: ["SymbolicateModel", "SystemSupport", "CDwarf", "CElf", "Compression"],
             path: "Sources/ObjectFiles"),
         // .zip / .tar / cpio, read and written: the one target that talks to libarchive.
         .target(
             name: "Archives", dependencies: ["SymbolicateModel", "CArchive", "Compression"], path: "Sources/Archives"),
+        // The SQLite wrapper and the build-file format: one build's symbols in one file, written and
+        // queried in place. The store's index and the server's stored reports both use it.
+        .target(name: "BuildFiles", dependencies: ["SymbolicateModel", "CSQLite"], path: "Sources/BuildFiles"),
+        // The index of builds, in a folder or a bucket with a local cache, and importing into it.
         .target(
             name: "Store",
-            dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite", "CProcessor", "ObjectStorage"],
+            dependencies: [
+                "SymbolicateModel", "SystemSupport", "BuildFiles", "ObjectFiles", "Archives", "ObjectStorage",
+            ],
             path: "Sources/Store"),
         .target(
             name: "Symbolication",
@@ -63,21 +75,22 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "CMicroHTTPD", "Digest",
-                "CProcess", "ObjectStorage", "Compression",
+                "Symbolication", "Store", "BuildFiles", "SystemSupport", "Reports", "ObjectFiles", "SymbolicateModel",
+                "CMicroHTTPD", "Digest", "CProcess", "ObjectStorage", "Compression",
             ],
             path: "Sources/Server"),
         .target(
             name: "Batch",
             dependencies: [
-                "Symbolication", "Store", "Reports", "ObjectFiles", "SymbolicateModel", "Archives", "Digest",
+                "Symbolication", "Store", "SystemSupport", "Reports", "SymbolicateModel", "Archives", "Digest",
                 "ObjectStorage",
             ],
             path: "Sources/Batch"),
         .target(
             name: "CLI",
             dependencies: [
-                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch",
+                "SymbolicateModel", "SystemSupport", "Reports", "ObjectFiles", "Store", "Symbolication", "Server",
+                "Batch",
             ],
             path: "Sources/CLI"),
         // S3-compatible object storage over libcurl: Signature V4, retries, listings.
@@ -96,11 +109,15 @@ let package = Package(
             path: "Tests/TestSupport"),
         .testTarget(name: "ArchivesTests", dependencies: ["Archives", "Compression", "TestSupport"]),
         .testTarget(name: "DigestTests", dependencies: ["Digest", "TestSupport"]),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "SymbolicateModel", "TestSupport"]),
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel", "TestSupport"]),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "ObjectStorage", "TestSupport"],
+            dependencies: [
+                "Store", "BuildFiles", "SystemSupport", "ObjectFiles", "SymbolicateModel", "ObjectStorage",
+                "TestSupport",
+            ],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "SymbolicationTests",
@@ -108,14 +125,14 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Symbolication", "Store", "SymbolicateModel", "ObjectFiles", "ObjectStorage", "Compression",
-                "TestSupport",
+                "Server", "Symbolication", "Store", "BuildFiles", "SymbolicateModel", "ObjectFiles", "ObjectStorage",
+                "Compression", "TestSupport",
             ]),
         .testTarget(
             name: "BatchTests",
             dependencies: [
-                "Batch", "Symbolication", "Reports", "SymbolicateModel", "Archives", "ObjectFiles", "ObjectStorage",
-                "TestSupport",
+                "Batch", "Symbolication", "Reports", "SymbolicateModel", "SystemSupport", "Archives", "ObjectFiles",
+                "ObjectStorage", "TestSupport",
             ]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "ObjectStorage", "TestSupport"]),
         .testTarget(

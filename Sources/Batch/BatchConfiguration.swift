@@ -8,6 +8,7 @@ import Foundation
 import Store
 import SymbolicateModel
 import Symbolication
+import SystemSupport
 
 public struct BatchConfiguration: Sendable {
     /// Where the symbolicated reports go.

@@ -18,10 +18,9 @@
 
 import Archives
 import Foundation
-import ObjectFiles
 import ObjectStorage
-import Store
 import SymbolicateModel
+import SystemSupport
 
 public final class BucketTransfer {
     /// Where inputs are fetched to and outputs written before they go up.

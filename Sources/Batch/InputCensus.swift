@@ -7,8 +7,8 @@
 // FileKind classifies a path named as an input (links followed); folders are walked by FolderWalk.
 
 import Foundation
-import ObjectFiles
 import SymbolicateModel
+import SystemSupport
 
 enum FileKind: Equatable {
     case directory, file, other, missing

@@ -9,9 +9,8 @@
 
 import Archives
 import Foundation
-import ObjectFiles
-import Store
 import SymbolicateModel
+import SystemSupport
 
 /// One file for a worker: its bytes, where it came from, and where its output goes.
 struct WorkItem: Sendable {

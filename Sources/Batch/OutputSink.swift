@@ -10,6 +10,7 @@
 import Foundation
 import Store
 import SymbolicateModel
+import SystemSupport
 
 final class OutputSink: @unchecked Sendable {
     private final class ArchiveBox {

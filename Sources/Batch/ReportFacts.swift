@@ -21,6 +21,7 @@ import Foundation
 import Reports
 import SymbolicateModel
 import Symbolication
+import SystemSupport
 
 struct ReportFacts: Sendable {
     enum Level: Sendable { case full, partial, none }

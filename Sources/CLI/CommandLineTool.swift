@@ -4,6 +4,7 @@
 import Foundation
 import Store
 import SymbolicateModel
+import SystemSupport
 
 public enum CommandLineTool {
     static var commands: [any Command.Type] { commandList }

@@ -8,8 +8,8 @@
 // would have.
 
 import Foundation
-import Store
 import SymbolicateModel
+import SystemSupport
 
 enum Console {
     /// A message on stderr. A stderr that cannot be written to is not reported anywhere.

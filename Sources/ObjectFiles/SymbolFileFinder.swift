@@ -6,6 +6,7 @@
 
 import Foundation
 import SymbolicateModel
+import SystemSupport
 
 public enum SymbolFileFinder {
     /// Sorted, deduplicated paths of the object files in (or at) `path`.

@@ -7,6 +7,7 @@
 import Foundation
 import Reports
 import Store
+import SystemSupport
 
 struct AccessLog: Sendable {
     /// The file descriptor lines go to (stderr), or -1 to stay silent (tests that count nothing).

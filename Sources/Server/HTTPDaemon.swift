@@ -12,6 +12,7 @@ import Dispatch
 import Foundation
 import Store
 import SymbolicateModel
+import SystemSupport
 
 /// The request target's limits, and libmicrohttpd's memory per connection they are measured
 /// against. libmicrohttpd 0.9.75 reads the request line and headers into that memory and keeps a

@@ -8,8 +8,8 @@
 // an old snapshot open; several server processes may share the file, which is
 // why a replace is a compare-and-swap on the revision rather than a blind overwrite.
 
+import BuildFiles
 import Foundation
-import Store
 import SymbolicateModel
 
 final class ReportDatabase: ReportStorage, @unchecked Sendable {

@@ -5,6 +5,7 @@
 import Foundation
 import ObjectStorage
 import Store
+import SystemSupport
 
 public struct ServerConfiguration: Sendable {
     /// The symbol store folder, or `s3://BUCKET[/PREFIX]`; stored reports live beside a folder

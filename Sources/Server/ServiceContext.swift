@@ -8,6 +8,7 @@ import Foundation
 import Store
 import SymbolicateModel
 import Symbolication
+import SystemSupport
 
 final class ServiceContext: @unchecked Sendable {
     let configuration: ServerConfiguration

@@ -10,6 +10,7 @@ import Dispatch
 import Foundation
 import Store
 import SymbolicateModel
+import SystemSupport
 
 public final class SymbolicationServer: @unchecked Sendable {
     public let configuration: ServerConfiguration

@@ -22,6 +22,7 @@
 // A build found present is marked used (the `.used` object) before it is reported present, and
 // counts as present only while well inside gc's grace period (see BucketStore+Maintenance.swift).
 
+import BuildFiles
 import Foundation
 import ObjectStorage
 import SymbolicateModel

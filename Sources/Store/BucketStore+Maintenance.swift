@@ -20,9 +20,11 @@
 // loser of two publications at once, use markers and name index entries of builds without an
 // entry) goes with the first gc after it is older than the grace period, which no import in flight is.
 
+import BuildFiles
 import Foundation
 import ObjectStorage
 import SymbolicateModel
+import SystemSupport
 
 extension BucketStore {
     public func remove(_ uuids: [BuildID]) throws -> [StoredBuild] {

@@ -20,6 +20,7 @@
 // This file holds the store and the read side; imports are in BucketStore+Import.swift, verify,
 // gc and sync in BucketStore+Maintenance.swift.
 
+import BuildFiles
 import Foundation
 import ObjectStorage
 import SymbolicateModel

@@ -5,6 +5,7 @@
 // use of a build is an empty marker object beside it (`catalog/<UUID>-<arch>.used`) whose
 // Last-Modified time is read from the listing, so recording a use never rewrites the metadata.
 
+import BuildFiles
 import Foundation
 import SymbolicateModel
 

@@ -5,6 +5,7 @@
 //
 // Like Database, a Catalog is used by one thread at a time; SymbolStore keeps it behind a mutex.
 
+import BuildFiles
 import Foundation
 import SymbolicateModel
 

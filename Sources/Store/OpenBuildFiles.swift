@@ -4,6 +4,7 @@
 // is dropped (its connections close when the last lookup holding it ends). Safe to share
 // between threads; two threads that open the same build at once keep the first one stored.
 
+import BuildFiles
 import Foundation
 import SymbolicateModel
 

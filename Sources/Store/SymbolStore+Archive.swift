@@ -13,6 +13,7 @@ import Archives
 import Foundation
 import ObjectFiles
 import SymbolicateModel
+import SystemSupport
 
 extension SymbolStore {
     static let maxPendingBuilds = 256

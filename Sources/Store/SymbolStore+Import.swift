@@ -11,9 +11,11 @@
 // any point leaves either nothing or a temporary file that the next import removes.
 
 import Archives
+import BuildFiles
 import Foundation
 import ObjectFiles
 import SymbolicateModel
+import SystemSupport
 
 extension SymbolStore {
     /// A build file written and synced under a temporary name, not yet in the catalog.

@@ -4,9 +4,11 @@
 // damaged or of another schema version, from the symbol file it was imported from when that file
 // is still there. When it is not, the error names the build and says to re-import it.
 
+import BuildFiles
 import Foundation
 import ObjectFiles
 import SymbolicateModel
+import SystemSupport
 
 extension SymbolStore {
     /// Called when the build file of `row` could not be opened: rebuilds it from its source file

@@ -8,8 +8,10 @@
 // SymbolStore+Maintenance.swift. One instance is safe to share between threads; several
 // processes may share one folder.
 
+import BuildFiles
 import Foundation
 import SymbolicateModel
+import SystemSupport
 
 public final class SymbolStore: Sendable {
     public let directory: String

@@ -7,6 +7,7 @@
 import Foundation
 import ObjectFiles
 import Symbolication
+import SystemSupport
 import TestSupport
 import Testing
 

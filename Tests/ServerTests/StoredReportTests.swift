@@ -5,6 +5,7 @@
 // the revision column, and a build imported beside a running server re-symbolicating the
 // reports waiting for it.
 
+import BuildFiles
 import Foundation
 import Store
 import SymbolicateModel

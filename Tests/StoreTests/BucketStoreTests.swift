@@ -11,6 +11,7 @@ import SymbolicateModel
 import TestSupport
 import Testing
 
+@testable import BuildFiles
 @testable import Store
 
 @Suite(.needsMoto)

@@ -7,6 +7,7 @@ import Foundation
 import SymbolicateModel
 import Testing
 
+@testable import BuildFiles
 @testable import Store
 
 @Suite struct BuildFileLayoutTests {

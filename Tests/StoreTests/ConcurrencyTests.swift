@@ -5,6 +5,7 @@
 
 import Foundation
 import SymbolicateModel
+import SystemSupport
 import TestSupport
 import Testing
 

@@ -8,6 +8,7 @@ import SymbolicateModel
 import TestSupport
 import Testing
 
+@testable import BuildFiles
 @testable import Store
 
 @Suite(.tags(.slow)) struct GCRaceTests {

@@ -9,6 +9,7 @@ import SymbolicateModel
 import TestSupport
 import Testing
 
+@testable import BuildFiles
 @testable import Store
 
 enum SampleFiles {

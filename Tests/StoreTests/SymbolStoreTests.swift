@@ -5,8 +5,10 @@
 
 import Foundation
 import SymbolicateModel
+import SystemSupport
 import Testing
 
+@testable import BuildFiles
 @testable import Store
 
 @Suite struct SymbolStoreTests {

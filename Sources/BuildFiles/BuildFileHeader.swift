@@ -8,7 +8,7 @@ import SymbolicateModel
 extension BuildFileSource {
     /// Checks that `path` is a build file of this schema version and returns whose it is, without
     /// loading its tables; `integrity` also runs SQLite's quick_check (reads the whole file).
-    static func inspect(path: String, integrity: Bool) throws -> BuildInfo {
+    package static func inspect(path: String, integrity: Bool) throws -> BuildInfo {
         let db = try Database(path: path, mode: .readOnly)
         let meta = try readHeader(db, path: path)
         if integrity {
@@ -22,14 +22,14 @@ extension BuildFileSource {
     }
 
     /// The application id, schema version and meta table.
-    static func readHeader(_ db: Database, path: String) throws -> MetaValues {
+    package static func readHeader(_ db: Database, path: String) throws -> MetaValues {
         try checkVersion(db, path: path)
         return try readMeta(db, path: path)
     }
 
     /// The application id and schema version: checked before any statement on the tables is
     /// prepared, since a file of another version has other tables.
-    static func checkVersion(_ db: Database, path: String) throws {
+    package static func checkVersion(_ db: Database, path: String) throws {
         let appID = try db.pragmaInteger("application_id")
         guard appID == BuildFile.applicationID else {
             throw SymbolicateError(.io, "not a symbolicate build file (application_id \(appID))", path: path)
@@ -40,11 +40,11 @@ extension BuildFileSource {
         }
     }
 
-    static func damaged(_ what: String, _ path: String) -> SymbolicateError {
+    package static func damaged(_ what: String, _ path: String) -> SymbolicateError {
         SymbolicateError(.io, "build file is damaged (\(what) do not match its header); re-import it", path: path)
     }
 
-    struct MetaValues {
+    package struct MetaValues {
         var build: BuildInfo
         var files = 0, functions = 0, locations = 0, ranges = 0
     }

@@ -21,8 +21,8 @@ import Foundation
 import SymbolicateModel
 import Synchronization
 
-final class BuildFileSource: SymbolSource, Sendable {
-    let build: BuildInfo
+package final class BuildFileSource: SymbolSource, Sendable {
+    package let build: BuildInfo
     let path: String
     let rowCounts: (files: Int, functions: Int, locations: Int, ranges: Int)
 
@@ -42,14 +42,14 @@ final class BuildFileSource: SymbolSource, Sendable {
     private let tables = AtomicLazyReference<Tables>()
     private let lookups = Atomic<Int>(0)
     /// Lookups answered with queries before the tables are loaded.
-    let loadAfter: Int
+    package let loadAfter: Int
     private let pool: ReaderPool
     private static let maxIdleReaders = 8
 
     /// Opens the build file at `path`. Throws BuildFile.VersionMismatch for a file of another
     /// schema version, and a SymbolicateError for anything that is not a readable build file.
     /// `loadAfter` overrides when the tables move to memory (0: at once; Int.max: never).
-    init(path: String, loadAfter: Int? = nil) throws {
+    package init(path: String, loadAfter: Int? = nil) throws {
         let reader = try Reader(path: path)
         let meta = try BuildFileSource.readHeader(reader.database, path: path)
         build = meta.build
@@ -60,7 +60,7 @@ final class BuildFileSource: SymbolSource, Sendable {
         if self.loadAfter == 0 { _ = tables.storeIfNil(try load(reader)) }
     }
 
-    var tablesAreLoaded: Bool { tables.load() != nil }
+    package var tablesAreLoaded: Bool { tables.load() != nil }
 
     /// The tables in memory, loading them now if they are not yet.
     func loadedTables() throws -> Tables {
@@ -72,7 +72,7 @@ final class BuildFileSource: SymbolSource, Sendable {
 
     // MARK: Lookup
 
-    func lookup(_ address: UInt64) -> [SymbolTable.Resolved]? {
+    package func lookup(_ address: UInt64) -> [SymbolTable.Resolved]? {
         let reader = takeReader()
         defer { putBack(reader) }
         let loaded = tables.load() ?? loadIfDue(reader)

@@ -22,14 +22,14 @@
 
 import SymbolicateModel
 
-enum BuildFile {
+package enum BuildFile {
     /// Bumped whenever the tables below change; a file of another version is refused by name.
     /// 3: `locations.line` holds SymbolTable.none for "no line", so 0 is the line table's line 0.
     /// 4: locations in packed blocks of 16-byte records; range records of 8 bytes, their starts
     /// relative to the block's first.
-    static let schemaVersion: Int64 = 4
+    package static let schemaVersion: Int64 = 4
     /// `PRAGMA application_id`: "SYMB", so a stray SQLite file is not taken for a build file.
-    static let applicationID: Int64 = 0x5359_4D42
+    package static let applicationID: Int64 = 0x5359_4D42
 
     static let schema = """
         CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -50,7 +50,7 @@ enum BuildFile {
     static let rangeRecordSize = 8
     /// Locations per block, and bytes per location: function, file, line, parent (UInt32 each,
     /// little-endian), the fields of SymbolTable.Location in order.
-    static let locationsPerBlock = 252
+    package static let locationsPerBlock = 252
     static let locationRecordSize = 16
     /// SQLite's largest page. Blocks are 4,032 bytes, so sixteen rows fill a page but for a few
     /// hundred bytes (a row's cell adds at most 18 bytes: its pointer, the lengths, the rowid);
@@ -95,8 +95,8 @@ enum BuildFile {
 
     /// Raised when a build file was written by another schema version; the store turns it into
     /// a message naming the build (or rebuilds the file from its source).
-    struct VersionMismatch: Error {
-        var found: Int64
+    package struct VersionMismatch: Error {
+        package var found: Int64
         var path: String
     }
 
@@ -119,7 +119,7 @@ enum BuildFile {
     /// Ranges may come unsorted and with shared starts: they go in by ascending start (stably),
     /// the last of a shared start winning, as SymbolTable's binary search picks it.
     @discardableResult
-    static func write(_ table: SymbolTable, to path: String) throws -> BuildFileWriter {
+    package static func write(_ table: SymbolTable, to path: String) throws -> BuildFileWriter {
         let writer = try BuildFileWriter(path: path)
         try writer.take(locations: table.locations[...])
         let ranges = table.ranges
@@ -138,7 +138,7 @@ enum BuildFile {
 /// go into SQLite as they fill, so the table never has to be whole in memory; `finish` adds the
 /// files, functions and meta rows and commits. It keeps a sample of the ranges it wrote, which
 /// `check` looks up in the finished file.
-final class BuildFileWriter: SymbolTableSink {
+package final class BuildFileWriter: SymbolTableSink {
     let path: String
     /// The file being written and its two statements; closed (nil) once `finish` commits, so
     /// that the file can be read, checked and renamed.
@@ -152,11 +152,11 @@ final class BuildFileWriter: SymbolTableSink {
     /// per call, not a checked access per record.
     private var blocks = Blocks()
     /// Told how far the table's build has come (bytes of DWARF read, of the total).
-    var onProgress: ((Int, Int) -> Void)?
+    package var onProgress: ((Int, Int) -> Void)?
     var locationCount: Int { blocks.locationCount }
     var rangeCount: Int { blocks.rangeCount }
 
-    init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         let db = try Database(path: path, mode: .readWrite)
         try db.exec(
@@ -186,22 +186,22 @@ final class BuildFileWriter: SymbolTableSink {
 
     /// Locations go in blocks of `locationsPerBlock` records, block N holding locations from
     /// N * locationsPerBlock on (the last block may be shorter).
-    func take(locations: ArraySlice<SymbolTable.Location>) throws {
+    package func take(locations: ArraySlice<SymbolTable.Location>) throws {
         let statement = try file().insertLocations
         try blocks.take(locations: locations) { try BuildFileWriter.insert(statement, $0, $1) }
     }
 
-    func progress(done: Int, total: Int) { onProgress?(done, total) }
+    package func progress(done: Int, total: Int) { onProgress?(done, total) }
 
     /// Ranges by ascending start; where several share a start, the last wins.
-    func take(ranges: ArraySlice<SymbolTable.Range>) throws {
+    package func take(ranges: ArraySlice<SymbolTable.Range>) throws {
         let statement = try file().insertRanges
         try blocks.take(ranges: ranges, path: path) { try BuildFileWriter.insert(statement, BuildFile.key($0), $1) }
     }
 
     /// Ends the file: the last blocks, then `head`'s build, files and functions and the counts
     /// taken, and the commit. The caller fsyncs and renames.
-    func finish(_ head: SymbolTable) throws {
+    package func finish(_ head: SymbolTable) throws {
         let (locations, ranges) = (try file().insertLocations, try file().insertRanges)
         try blocks.finish(
             locations: { try BuildFileWriter.insert(locations, $0, $1) },
@@ -253,7 +253,7 @@ final class BuildFileWriter: SymbolTableSink {
 
     /// Checks the finished file against the ranges written: the range found for the sampled
     /// addresses must be the one the table picks.
-    func check() throws {
+    package func check() throws {
         try BuildFile.check(blocks.sampler.samples(), at: path)
     }
 }
@@ -372,7 +372,7 @@ private struct Blocks {
 /// (nil: before the first range): every range start while there are few, then an even spread of
 /// at least one per block, with the address just before each sampled start and one between it
 /// and the next; and the ends of the address space.
-struct RangeSampler {
+package struct RangeSampler {
     private var points: [(address: UInt64, expected: UInt32?)] = []
     private var first: SymbolTable.Range?
     private var last: SymbolTable.Range?
@@ -405,7 +405,7 @@ struct RangeSampler {
 extension BuildFile {
     /// Checks a freshly written file against the table it came from (sorted ranges; for
     /// unsorted input SymbolTable gives no defined answer).
-    static func checkRanges(of table: SymbolTable, at path: String) throws {
+    package static func checkRanges(of table: SymbolTable, at path: String) throws {
         let ranges = table.ranges
         guard !ranges.isEmpty, zip(ranges, ranges.dropFirst()).allSatisfy({ $0.start <= $1.start }) else { return }
         var sampler = RangeSampler()
@@ -418,7 +418,7 @@ extension BuildFile {
     }
 
     /// Looks `samples` up in the build file at `path`: each must find the expected location.
-    static func check(_ samples: [(address: UInt64, expected: UInt32?)], at path: String) throws {
+    package static func check(_ samples: [(address: UInt64, expected: UInt32?)], at path: String) throws {
         // Not mapped: the check runs while the import may still hold a large table in memory.
         let reader = try BuildFileSource.Reader(path: path, mapped: false)
         for (address, expected) in samples {

@@ -7,7 +7,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ObjectFiles
+@testable import SystemSupport
 
 struct FolderWalkTests {
     /// root/b.txt, root/a/x.txt, root/a/c/y.txt, root/link-to-a -> a, root/link-to-x -> a/x.txt,

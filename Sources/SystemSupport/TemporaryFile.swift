@@ -14,15 +14,15 @@ import SymbolicateModel
     import Musl
 #endif
 
-final class TemporaryFile {
-    static let prefix = ".tmp-"
+package final class TemporaryFile {
+    package static let prefix = ".tmp-"
 
-    let path: String
+    package let path: String
     private let fd: Int32
     private var finished = false
 
     /// Creates and locks a new empty file in `directory`, named `prefix`, a random part, `suffix`.
-    init(in directory: String, prefix: String = TemporaryFile.prefix, suffix: String) throws(SymbolicateError) {
+    package init(in directory: String, prefix: String = TemporaryFile.prefix, suffix: String) throws(SymbolicateError) {
         var attempt = 0
         while true {
             let name = prefix + String(UInt64.random(in: 0...UInt64.max), radix: 16) + suffix
@@ -63,26 +63,26 @@ final class TemporaryFile {
         _ = fchmod(fd, mode)
     }
 
-    var size: Int64 {
+    package var size: Int64 {
         var st = stat()
         return fstat(fd, &st) == 0 ? Int64(st.st_size) : 0
     }
 
     /// Appends bytes (used to spool archive members).
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
         let code = OutputFile.writeAll(fd, bytes)
         if code != 0 { throw TemporaryFile.error("cannot write", code, path) }
     }
 
     /// Flushes the file's data to disk.
-    func sync() throws {
+    package func sync() throws {
         guard fsync(fd) == 0 else { throw TemporaryFile.error("cannot sync", errno, path) }
     }
 
     /// Makes the file durable and moves it to `destination` (replacing what is there), then
     /// makes the rename durable; `durable: false` skips both syncs. The file is no longer
     /// temporary afterwards.
-    func commit(to destination: String, durable: Bool = true) throws(SymbolicateError) {
+    package func commit(to destination: String, durable: Bool = true) throws(SymbolicateError) {
         if durable {
             guard fsync(fd) == 0 else { throw TemporaryFile.error("cannot sync", errno, path) }
         }
@@ -92,13 +92,13 @@ final class TemporaryFile {
     }
 
     /// Removes the file now rather than when the object goes away.
-    func discard() {
+    package func discard() {
         guard !finished else { return }
         unlink(path)
         finished = true
     }
 
-    static func syncDirectory(of path: String) {
+    package static func syncDirectory(of path: String) {
         let dfd = open(PathParts.parent(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dfd >= 0 else { return }
         fsync(dfd)
@@ -107,7 +107,7 @@ final class TemporaryFile {
 
     /// Deletes the temporary files in `directory` whose creator is gone (nobody holds their lock);
     /// returns their names. Files of running imports are left alone.
-    static func removeStale(in directory: String) -> [String] {
+    package static func removeStale(in directory: String) -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         let present = Set(names)
         var removed: [String] = []

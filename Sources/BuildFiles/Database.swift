@@ -102,7 +102,7 @@ package final class Database {
     }
 
     /// True when `error` is SQLite's "database or disk is full".
-    static func isDiskFull(_ error: any Error) -> Bool {
+    package static func isDiskFull(_ error: any Error) -> Bool {
         (error as? SymbolicateError)?.message.hasPrefix("SQLite error \(SQLITE_FULL) ") == true
     }
 

@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 
-@testable import Store
+@testable import SystemSupport
 
 @Suite struct ProcessorBudgetTests {
     @Test func quotaCapsTheAffinityRoundedUp() {
