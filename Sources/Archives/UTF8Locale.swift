@@ -11,8 +11,8 @@ internal import CArchive
 
 enum UTF8Locale {
     /// Holds the process-wide UTF-8 locale object; created once, never freed.
+    // @unchecked: a locale_t is only read after creation (uselocale does not change it).
     private struct Handle: @unchecked Sendable {
-        // A locale_t is only read after creation (uselocale does not change it).
         let locale: locale_t?
     }
 

@@ -3,96 +3,87 @@
 // the size of the input: the reader can never run more than `capacity` reports ahead of the
 // workers. `close` lets the receivers drain what is left and then see nil; `cancel` drops
 // everything and wakes both sides at once, for when a worker hits a failure that must stop the
-// run. One mutex and two condition variables (not full, not empty), so a send wakes one
+// run. One lock and two conditions of it (not full, not empty), so a send wakes one
 // receiver and a receive wakes one sender instead of every waiting thread.
 
-import Foundation
+import SymbolicateModel
 
-final class BoundedChannel<Element: Sendable>: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let notFull = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private let notEmpty = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var buffer: [Element?]
-    private var head = 0
-    private var count = 0
-    private var closed = false
-    private var cancelled = false
+final class BoundedChannel<Element: Sendable>: Sendable {
+    private struct State {
+        var buffer: [Element?]
+        var head = 0
+        var count = 0
+        var closed = false
+        var cancelled = false
+    }
+
+    private let state: Locked<State>
+    private let notFull = Locked<State>.Condition()
+    private let notEmpty = Locked<State>.Condition()
 
     let capacity: Int
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
-        self.buffer = Array(repeating: nil, count: max(1, capacity))
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(notFull, nil)
-        pthread_cond_init(notEmpty, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(notEmpty)
-        pthread_cond_destroy(notFull)
-        pthread_mutex_destroy(mutex)
-        notEmpty.deallocate()
-        notFull.deallocate()
-        mutex.deallocate()
+        state = Locked(State(buffer: Array(repeating: nil, count: max(1, capacity))))
     }
 
     /// Blocks while the channel is full. Returns false (and drops `element`) when the channel
     /// was closed or cancelled, so a producer knows to stop.
     @discardableResult
     func send(_ element: Element) -> Bool {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while count == capacity && !closed && !cancelled {
-            pthread_cond_wait(notFull, mutex)
-        }
-        guard !closed, !cancelled else { return false }
-        buffer[(head + count) % capacity] = element
-        count += 1
-        pthread_cond_signal(notEmpty)
-        return true
+        let capacity = capacity
+        let roomOrEnd: (inout State) -> Bool = { $0.count < capacity || $0.closed || $0.cancelled }
+        let sent = state.wait(
+            on: notFull, until: roomOrEnd,
+            then: { state in
+                guard !state.closed, !state.cancelled else { return false }
+                state.buffer[(state.head + state.count) % capacity] = element
+                state.count += 1
+                return true
+            })
+        if sent { notEmpty.signal() }
+        return sent
     }
 
     /// Blocks until an element is available; nil once the channel is closed and drained, or
     /// as soon as it is cancelled.
     func receive() -> Element? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while count == 0 && !closed && !cancelled {
-            pthread_cond_wait(notEmpty, mutex)
-        }
-        guard !cancelled, count > 0 else { return nil }
-        let element = buffer[head]
-        buffer[head] = nil
-        head = (head + 1) % capacity
-        count -= 1
-        pthread_cond_signal(notFull)
+        let capacity = capacity
+        let elementOrEnd: (inout State) -> Bool = { $0.count > 0 || $0.closed || $0.cancelled }
+        let (element, received) = state.wait(
+            on: notEmpty, until: elementOrEnd,
+            then: { state -> (Element?, Bool) in
+                guard !state.cancelled, state.count > 0 else { return (nil, false) }
+                let element = state.buffer[state.head]
+                state.buffer[state.head] = nil
+                state.head = (state.head + 1) % capacity
+                state.count -= 1
+                return (element, true)
+            })
+        if received { notFull.signal() }
         return element
     }
 
     /// No more sends; receivers drain what is buffered, then get nil.
     func close() {
-        pthread_mutex_lock(mutex)
-        closed = true
-        pthread_cond_broadcast(notEmpty)
-        pthread_cond_broadcast(notFull)
-        pthread_mutex_unlock(mutex)
+        state.withLock { $0.closed = true }
+        notEmpty.broadcast()
+        notFull.broadcast()
     }
 
     /// Stops both sides now: buffered elements are dropped, blocked senders and receivers return.
     func cancel() {
-        pthread_mutex_lock(mutex)
-        cancelled = true
-        for i in buffer.indices { buffer[i] = nil }
-        count = 0
-        pthread_cond_broadcast(notEmpty)
-        pthread_cond_broadcast(notFull)
-        pthread_mutex_unlock(mutex)
+        state.withLock { state in
+            state.cancelled = true
+            for i in state.buffer.indices { state.buffer[i] = nil }
+            state.count = 0
+        }
+        notEmpty.broadcast()
+        notFull.broadcast()
     }
 
     var isCancelled: Bool {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return cancelled
+        state.withLock { $0.cancelled }
     }
 }

@@ -8,22 +8,21 @@ import Foundation
 import SymbolicateModel
 
 /// How much of the archive inputs the reader has consumed; written by the reader thread.
-final class InputProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var bytes = 0
+final class InputProgress: Sendable {
+    private let bytes = Locked(0)
 
-    var bytesDone: Int { lock.withLock { bytes } }
+    var bytesDone: Int { bytes.withLock { $0 } }
 
     func setBytesDone(_ value: Int64) {
-        lock.withLock { bytes = Int(clamping: value) }
+        bytes.withLock { $0 = Int(clamping: value) }
     }
 
     func setBytesDone(_ value: Int) {
-        lock.withLock { bytes = value }
+        bytes.withLock { $0 = value }
     }
 }
 
-final class ProgressReporter: @unchecked Sendable {
+final class ProgressReporter: Sendable {
     enum Mode: Sendable { case bar, lines, none }
 
     private let mode: Mode
@@ -32,9 +31,9 @@ final class ProgressReporter: @unchecked Sendable {
     private let collector: SummaryCollector
     private let input: InputProgress
     private let write: @Sendable (String) -> Void
-    private let condition = NSCondition()
-    private var stopping = false
-    private var running = false
+    /// Whether the thread is asked to stop, and whether it still runs.
+    private let state = Locked((stopping: false, running: false))
+    private let changed = Locked<(stopping: Bool, running: Bool)>.Condition()
     private let started = Date()
 
     init(
@@ -57,9 +56,7 @@ final class ProgressReporter: @unchecked Sendable {
 
     func start() {
         guard mode != .none else { return }
-        condition.lock()
-        running = true
-        condition.unlock()
+        state.withLock { $0.running = true }
         let thread = Thread { [self] in loop() }
         thread.name = "batch-progress"
         thread.start()
@@ -68,28 +65,23 @@ final class ProgressReporter: @unchecked Sendable {
     /// Stops the thread and leaves the last state on screen (bar) or prints a last line.
     func stop() {
         guard mode != .none else { return }
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
+        state.withLock { $0.stopping = true }
+        changed.broadcast()
+        state.wait(on: changed, until: { !$0.running }, then: { _ in })
         let last = line(final: true)
         write(mode == .bar ? "\r" + last + "\u{1B}[K\n" : last + "\n")
     }
 
     private func loop() {
-        condition.lock()
-        while !stopping {
-            _ = condition.wait(until: Date().addingTimeInterval(interval))
+        while true {
+            let stopping = state.wait(
+                on: changed, until: { $0.stopping }, timeout: interval, then: { _, stopping in stopping })
             if stopping { break }
             let text = line()
-            condition.unlock()
             write(mode == .bar ? "\r" + text + "\u{1B}[K" : text + "\n")
-            condition.lock()
         }
-        running = false
-        condition.broadcast()
-        condition.unlock()
+        state.withLock { $0.running = false }
+        changed.broadcast()
     }
 
     /// One progress line from the current counts; the final one says 100% and has no ETA.

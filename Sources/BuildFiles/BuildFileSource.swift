@@ -230,32 +230,29 @@ package final class BuildFileSource: SymbolSource, Sendable {
     }
 
     /// The idle readers, and a wait for one when no new connection can be opened.
-    private final class ReaderPool: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var idle: [Reader]
+    private final class ReaderPool: Sendable {
+        private let idle: Locked<[Reader]>
+        private let returned = Locked<[Reader]>.Condition()
 
-        init(_ first: Reader) { idle = [first] }
+        init(_ first: Reader) { idle = Locked([first]) }
 
         func take() -> Reader? {
-            condition.lock()
-            defer { condition.unlock() }
-            return idle.popLast()
+            idle.withLock { $0.popLast() }
         }
 
         func waitForReader() -> Reader {
-            condition.lock()
-            defer { condition.unlock() }
-            while idle.isEmpty { condition.wait() }
-            return idle.removeLast()
+            idle.wait(on: returned, until: { !$0.isEmpty }, then: { $0.removeLast() })
         }
 
         /// Keeps `reader` unless `limit` are idle already; returns it then, for the caller to close.
         func putBack(_ reader: Reader, keepingAtMost limit: Int) -> Reader? {
-            condition.lock()
-            defer { condition.unlock() }
-            guard idle.count < limit else { return reader }
-            idle.append(reader)
-            condition.signal()
+            let kept = idle.withLock { idle in
+                guard idle.count < limit else { return false }
+                idle.append(reader)
+                return true
+            }
+            guard kept else { return reader }
+            returned.signal()
             return nil
         }
     }

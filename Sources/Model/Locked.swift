@@ -8,11 +8,16 @@
 // every contended section looked like a race to `make tsan` (a four-thread counter under
 // Mutex.withLock counts right and is still reported). pthread mutexes are what TSan models.
 // `make lint` refuses Synchronization's Mutex in Sources.
+//
+// Threads that wait for the value to change (a free reader in a pool, room in a channel, the end
+// of a progress line) wait on a `Locked.Condition` of the same lock: a pthread condition variable,
+// the kind TSan models, in place of NSCondition, DispatchSemaphore or a raw pthread_cond_t.
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
+// @unchecked: the value is only reached with the mutex held, which the compiler cannot see.
 public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
@@ -36,5 +41,69 @@ public final class Locked<Value>: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
+    }
+
+    /// Waits with the lock held until `ready` holds for the value (each time `condition` is
+    /// signalled, the value is looked at again), then runs `body` with the lock still held.
+    public func wait<Result, Failure: Error>(
+        on condition: Condition, until ready: (inout Value) -> Bool,
+        then body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !ready(&value) { pthread_cond_wait(condition.cond, mutex) }
+        return try body(&value)
+    }
+
+    /// As `wait(on:until:then:)`, but gives up after `seconds`: `body` is told whether `ready`
+    /// held (true) or the time ran out (false).
+    public func wait<Result, Failure: Error>(
+        on condition: Condition, until ready: (inout Value) -> Bool, timeout seconds: Double,
+        then body: (inout Value, Bool) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanoseconds = Int(now.tv_nsec) + Int((max(0, seconds) * 1e9).rounded())
+        var deadline = timespec(
+            tv_sec: now.tv_sec + nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        var met = ready(&value)
+        while !met {
+            if pthread_cond_timedwait(condition.cond, mutex, &deadline) == ETIMEDOUT {
+                met = ready(&value)
+                break
+            }
+            met = ready(&value)
+        }
+        return try body(&value, met)
+    }
+
+    /// A condition variable that threads waiting on a Locked value sleep on, woken by
+    /// `signal` (one waiter) or `broadcast` (all) after the value changed. Timed waits measure
+    /// on the monotonic clock, so a change of the wall clock neither ends nor stretches them.
+    // @unchecked: a pthread condition variable, which threads share by design.
+    public final class Condition: @unchecked Sendable {
+        fileprivate let cond: UnsafeMutablePointer<pthread_cond_t>
+
+        public init() {
+            cond = .allocate(capacity: 1)
+            cond.initialize(to: pthread_cond_t())
+            var attributes = pthread_condattr_t()
+            pthread_condattr_init(&attributes)
+            pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+            pthread_cond_init(cond, &attributes)
+            pthread_condattr_destroy(&attributes)
+        }
+
+        deinit {
+            pthread_cond_destroy(cond)
+            cond.deallocate()
+        }
+
+        /// Wakes one waiting thread.
+        public func signal() { pthread_cond_signal(cond) }
+        /// Wakes every waiting thread.
+        public func broadcast() { pthread_cond_broadcast(cond) }
     }
 }

@@ -8,6 +8,7 @@ import Foundation
 import SymbolicateModel
 
 /// Owner of the bytes of one file or buffer; immutable once created.
+// @unchecked: immutable bytes at a stable address (a private mapping or an owned copy).
 final class ByteStorage: @unchecked Sendable {
     let base: UnsafeMutableRawPointer?
     let count: Int

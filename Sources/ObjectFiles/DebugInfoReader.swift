@@ -10,6 +10,7 @@
 // threads, remains as a second, serial reader that tests hold the first one to.
 
 import Foundation
+import SymbolicateModel
 
 struct DebugInfo {
     struct Node: Equatable {
@@ -167,6 +168,7 @@ enum DebugInfoReader {
 /// Our own reader's units, read on demand: a batch at a time, on up to `threads` threads that
 /// take the batch's units in turn, each thread with its own DieDecoder and UnitReader. Results
 /// come back in the order asked for, so they do not depend on which thread read what.
+// @unchecked: immutable after init; each reading thread works on views of its own (SharedSections.local).
 final class DebugInfoStream: @unchecked Sendable {
     /// `.debug_aranges`, when present, and the units it covers.
     let arangeEntries: [AddressRangeTable.Entry]
@@ -252,6 +254,7 @@ final class DebugInfoStream: @unchecked Sendable {
 }
 
 /// The sections and unit table of one file, shared read-only by the reading threads.
+// @unchecked: immutable; ByteReader points into mapped storage that no thread writes.
 private final class SharedSections: @unchecked Sendable {
     let sections: [String: ByteReader]
     let file: DwarfInfoFile
@@ -275,21 +278,19 @@ private final class SharedSections: @unchecked Sendable {
 }
 
 /// One result slot per unit of a batch, each written by the thread that read the unit.
-private final class PartSlots<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [Result<T?, Error>]
-    private var claimed = 0
-    init(count: Int) { slots = Array(repeating: .success(nil), count: count) }
+private final class PartSlots<T>: Sendable {
+    private let state: Locked<(slots: [Result<T?, Error>], claimed: Int)>
+    init(count: Int) { state = Locked((Array(repeating: .success(nil), count: count), 0)) }
     /// The next unit no thread has taken yet.
     func claim() -> Int? {
-        lock.withLock {
-            guard claimed < slots.count else { return nil }
-            claimed += 1
-            return claimed - 1
+        state.withLock { state in
+            guard state.claimed < state.slots.count else { return nil }
+            state.claimed += 1
+            return state.claimed - 1
         }
     }
-    func set(_ i: Int, _ r: Result<T?, Error>) { lock.withLock { slots[i] = r } }
-    func take() -> [Result<T?, Error>] { lock.withLock { slots } }
+    func set(_ i: Int, _ r: Result<T?, Error>) { state.withLock { $0.slots[i] = r } }
+    func take() -> [Result<T?, Error>] { state.withLock { $0.slots } }
 }
 
 /// Reads one unit at a time into a DebugInfo of its own (one unit, its names, files and nodes).

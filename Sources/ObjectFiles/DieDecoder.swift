@@ -8,6 +8,7 @@
 // global state: each thread walks its units with its own decoder over shared immutable tables.
 
 /// The sections and tables a decoder reads; immutable, shared by every decoder of one file.
+// @unchecked: ByteReaders over immutable storage; nothing here is written after init.
 struct DwarfInfoFile: @unchecked Sendable {
     let info: ByteReader
     let str: ByteReader?

@@ -8,6 +8,7 @@
 
 internal import CDwarf
 import Foundation
+import SymbolicateModel
 
 /// A DIE handle; owned by the session's caller, released with `DwarfSession.release`.
 struct DwarfDie {
@@ -72,7 +73,8 @@ struct DwarfUnit {
 }
 
 final class DwarfSession {
-    private static let lock = NSLock()
+    /// libdwarf's globals race between threads: one session at a time in the process.
+    private static let lock = Locked(())
 
     private var dbg: OpaquePointer?
     private let context: Unmanaged<SectionTable>
@@ -90,11 +92,11 @@ final class DwarfSession {
     static func withSession<T>(sections: [String: ByteReader], pointerSize: Int, _ body: (DwarfSession) throws -> T)
         throws -> T
     {
-        lock.lock()
-        defer { lock.unlock() }
-        let session = try DwarfSession(sections: sections, pointerSize: pointerSize)
-        defer { session.finish() }
-        return try body(session)
+        try lock.withLock { _ throws -> T in
+            let session = try DwarfSession(sections: sections, pointerSize: pointerSize)
+            defer { session.finish() }
+            return try body(session)
+        }
     }
 
     private init(sections: [String: ByteReader], pointerSize: Int) throws {

@@ -640,6 +640,7 @@ struct TableBuilder {
 /// reads and writes them at every range boundary, and a class's array properties would pay a
 /// dynamic exclusivity check and a uniqueness check on each write. Their indices are node
 /// numbers the reader gave out, never bytes of the file.
+// @unchecked: owned buffers, written only by the one thread that walks or merges its unit at a time.
 final class NodeCache: @unchecked Sendable {
     /// For stretches no unit covers (symbols only): no nodes, no files; never written.
     static let none = NodeCache(DebugInfo())
@@ -681,6 +682,7 @@ final class NodeCache: @unchecked Sendable {
 /// A unit walked on its own (`TableBuilder.walkUnit`), waiting to be merged region by region:
 /// its functions and locations as that walk numbered them, each region's new locations and
 /// ranges, and (filled as the merge goes) the table builder's numbers for them.
+// @unchecked: handed from the thread that walked it to the one that merges it, never shared by both.
 final class PreparedUnit: @unchecked Sendable {
     struct Region {
         /// The locations this region added, by the unit walk's numbers.
@@ -728,15 +730,17 @@ final class PreparedUnit: @unchecked Sendable {
 /// Produces results 0, 1, 2, ... in order, producing result k + 1 on another thread while the
 /// caller works on result k. `between` runs after one result is produced and before the next
 /// starts, while nothing is being produced.
+// @unchecked: `ahead` is only touched by the one thread that calls `take`; the result produced
+// ahead crosses threads through `produced`, a Locked value with its condition.
 final class BatchPipeline<T>: @unchecked Sendable {
     private let count: Int
     private let produce: @Sendable (Int) throws -> T
     private let between: @Sendable () -> Void
-    /// The result being produced ahead: its index, a semaphore signalled when it is done, and
-    /// the result behind `lock`.
-    private var ahead: (index: Int, done: DispatchSemaphore)?
-    private let lock = NSLock()
-    private var aheadResult: Result<T, Error>?
+    /// The index of the result being produced ahead, if one is.
+    private var ahead: Int?
+    /// The result produced ahead, once it is done.
+    private let produced = Locked<Result<T, Error>?>(nil)
+    private let done = Locked<Result<T, Error>?>.Condition()
 
     init(count: Int, produce: @escaping @Sendable (Int) throws -> T, between: @escaping @Sendable () -> Void) {
         self.count = count
@@ -746,27 +750,28 @@ final class BatchPipeline<T>: @unchecked Sendable {
 
     deinit {
         // A caller that stopped early (an error) still waits for the thread producing ahead.
-        ahead?.done.wait()
+        if ahead != nil { produced.wait(on: done, until: { $0 != nil }, then: { _ in }) }
     }
 
     /// Result `index`; call with 0, 1, 2, ... in order.
     func take(_ index: Int) throws -> T {
         let result: Result<T, Error>
-        if let ahead, ahead.index == index {
-            ahead.done.wait()
+        if let ahead, ahead == index {
             self.ahead = nil
-            result = lock.withLock { aheadResult.take() } ?? .failure(DecodeError("batch \(index) was not read"))
+            let taken = produced.wait(on: done, until: { $0 != nil }, then: { $0.take() })
+            result = taken ?? .failure(DecodeError("batch \(index) was not read"))
         } else {
             result = Result { try produce(index) }
         }
         between()
         if index + 1 < count, case .success = result {
-            let done = DispatchSemaphore(value: 0)
-            ahead = (index + 1, done)
+            ahead = index + 1
             let produce = self.produce
+            let produced = self.produced
+            let done = self.done
             DispatchQueue.global().async {
                 let r = Result { try produce(index + 1) }
-                self.lock.withLock { self.aheadResult = r }
+                produced.withLock { $0 = r }
                 done.signal()
             }
         }

@@ -108,6 +108,7 @@ final class CurlTransport: Sendable {
 
 /// One CURL easy handle and its error buffer. Used by one thread at a time: taken from the
 /// transport's pool for one request and put back after it.
+// @unchecked: a CURL easy handle, owned by the one thread that took it from the pool.
 final class CurlHandle: @unchecked Sendable {
     private let easy: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
