@@ -48,18 +48,7 @@ package final class Database {
 
     /// `path` with every byte but unreserved ones and `/` percent-encoded, for a `file:` URI.
     static func uriEscaped(_ path: String) -> String {
-        var out = ""
-        for byte in path.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return out
+        ASCII.percentEncoded(path, keeping: [UInt8(ascii: "/")])
     }
 
     deinit {

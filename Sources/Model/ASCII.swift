@@ -31,4 +31,32 @@ public enum ASCII {
         if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt64(text.dropFirst(2), radix: 16) }
         return UInt64(text)
     }
+
+    /// `text` with every byte percent-encoded (`%2F`, uppercase hex) but RFC 3986's unreserved
+    /// characters (letters, digits, `-`, `.`, `_`, `~`) and the bytes in `keeping`. Bytes, not
+    /// characters: a non-ASCII character is each of its UTF-8 bytes encoded.
+    public static func percentEncoded(_ text: some StringProtocol, keeping: Set<UInt8> = []) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            if isUnreserved(byte) || keeping.contains(byte) {
+                out.append(byte)
+            } else {
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0f)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// RFC 3986's unreserved characters: ALPHA / DIGIT / "-" / "." / "_" / "~".
+    public static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x41...0x5a, 0x61...0x7a, 0x30...0x39: return true
+        case 0x2d, 0x2e, 0x5f, 0x7e: return true
+        default: return false
+        }
+    }
 }

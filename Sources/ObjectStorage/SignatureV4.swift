@@ -9,6 +9,7 @@
 // vectors computed by botocore (Fixtures/sigv4-vectors.py).
 
 import Digest
+import SymbolicateModel
 
 #if canImport(Glibc)
     import Glibc
@@ -169,28 +170,7 @@ public struct SignatureV4: Sendable {
 
     /// AWS's UriEncode: UTF-8 bytes, A-Z a-z 0-9 - . _ ~ as they are, every other byte %XX (uppercase).
     public static func uriEncode(_ text: String, keepSlash: Bool) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
-                out.append(byte)
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0f)])
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// RFC 3986's unreserved characters: ALPHA / DIGIT / "-" / "." / "_" / "~".
-    static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x41...0x5a, 0x61...0x7a, 0x30...0x39: return true
-        case 0x2d, 0x2e, 0x5f, 0x7e: return true
-        default: return false
-        }
+        ASCII.percentEncoded(text, keeping: keepSlash ? [UInt8(ascii: "/")] : [])
     }
 
     static func trimHeaderValue(_ value: String) -> String {

@@ -176,25 +176,7 @@ public enum JSONValue {
     }
 }
 
-/// Parses a size such as `50M`, `1G`, `512k` or plain bytes.
+/// Parses a size such as `50M`, `1.5G`, `2GiB`, `512k` or plain bytes (ByteSize).
 public func parseByteSize(_ text: String) -> Int? {
-    let t = text.trimmingCharacters(in: " ").uppercased()
-    guard let last = t.last else { return nil }
-    let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-    var digits = Substring(t)
-    var multiplier = 1
-    if let m = multipliers[last] {
-        multiplier = m
-        digits = t.dropLast()
-        if digits.hasSuffix("I") { digits = digits.dropLast() }
-    } else if last == "B" {
-        digits = t.dropLast()
-        if let m = digits.last.flatMap({ multipliers[$0] }) {
-            multiplier = m
-            digits = digits.dropLast()
-        }
-    }
-    guard let n = Int(digits), n >= 0 else { return nil }
-    let (product, overflow) = n.multipliedReportingOverflow(by: multiplier)
-    return overflow ? nil : product
+    ByteSize.parse(text).flatMap { Int(exactly: $0) }
 }

@@ -53,11 +53,8 @@ public final class BuildCache: Sendable {
     public init(root: String, location: S3Location, capacity: Int64) throws {
         let name = location.prefix.isEmpty ? location.bucket : location.bucket + "/" + location.folder
         // The prefix may hold anything S3 allows: keep letters, digits and a few marks, encode the rest.
-        let safe = name.unicodeScalars.map { scalar -> String in
-            let c = Character(scalar)
-            if c.isASCII, c.isLetter || c.isNumber || "-_./".contains(c) { return String(c) }
-            return String(format: "%%%02X", scalar.value)
-        }.joined().replacingOccurrences(of: "..", with: "%2E%2E")
+        let safe = ASCII.percentEncoded(name, keeping: [UInt8(ascii: "/")]).replacingOccurrences(
+            of: "..", with: "%2E%2E")
         directory = root + "/s3/" + safe
         temporaryDirectory = root + "/tmp"
         self.capacity = max(0, capacity)

@@ -74,19 +74,6 @@ public enum StoreLocation {
         return try BucketStore(location: location, cacheDirectory: cacheDirectory, cacheBytes: cacheBytes)
     }
 
-    /// Parses a size such as `10G`, `512M`, `64K` or a number of bytes (binary units).
-    public static func parseSize(_ text: String) -> Int64? {
-        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
-        var digits = Substring(text.uppercased())
-        if digits.hasSuffix("B") { digits = digits.dropLast() }
-        var multiplier: Int64 = 1
-        if let last = digits.last, let unit = units[last] {
-            multiplier = unit
-            digits = digits.dropLast()
-        }
-        guard let value = Double(digits), value >= 0, value.isFinite, value * Double(multiplier) < 9e18 else {
-            return nil
-        }
-        return Int64(value * Double(multiplier))
-    }
+    /// Parses a size such as `10G`, `1.5GiB`, `512M` or a number of bytes (ByteSize).
+    public static func parseSize(_ text: String) -> Int64? { ByteSize.parse(text) }
 }
