@@ -15,6 +15,9 @@ final class BoundedChannel<Element: Sendable>: Sendable {
         var count = 0
         var closed = false
         var cancelled = false
+        /// Senders waiting for room, receivers waiting for an element.
+        var waitingSenders = 0
+        var waitingReceivers = 0
     }
 
     private let state: Locked<State>
@@ -33,10 +36,16 @@ final class BoundedChannel<Element: Sendable>: Sendable {
     @discardableResult
     func send(_ element: Element) -> Bool {
         let capacity = capacity
-        let roomOrEnd: (inout State) -> Bool = { $0.count < capacity || $0.closed || $0.cancelled }
+        var waited = false
+        let roomOrEnd: (inout State) -> Bool = { state in
+            let ready = state.count < capacity || state.closed || state.cancelled
+            if !ready && !waited { (waited, state.waitingSenders) = (true, state.waitingSenders + 1) }
+            return ready
+        }
         let sent = state.wait(
             on: notFull, until: roomOrEnd,
             then: { state in
+                if waited { state.waitingSenders -= 1 }
                 guard !state.closed, !state.cancelled else { return false }
                 state.buffer[(state.head + state.count) % capacity] = element
                 state.count += 1
@@ -50,10 +59,16 @@ final class BoundedChannel<Element: Sendable>: Sendable {
     /// as soon as it is cancelled.
     func receive() -> Element? {
         let capacity = capacity
-        let elementOrEnd: (inout State) -> Bool = { $0.count > 0 || $0.closed || $0.cancelled }
+        var waited = false
+        let elementOrEnd: (inout State) -> Bool = { state in
+            let ready = state.count > 0 || state.closed || state.cancelled
+            if !ready && !waited { (waited, state.waitingReceivers) = (true, state.waitingReceivers + 1) }
+            return ready
+        }
         let (element, received) = state.wait(
             on: notEmpty, until: elementOrEnd,
             then: { state -> (Element?, Bool) in
+                if waited { state.waitingReceivers -= 1 }
                 guard !state.cancelled, state.count > 0 else { return (nil, false) }
                 let element = state.buffer[state.head]
                 state.buffer[state.head] = nil
@@ -85,5 +100,11 @@ final class BoundedChannel<Element: Sendable>: Sendable {
 
     var isCancelled: Bool {
         state.withLock { $0.cancelled }
+    }
+
+    /// How many senders wait for room and receivers for an element now (what a test waits for
+    /// instead of sleeping: a sender blocked on a full channel is an event).
+    var waiting: (senders: Int, receivers: Int) {
+        state.withLock { ($0.waitingSenders, $0.waitingReceivers) }
     }
 }

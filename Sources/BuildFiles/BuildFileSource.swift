@@ -224,6 +224,9 @@ package final class BuildFileSource: SymbolSource, Sendable {
         return pool.waitForReader()
     }
 
+    /// Lookups waiting for a reader (all are in use and no new one could be opened).
+    var lookupsWaitingForReader: Int { pool.waiting }
+
     func putBack(_ reader: Reader) {
         let extra = pool.putBack(reader, keepingAtMost: BuildFileSource.maxIdleReaders)
         _ = extra  // closed here, outside the lock, when the last reference goes
@@ -231,24 +234,33 @@ package final class BuildFileSource: SymbolSource, Sendable {
 
     /// The idle readers, and a wait for one when no new connection can be opened.
     private final class ReaderPool: Sendable {
-        private let idle: Locked<[Reader]>
-        private let returned = Locked<[Reader]>.Condition()
+        private let state: Locked<(idle: [Reader], waiting: Int)>
+        private let returned = Locked<(idle: [Reader], waiting: Int)>.Condition()
 
-        init(_ first: Reader) { idle = Locked([first]) }
+        init(_ first: Reader) { state = Locked(([first], 0)) }
 
         func take() -> Reader? {
-            idle.withLock { $0.popLast() }
+            state.withLock { $0.idle.popLast() }
         }
 
         func waitForReader() -> Reader {
-            idle.wait(on: returned, until: { !$0.isEmpty }, then: { $0.removeLast() })
+            state.withLock { $0.waiting += 1 }
+            return state.wait(
+                on: returned, until: { !$0.idle.isEmpty },
+                then: { state in
+                    state.waiting -= 1
+                    return state.idle.removeLast()
+                })
         }
+
+        /// Lookups waiting for a reader now.
+        var waiting: Int { state.withLock { $0.waiting } }
 
         /// Keeps `reader` unless `limit` are idle already; returns it then, for the caller to close.
         func putBack(_ reader: Reader, keepingAtMost limit: Int) -> Reader? {
-            let kept = idle.withLock { idle in
-                guard idle.count < limit else { return false }
-                idle.append(reader)
+            let kept = state.withLock { state in
+                guard state.idle.count < limit else { return false }
+                state.idle.append(reader)
                 return true
             }
             guard kept else { return reader }

@@ -6,6 +6,7 @@ import Foundation
 import Reports
 import SymbolicateModel
 import Symbolication
+import TestSupport
 import Testing
 
 @testable import Batch
@@ -131,7 +132,7 @@ struct BatchSummaryTests {
             style: .lines, interval: 0.05, census: census, collector: collector, input: InputProgress(),
             write: { lines.append($0) })
         reporter.start()
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(Eventually.waitFor { !lines.all.isEmpty }, "the progress thread printed no line")
         reporter.stop()
         let written = lines.all
         #expect(written.count >= 2, "\(written)")

@@ -8,6 +8,7 @@ import Archives
 import Foundation
 import Reports
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @testable import Batch
@@ -127,7 +128,7 @@ struct BatchUnitTests {
         #expect(sizes.allSatisfy { $0 > 850 && $0 < 1150 }, "uneven: \(sizes)")
     }
 
-    @Test func channelBlocksWhenFull() async throws {
+    @Test func channelBlocksWhenFull() {
         let channel = BoundedChannel<Int>(capacity: 2)
         let sent = Counter()
         let producer = Thread {
@@ -138,14 +139,14 @@ struct BatchUnitTests {
             channel.close()
         }
         producer.start()
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(Eventually.waitFor { channel.waiting.senders == 1 }, "the producer never blocked")
         #expect(sent.value == 2, "the producer ran \(sent.value) sends ahead of a capacity of 2")
         var received: [Int] = []
         while let value = channel.receive() { received.append(value) }
         #expect(received == [0, 1, 2, 3, 4])
     }
 
-    @Test func cancelWakesProducer() async throws {
+    @Test func cancelWakesProducer() {
         let channel = BoundedChannel<Int>(capacity: 1)
         channel.send(1)
         let result = Counter()
@@ -153,10 +154,9 @@ struct BatchUnitTests {
             if !channel.send(2) { result.increment() }
         }
         producer.start()
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(Eventually.waitFor { channel.waiting.senders == 1 }, "the producer never blocked")
         channel.cancel()
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(result.value == 1)
+        #expect(Eventually.waitFor { result.value == 1 }, "cancel left the producer blocked")
         #expect(channel.receive() == nil)
     }
 

@@ -4,6 +4,7 @@
 
 import Foundation
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @testable import BuildFiles
@@ -36,9 +37,9 @@ import Testing
             answers.withLock { $0 = found }
             finished.signal()
         }
-        // Give the lookups time to find the pool empty (the case this is about); they answer
-        // the same whichever comes first.
-        usleep(200_000)
+        // Wait until the lookups found the pool empty (the case this is about) and wait for the
+        // held reader: nothing else can serve them, since the file was replaced.
+        #expect(Eventually.waitFor { source.lookupsWaitingForReader == 1 }, "no lookup waited for a reader")
         source.putBack(held)
         finished.wait()
         #expect(answers.withLock { $0 } == probes.map { old.lookup($0) })

@@ -108,21 +108,25 @@ import Testing
         holder.standardOutput = FileHandle.nullDevice
         try holder.run()
         input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nUPDATE builds SET status = status;\n".utf8))
-        usleep(300_000)
+        // The holder has the write lock once another connection cannot take it without waiting.
+        #expect(
+            Eventually.waitFor { !Self.canTakeWriteLock(sqlite3, store.catalogPath) },
+            "sqlite3 never took the catalog's write lock")
 
         // Readers are not blocked by the writer (WAL) ...
         #expect(try store.list().count == 1)
         StoreFixtures.expectSameLookups(try #require(try store.source(for: first.build.uuid, arch: nil)), first)
-        // ... and a writer waits for it instead of failing.
+        // ... and a writer waits for it instead of failing: the import ends only after the
+        // holder was told to commit, however long the machine takes to get there.
+        let released = Locked(false)
         let release = Thread {
-            usleep(1_000_000)
+            usleep(200_000)
+            released.withLock { $0 = true }
             input.fileHandleForWriting.write(Data("COMMIT;\n.quit\n".utf8))
         }
-        let started = Date()
         release.start()
         #expect(try store.importTable(second, source: "second") == .imported)
-        let waited = Date().timeIntervalSince(started)
-        #expect(waited >= 0.9, "the import finished after \(waited) s, before the lock was released")
+        #expect(released.withLock { $0 }, "the import finished before the lock was released")
         holder.waitUntilExit()
         #expect(try store.list().count == 2)
         #expect(try store.verify().isHealthy)
@@ -155,5 +159,17 @@ import Testing
         }
         #expect(bad.withLock { $0 } == 0)
         #expect(try store.source(for: uuid, arch: .arm64)?.build.kind == .debugInfo)
+    }
+
+    /// Whether a fresh connection takes the write lock of `catalog` at once (and gives it back).
+    static func canTakeWriteLock(_ sqlite3: String, _ catalog: String) -> Bool {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: sqlite3)
+        probe.arguments = ["-bail", "-cmd", ".timeout 0", catalog, "BEGIN IMMEDIATE; ROLLBACK;"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
     }
 }
