@@ -34,7 +34,7 @@ test: deps
 # Benchmarks. `swift format format -i -r Sources Tests` fixes most findings. Then no shared state
 # behind Synchronization's Mutex, whose contended hand-over ThreadSanitizer cannot see: use Locked.
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Fuzz/Sources Benchmarks/LookupBench
+	$(SWIFT) format lint --strict -r Sources Tests Plugins Fuzz/Sources Benchmarks/LookupBench
 	@! grep -rn --include='*.swift' -E '\bMutex(<|\()' Sources \
 	  || { echo "lint: use Locked (Sources/Model/Locked.swift), not Synchronization's Mutex" >&2; exit 1; }
 

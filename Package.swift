@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // symbolicate: crash-report symbolication for Linux.
 // The targets follow the data: a report is parsed (Reports), its images' symbol files are read
 // (ObjectFiles) or found in the index (Store, whose per-build files are BuildFiles), frames are
@@ -78,7 +78,13 @@ let package = Package(
                 "Symbolication", "Store", "BuildFiles", "SystemSupport", "Reports", "ObjectFiles", "SymbolicateModel",
                 "CMicroHTTPD", "Digest", "CProcess", "ObjectStorage", "Compression",
             ],
-            path: "Sources/Server"),
+            path: "Sources/Server", exclude: ["WebPage"],
+            plugins: ["EmbedWebPage"]),
+        // The web page's files (Sources/Server/WebPage) made into one document at build time.
+        .executableTarget(name: "embed-web-page", path: "Sources/BuildTools/EmbedWebPage"),
+        .plugin(
+            name: "EmbedWebPage", capability: .buildTool(), dependencies: ["embed-web-page"],
+            path: "Plugins/EmbedWebPage"),
         .target(
             name: "Batch",
             dependencies: [

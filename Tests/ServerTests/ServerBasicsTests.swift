@@ -46,6 +46,14 @@ struct ServerBasicsTests {
         #expect(page.text.contains("/v1/symbolicate"))
         #expect(page.text.contains("/v1/symbols"))
         #expect(!page.text.contains("http://") && !page.text.contains("https://"), "no external assets")
+        // The page's own files, put together at build time: the style sheet and the script are
+        // inside the document, in place of the lines of index.html that name them.
+        let folder = Repository.root + "/Sources/Server/WebPage/"
+        for name in ["page.css", "page.js"] {
+            let text = try String(contentsOfFile: folder + name, encoding: .utf8)
+            #expect(page.text.contains(text.trimmingCharacters(in: .newlines)), "\(name) is not in the page")
+        }
+        #expect(!page.text.contains("href=\"page.css\"") && !page.text.contains("src=\"page.js\""))
     }
 
     /// Every whole-number query parameter answers 400 for what is not a whole number in its range,
