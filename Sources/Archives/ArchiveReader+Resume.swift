@@ -43,13 +43,13 @@ extension ArchiveReader {
         guard policy.memberErrors == .recoverable, resumptions < Self.maxResumptions else { return false }
         if let directory = centralDirectory {
             let next = directoryCursor < directory.members.count ? directory.members[directoryCursor].offset : nil
-            pendingResume = .directoryEntry(at: next)
+            position = .resuming(.directoryEntry(at: next))
             return true
         }
         guard
             (carchive_format(handle) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP
         else { return false }
-        pendingResume = failure
+        position = .resuming(failure)
         return true
     }
 

@@ -106,8 +106,8 @@ public final class ArchiveReader {
     var lastDataStart: Int64 = 0
     /// Where the last member whose data was read or skipped to its end ends, in the file.
     var lastDataEnd: Int64 = 0
-    /// Set after a failure libarchive cannot go on from; `next` resumes from it.
-    var pendingResume: Resumption?
+    /// Where the reader stands between calls, which is what `next` does first.
+    var position = Position.atHeader
     var resumptions = 0
     /// A zip's central directory, when it adds up; members are checked against it in order.
     var centralDirectory: ZipCentralDirectory?
@@ -117,13 +117,6 @@ public final class ArchiveReader {
     /// Set by the stream of a zip cut short once libarchive has asked for bytes past the file's
     /// end: whatever fails from then on fails at the cut.
     let pastEnd = CFlag()
-    /// The member the archive was cut in has been reported: nothing follows it.
-    private var cutReached = false
-    /// A damaged header was reported and libarchive can go on: the blocks it passes over until
-    /// the next header that reads are the damaged member's, not members.
-    private var passingOverDamage = false
-    /// Whether the cut has been reported.
-    private var truncationReported = false
     /// A gzip-compressed archive (libarchive does not check the CRC-32 its members end with).
     private let isGzip: Bool
     /// Whether a gzip-compressed archive's checksums have been checked (at its end).
@@ -137,8 +130,31 @@ public final class ArchiveReader {
     private var entries = 0
     /// Uncompressed bytes read or skipped so far.
     public private(set) var expandedBytes: Int64 = 0
-    private var current: Entry?
-    private var currentRead: Int64 = 0
+
+    /// The reader's state between calls. Each case says what `next` does first.
+    enum Position {
+        /// Before a member's header: `next` reads it.
+        case atHeader
+        /// In the data of `entry`, `read` bytes of it so far: `next` skips the rest, then reads
+        /// the next header.
+        case inMember(Entry, read: Int64)
+        /// A damaged tar header was reported and libarchive can go on: the blocks it passes over
+        /// until the next header that reads are the damaged member's, not members.
+        case passingOverDamage
+        /// After a failure libarchive cannot go on from: `next` opens a reader past it first.
+        case resuming(Resumption)
+        /// The member the archive was cut in has been reported: nothing follows it; `next`
+        /// reports the cut itself.
+        case cut
+        /// Nothing more: the cut was reported, or a fatal error was thrown.
+        case ended
+    }
+
+    /// The member whose data is being read, if one is.
+    private var current: Entry? {
+        if case .inMember(let entry, _) = position { return entry }
+        return nil
+    }
 
     // archive_entry.h's AE_IFMT, AE_IFREG, AE_IFDIR, AE_IFLNK (casts, so not imported).
     private static let fileTypeMask: UInt32 = 0o170000
@@ -223,15 +239,17 @@ public final class ArchiveReader {
     /// ends without its central directory throws `.truncated` (fatal) at its end, after every
     /// member before the cut.
     public func next() throws(ArchiveError) -> Entry? {
+        if case .ended = position { return nil }
+        let wasCut: Bool
+        if case .cut = position { wasCut = true } else { wasCut = false }
         if let entry = try nextMember() { return entry }
-        if isCutShort || cutReached, !truncationReported { throw truncation(membersRead: memberIndex - 1) }
+        if isCutShort || wasCut { throw truncation(membersRead: memberIndex - 1) }
         return nil
     }
 
     /// A zip without its end record, or a tar without its end-of-archive blocks: the file was cut.
     private func truncation(membersRead: Int) -> ArchiveError {
-        truncationReported = true
-        pendingResume = nil
+        position = .ended
         let end =
             isTar ? "the tar ends without its end-of-archive blocks" : "the zip ends without its central directory"
         return ArchiveError(
@@ -264,10 +282,16 @@ public final class ArchiveReader {
 
     private func nextMember() throws(ArchiveError) -> Entry? {
         if current != nil { try skipRest() }
-        if cutReached { return nil }
-        if let resumption = pendingResume {
-            pendingResume = nil
+        var passingOverDamage = false
+        switch position {
+        case .cut, .ended: return nil
+        case .resuming(let resumption):
+            position = .atHeader
             guard try resume(resumption) else { return nil }
+        case .passingOverDamage:
+            position = .atHeader
+            passingOverDamage = true
+        case .atHeader, .inMember: break
         }
         var expected: ZipCentralDirectory.Member?
         if let directory = centralDirectory {
@@ -294,7 +318,6 @@ public final class ArchiveReader {
             consumedBefore = carchive_filter_bytes(handle, 0)
             status = UTF8Locale.run { carchive_read_next_header(handle, &entryPointer) }
         }
-        passingOverDamage = false
         memberIndex += 1
         if status == ARCHIVE_EOF {
             if isTar, memberIndex > 1, carchive_filter_bytes(handle, 0) - consumedBefore < Self.tarBlock {
@@ -321,7 +344,7 @@ public final class ArchiveReader {
                 // A header libarchive rejects (a tar's checksum) and can go on from, a block at a
                 // time, to the next header that reads; not when the retry consumed nothing.
                 let progressed = carchive_filter_bytes(handle, 0) > consumedBefore
-                passingOverDamage = progressed && policy.memberErrors == .recoverable
+                if progressed && policy.memberErrors == .recoverable { position = .passingOverDamage }
                 try fail(
                     .damagedHeader, "damaged header of member \(memberIndex): \(detail)", detail: detail,
                     member: expected?.name, recoverable: progressed)
@@ -382,17 +405,16 @@ public final class ArchiveReader {
         if let size, size > 0 { try account(size, member: stored) }
         let entry = Entry(
             name: name, storedName: stored, size: size, type: type, isEncrypted: carchive_entry_is_encrypted(e) > 0)
-        current = entry
-        currentRead = 0
+        position = .inMember(entry, read: 0)
         return entry
     }
 
     /// Reads up to `buffer.count` bytes of the current member's data; 0 at its end.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
-        guard let entry = current, let base = buffer.baseAddress else { return 0 }
+        guard case .inMember(let entry, let readSoFar) = position, let base = buffer.baseAddress else { return 0 }
         let n = carchive_read_data(handle, base, buffer.count)
         guard n >= 0 else {
-            current = nil
+            position = .atHeader
             let detail = Self.errorString(handle)
             let status = Int32(truncatingIfNeeded: n)
             try failData(
@@ -404,12 +426,13 @@ public final class ArchiveReader {
             // Data that ends past the file's last byte was read from the cut and what the stream
             // adds after it.
             if isCutShort, lastDataEnd > archiveSize {
-                current = nil
+                position = .atHeader
                 try failData(of: entry, "damaged data", detail: "", atTheCut: false, recoverable: true)
             }
             return 0
         }
-        currentRead += Int64(n)
+        let currentRead = readSoFar + Int64(n)
+        position = .inMember(entry, read: currentRead)
         // Data beyond what the header declared counts now; declared bytes were counted already.
         if currentRead > (entry.size ?? 0) {
             let extra = min(Int64(n), currentRead - (entry.size ?? 0))
@@ -459,7 +482,7 @@ public final class ArchiveReader {
     private func skipRest() throws(ArchiveError) {
         guard let entry = current else { return }
         if entry.size != nil {
-            current = nil
+            position = .atHeader
             let status = carchive_read_data_skip(handle)
             guard status == ARCHIVE_OK else {
                 let detail = Self.errorString(handle)
@@ -474,7 +497,7 @@ public final class ArchiveReader {
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockSize, alignment: 1)
         defer { scratch.deallocate() }
         while try read(into: scratch) > 0 {}
-        current = nil
+        if current != nil { position = .atHeader }
     }
 
     private func account(_ bytes: Int64, member: String) throws(ArchiveError) {
@@ -502,8 +525,7 @@ public final class ArchiveReader {
         of entry: Entry, _ message: String, detail: String, atTheCut: Bool, recoverable: @autoclosure () -> Bool
     ) throws(ArchiveError) -> Never {
         if atTheCut || (isCutShort && pastEnd.isSet) {
-            cutReached = true
-            pendingResume = nil
+            position = .cut
             if policy.memberErrors == .fatal { throw truncation(membersRead: memberIndex - 1) }
             try fail(
                 .damagedData, "cut short inside its data", detail: detail, member: entry.storedName, recoverable: true)
@@ -516,7 +538,7 @@ public final class ArchiveReader {
         _ code: ArchiveError.Code, _ message: String, detail: String, member: String? = nil, recoverable: Bool
     ) throws(ArchiveError) -> Never {
         let fatal = !(recoverable && policy.memberErrors == .recoverable)
-        if fatal { pendingResume = nil }
+        if fatal { position = .ended }
         var error = ArchiveError(code, message, detail: detail, path: path, member: member, fatal: fatal)
         error.memberIndex = memberIndex
         error.previousMember = previousName
