@@ -113,14 +113,13 @@ public final class BatchRunner: Sendable {
 }
 
 /// The first run-stopping error any worker hit.
-private final class FailureBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var first: SymbolicateError?
+private final class FailureBox: Sendable {
+    private let first = Locked<SymbolicateError?>(nil)
 
-    var error: SymbolicateError? { lock.withLock { first } }
+    var error: SymbolicateError? { first.withLock { $0 } }
 
     func set(_ error: SymbolicateError) {
-        lock.withLock {
+        first.withLock { first in
             if first == nil { first = error }
         }
     }

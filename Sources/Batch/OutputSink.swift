@@ -12,7 +12,8 @@ import Store
 import SymbolicateModel
 import SystemSupport
 
-final class OutputSink: @unchecked Sendable {
+final class OutputSink: Sendable {
+    /// The one archive writer; only touched inside `archive.withLock`.
     private final class ArchiveBox {
         var writer: ArchiveWriter
         let file: OutputFile
@@ -26,10 +27,9 @@ final class OutputSink: @unchecked Sendable {
     }
 
     private let root: String?
-    private let archive: ArchiveBox?
-    private let lock = NSLock()
-    private var createdFolders = Set<String>()
-    private var counter = 0
+    private let archive: Locked<ArchiveBox>?
+    /// The folders made so far, and how many outputs were begun (each temporary name's serial).
+    private let folders = Locked((created: Set<String>(), counter: 0))
     private let processID = getpid()
 
     init(_ destination: BatchConfiguration.Destination) throws(SymbolicateError) {
@@ -46,7 +46,8 @@ final class OutputSink: @unchecked Sendable {
             }
             let file = try OutputFile(path: path)
             do {
-                archive = ArchiveBox(try ArchiveWriter(destination: path, fileDescriptor: file.fileDescriptor), file)
+                archive = Locked(
+                    ArchiveBox(try ArchiveWriter(destination: path, fileDescriptor: file.fileDescriptor), file))
             } catch {
                 file.discard()
                 throw error
@@ -57,21 +58,19 @@ final class OutputSink: @unchecked Sendable {
     /// Writes one output at `name` (a sanitized relative path).
     func write(_ name: String, _ bytes: [UInt8]) throws(SymbolicateError) {
         if let archive {
-            lock.lock()
-            defer { lock.unlock() }
-            try archive.writer.add(path: name, bytes: bytes)
+            try archive.withLock { (box) throws(SymbolicateError) in try box.writer.add(path: name, bytes: bytes) }
             return
         }
         guard let root else { return }
         let path = root + "/" + name
         let folder = PathParts.parent(path)
-        let (needsFolder, serial) = lock.withLock { () -> (Bool, Int) in
-            counter += 1
-            return (!createdFolders.contains(folder), counter)
+        let (needsFolder, serial) = folders.withLock { folders -> (Bool, Int) in
+            folders.counter += 1
+            return (!folders.created.contains(folder), folders.counter)
         }
         if needsFolder {
             try Self.makeFolder(folder)
-            lock.withLock { _ = createdFolders.insert(folder) }
+            folders.withLock { _ = $0.created.insert(folder) }
         }
         let fileName = PathParts.name(path)
         let file: OutputFile
@@ -93,16 +92,16 @@ final class OutputSink: @unchecked Sendable {
     /// Completes an output archive (no-op for a folder).
     func finish() throws(SymbolicateError) {
         guard let archive else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        archive.finished = true
-        do {
-            try archive.writer.finish()
-        } catch {
-            archive.file.discard()
-            throw error
+        try archive.withLock { (box) throws(SymbolicateError) in
+            box.finished = true
+            do throws(SymbolicateError) {
+                try box.writer.finish()
+            } catch {
+                box.file.discard()
+                throw error
+            }
+            try box.file.commit()
         }
-        try archive.file.commit()
     }
 
     private static func makeFolder(_ path: String) throws(SymbolicateError) {
