@@ -79,6 +79,7 @@ protocol ExchangeHandler: AnyObject, Sendable {
 }
 
 /// One request in flight. Touched by one network thread at a time (and by a worker while suspended).
+// @unchecked: owned by one thread at a time, handed over through libmicrohttpd's suspend and resume.
 final class Exchange: @unchecked Sendable {
     /// The request target exactly as sent (before percent-decoding), query included.
     let target: String
@@ -267,6 +268,8 @@ final class Exchange: @unchecked Sendable {
     var elapsedSeconds: Double { Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 }
 }
 
+// @unchecked: `daemon` and `context` are set by `start` and cleared by `stop`, which the server
+// calls once each, before and after every callback; shared state is in `suspensions`.
 final class HTTPDaemon: @unchecked Sendable {
     struct Configuration {
         var listenFD: Int32
@@ -297,14 +300,19 @@ final class HTTPDaemon: @unchecked Sendable {
     /// cannot stop while any is suspended (it aborts the process), and a worker must not resume a
     /// connection the daemon has closed: `stop` answers the ones still here itself.
     /// libmicrohttpd is never called with this lock held: its completion callback takes it.
-    private let suspendedLock = NSLock()
-    private var suspended: [UInt: Exchange] = [:]
-    /// Workers between taking their connection out of `suspended` and resuming it.
-    private var resuming = 0
-    /// Set by `stop`: no connection is suspended any more.
-    private var stopping = false
-    /// Connections `stop` resumed, until their answer is sent and they complete.
-    private var answeredAtStop: Set<UInt> = []
+    private struct Suspensions {
+        var suspended: [UInt: Exchange] = [:]
+        /// Workers between taking their connection out of `suspended` and resuming it.
+        var resuming = 0
+        /// Set by `stop`: no connection is suspended any more.
+        var stopping = false
+        /// Connections `stop` resumed, until their answer is sent and they complete.
+        var answeredAtStop: Set<UInt> = []
+    }
+    private let suspensions = Locked(Suspensions())
+    /// Signalled when a worker has resumed its connection or an answer given at stop completed:
+    /// what `stop` waits for.
+    private let settled = Locked<Suspensions>.Condition()
     private var context: Unmanaged<HTTPDaemon>?
 
     /// Buffer for the multipart parser's keys and headers; file data streams through it.
@@ -386,11 +394,11 @@ final class HTTPDaemon: @unchecked Sendable {
     func stop() {
         guard let daemon else { return }
         watchdog?.stop()
-        let unanswered = suspendedLock.withLock {
-            stopping = true
-            let all = suspended
-            suspended.removeAll()
-            answeredAtStop = Set(all.keys)
+        let unanswered = suspensions.withLock { state in
+            state.stopping = true
+            let all = state.suspended
+            state.suspended.removeAll()
+            state.answeredAtStop = Set(all.keys)
             return all
         }
         for (token, exchange) in unanswered {
@@ -399,11 +407,10 @@ final class HTTPDaemon: @unchecked Sendable {
         }
         // libmicrohttpd aborts when it stops with a connection still suspended: every worker that
         // took its own out of the table resumes it first.
-        while suspendedLock.withLock({ resuming > 0 }) { usleep(1_000) }
-        let deadline = Date().addingTimeInterval(2)
-        while Date() < deadline, suspendedLock.withLock({ !answeredAtStop.isEmpty }) {
-            usleep(2_000)
-        }
+        suspensions.wait(on: settled, until: { $0.resuming == 0 }, then: { _ in })
+        // The answers given here are sent within moments; a client that does not read its answer
+        // does not hold the stop up for longer than this.
+        suspensions.wait(on: settled, until: { $0.answeredAtStop.isEmpty }, timeout: 2, then: { _, _ in })
         cmhd_stop_daemon(daemon)
         self.daemon = nil
         context?.release()
@@ -504,9 +511,9 @@ final class HTTPDaemon: @unchecked Sendable {
         _ work: @escaping @Sendable () -> HTTPResponse, _ exchange: Exchange, _ connection: OpaquePointer
     ) -> MHD_Result {
         let token = UInt(bitPattern: connection)
-        let suspending = suspendedLock.withLock {
-            guard !stopping else { return false }
-            suspended[token] = exchange
+        let suspending = suspensions.withLock { state in
+            guard !state.stopping else { return false }
+            state.suspended[token] = exchange
             return true
         }
         guard suspending else { return send(Self.stoppedResponse, exchange, connection) }
@@ -514,15 +521,16 @@ final class HTTPDaemon: @unchecked Sendable {
         workers.async { [self] in
             let response = work()
             // Gone from the table: `stop` has answered it already.
-            let mine = suspendedLock.withLock {
-                guard suspended.removeValue(forKey: token) != nil else { return false }
-                resuming += 1
+            let mine = suspensions.withLock { state in
+                guard state.suspended.removeValue(forKey: token) != nil else { return false }
+                state.resuming += 1
                 return true
             }
             guard mine else { return }
             exchange.pending = response
             if let connection = OpaquePointer(bitPattern: token) { cmhd_resume_connection(connection) }
-            suspendedLock.withLock { resuming -= 1 }
+            suspensions.withLock { $0.resuming -= 1 }
+            settled.broadcast()
         }
         return .YES
     }
@@ -557,7 +565,8 @@ final class HTTPDaemon: @unchecked Sendable {
     ) {
         if let connection {
             watchdog?.requestEnded(UInt(bitPattern: connection))
-            _ = suspendedLock.withLock { answeredAtStop.remove(UInt(bitPattern: connection)) }
+            let answered = suspensions.withLock { $0.answeredAtStop.remove(UInt(bitPattern: connection)) != nil }
+            if answered { settled.broadcast() }
         }
         guard let slot, let raw = slot.pointee else { return }
         slot.pointee = nil

@@ -11,7 +11,9 @@
 
 import Dispatch
 import Foundation
+import SymbolicateModel
 
+// @unchecked: the timer (a DispatchSourceTimer, not Sendable) is set up once and only cancelled.
 final class HeaderWatchdog: @unchecked Sendable {
     private struct Entry {
         var fd: Int32
@@ -20,8 +22,7 @@ final class HeaderWatchdog: @unchecked Sendable {
         var shutDown = false
     }
 
-    private let lock = NSLock()
-    private var entries: [UInt: Entry] = [:]
+    private let entries = Locked<[UInt: Entry]>([:])
     private let limitNanoseconds: UInt64
     private let timer: any DispatchSourceTimer
     private let onTimeout: @Sendable () -> Void
@@ -41,40 +42,36 @@ final class HeaderWatchdog: @unchecked Sendable {
 
     func opened(_ connection: UInt, fd: Int32) {
         guard fd >= 0 else { return }
-        lock.lock()
-        entries[connection] = Entry(fd: fd, since: DispatchTime.now().uptimeNanoseconds)
-        lock.unlock()
+        entries.withLock { $0[connection] = Entry(fd: fd, since: DispatchTime.now().uptimeNanoseconds) }
     }
 
     func requestStarted(_ connection: UInt) {
-        lock.lock()
-        entries[connection]?.since = nil
-        lock.unlock()
+        entries.withLock { $0[connection]?.since = nil }
     }
 
     func requestEnded(_ connection: UInt) {
-        lock.lock()
-        if entries[connection] != nil { entries[connection]?.since = DispatchTime.now().uptimeNanoseconds }
-        lock.unlock()
+        entries.withLock { entries in
+            if entries[connection] != nil { entries[connection]?.since = DispatchTime.now().uptimeNanoseconds }
+        }
     }
 
     func closed(_ connection: UInt) {
-        lock.lock()
-        entries[connection] = nil
-        lock.unlock()
+        entries.withLock { $0[connection] = nil }
     }
 
     private func sweep() {
         let now = DispatchTime.now().uptimeNanoseconds
-        var count = 0
-        lock.lock()
-        for (key, entry) in entries where !entry.shutDown {
-            guard let since = entry.since, now > since, now - since > limitNanoseconds else { continue }
-            shutdown(entry.fd, Int32(SHUT_RDWR))
-            entries[key]?.shutDown = true
-            count += 1
+        let limit = limitNanoseconds
+        let count = entries.withLock { entries in
+            var count = 0
+            for (key, entry) in entries where !entry.shutDown {
+                guard let since = entry.since, now > since, now - since > limit else { continue }
+                shutdown(entry.fd, Int32(SHUT_RDWR))
+                entries[key]?.shutDown = true
+                count += 1
+            }
+            return count
         }
-        lock.unlock()
         for _ in 0..<count { onTimeout() }
     }
 }

@@ -98,89 +98,89 @@ struct ImportRunner: Sendable {
     /// What is kept of the child's stdout and of its stderr (messages): an upload's import writes
     /// its report to a file (SymbolUploads), so nothing a caller reads back is ever cut here.
     var maxOutput = 4 << 20
-    private static let forkLock = NSLock()
+    private static let forkLock = Locked(())
 
     func run(_ arguments: [String]) throws -> Result {
         // Pipes and fork under one lock, so a concurrent import's child never inherits our pipe ends.
-        ImportRunner.forkLock.lock()
-        var locked = true
-        defer { if locked { ImportRunner.forkLock.unlock() } }
-        var stdoutPipe: [Int32] = [-1, -1]
-        var stderrPipe: [Int32] = [-1, -1]
-        guard pipe(&stdoutPipe) == 0 else { throw ioError("pipe") }
-        guard pipe(&stderrPipe) == 0 else {
-            close(stdoutPipe[0])
-            close(stdoutPipe[1])
-            throw ioError("pipe")
-        }
-        for fd in stdoutPipe + stderrPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        // Everything the child touches is allocated before fork.
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "SYMBOLICATE_TOKEN" }
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        // What the child says when it cannot start, prepared here: it may not allocate.
-        let notStarted = strdup("the import could not start: execve(\(executable)) failed")
-        let noDeathSignal = strdup("the import could not start: prctl(PR_SET_PDEATHSIG) failed")
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-            free(notStarted)
-            free(noDeathSignal)
-        }
-        let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        var cpu = rlimit(rlim_cur: rlim_t(cpuSeconds), rlim_max: rlim_t(cpuSeconds + 5))
-        // Int.max: no address-space limit (RLIM_INFINITY); sanitizer builds reserve terabytes, and
-        // ThreadSanitizer insists on an unlimited one.
-        let addressSpace = memoryBytes == .max ? rlim_t.max : rlim_t(memoryBytes)
-        var memory = rlimit(rlim_cur: addressSpace, rlim_max: addressSpace)
-        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
-        var fileSize = rlimit(rlim_cur: rlim_t(16) << 30, rlim_max: rlim_t(16) << 30)
-        guard let path = argv[0], let notStarted, let noDeathSignal else { throw ioError("strdup") }
-        let outWrite = stdoutPipe[1]
-        let errWrite = stderrPipe[1]
-        let parent = getpid()
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-
-        let pid = argv.withUnsafeBufferPointer { args in
-            envp.withUnsafeBufferPointer { env in
-                guard let argumentList = args.baseAddress, let environmentList = env.baseAddress else {
-                    return pid_t(-1)
-                }
-                let pid = fork()
-                if pid == 0 {
-                    // Child: only async-signal-safe calls from here to execve. The server's threads
-                    // block SIGINT and SIGTERM (SymbolicationServer.blockStopSignals); the child
-                    // starts with none blocked.
-                    if devNull >= 0 { dup2(devNull, 0) }
-                    dup2(outWrite, 1)
-                    dup2(errWrite, 2)
-                    if cprocess_set_parent_death_signal(SIGKILL) != 0 { cprocess_exit_unstarted(noDeathSignal, errno) }
-                    if getppid() != parent { _exit(127) }
-                    sigprocmask(SIG_SETMASK, &noSignals, nil)
-                    setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
-                    setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &memory)
-                    setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
-                    setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &fileSize)
-                    execve(path, argumentList, environmentList)
-                    cprocess_exit_unstarted(notStarted, errno)
-                }
-                return pid
+        let (pid, outRead, errRead) = try ImportRunner.forkLock.withLock { _ throws -> (pid_t, Int32, Int32) in
+            var stdoutPipe: [Int32] = [-1, -1]
+            var stderrPipe: [Int32] = [-1, -1]
+            guard pipe(&stdoutPipe) == 0 else { throw ioError("pipe") }
+            guard pipe(&stderrPipe) == 0 else {
+                close(stdoutPipe[0])
+                close(stdoutPipe[1])
+                throw ioError("pipe")
             }
+            for fd in stdoutPipe + stderrPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            // Everything the child touches is allocated before fork.
+            let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+            let environment = ProcessInfo.processInfo.environment.filter { $0.key != "SYMBOLICATE_TOKEN" }
+            let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            // What the child says when it cannot start, prepared here: it may not allocate.
+            let notStarted = strdup("the import could not start: execve(\(executable)) failed")
+            let noDeathSignal = strdup("the import could not start: prctl(PR_SET_PDEATHSIG) failed")
+            defer {
+                for pointer in argv { free(pointer) }
+                for pointer in envp { free(pointer) }
+                free(notStarted)
+                free(noDeathSignal)
+            }
+            let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            var cpu = rlimit(rlim_cur: rlim_t(cpuSeconds), rlim_max: rlim_t(cpuSeconds + 5))
+            // Int.max: no address-space limit (RLIM_INFINITY); sanitizer builds reserve terabytes, and
+            // ThreadSanitizer insists on an unlimited one.
+            let addressSpace = memoryBytes == .max ? rlim_t.max : rlim_t(memoryBytes)
+            var memory = rlimit(rlim_cur: addressSpace, rlim_max: addressSpace)
+            var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+            var fileSize = rlimit(rlim_cur: rlim_t(16) << 30, rlim_max: rlim_t(16) << 30)
+            guard let path = argv[0], let notStarted, let noDeathSignal else { throw ioError("strdup") }
+            let outWrite = stdoutPipe[1]
+            let errWrite = stderrPipe[1]
+            let parent = getpid()
+            var noSignals = sigset_t()
+            sigemptyset(&noSignals)
+
+            let pid = argv.withUnsafeBufferPointer { args in
+                envp.withUnsafeBufferPointer { env in
+                    guard let argumentList = args.baseAddress, let environmentList = env.baseAddress else {
+                        return pid_t(-1)
+                    }
+                    let pid = fork()
+                    if pid == 0 {
+                        // Child: only async-signal-safe calls from here to execve. The server's threads
+                        // block SIGINT and SIGTERM (SymbolicationServer.blockStopSignals); the child
+                        // starts with none blocked.
+                        if devNull >= 0 { dup2(devNull, 0) }
+                        dup2(outWrite, 1)
+                        dup2(errWrite, 2)
+                        if cprocess_set_parent_death_signal(SIGKILL) != 0 {
+                            cprocess_exit_unstarted(noDeathSignal, errno)
+                        }
+                        if getppid() != parent { _exit(127) }
+                        sigprocmask(SIG_SETMASK, &noSignals, nil)
+                        setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
+                        setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &memory)
+                        setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
+                        setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &fileSize)
+                        execve(path, argumentList, environmentList)
+                        cprocess_exit_unstarted(notStarted, errno)
+                    }
+                    return pid
+                }
+            }
+            if devNull >= 0 { close(devNull) }
+            close(stdoutPipe[1])
+            close(stderrPipe[1])
+            return (pid, stdoutPipe[0], stderrPipe[0])
         }
-        if devNull >= 0 { close(devNull) }
-        close(stdoutPipe[1])
-        close(stderrPipe[1])
-        ImportRunner.forkLock.unlock()
-        locked = false
         guard pid > 0 else {
-            close(stdoutPipe[0])
-            close(stderrPipe[0])
+            close(outRead)
+            close(errRead)
             throw ioError("fork")
         }
-        let (out, err, timedOut) = collect(stdoutPipe[0], stderrPipe[0], child: pid)
-        close(stdoutPipe[0])
-        close(stderrPipe[0])
+        let (out, err, timedOut) = collect(outRead, errRead, child: pid)
+        close(outRead)
+        close(errRead)
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}

@@ -9,8 +9,9 @@
 
 import Foundation
 import Store
+import SymbolicateModel
 
-final class Metrics: @unchecked Sendable {
+final class Metrics: Sendable {
     /// Upper bounds of the latency buckets, in seconds.
     static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]
 
@@ -26,17 +27,21 @@ final class Metrics: @unchecked Sendable {
         var count: UInt64 = 0
     }
 
-    private let lock = NSLock()
-    private var requests: [RequestKey: UInt64] = [:]
-    private var latency: [String: Histogram] = [:]
-    private var framesSymbolicated: UInt64 = 0
-    private var framesMissing: UInt64 = 0
-    private var reportsSymbolicated: UInt64 = 0
-    private var imports: [String: UInt64] = [:]
-    private var resymbolicated: UInt64 = 0
-    private var inFlight = 0
-    private var rejectedBusy: UInt64 = 0
-    private var headerTimeouts: UInt64 = 0
+    /// Every counter, read and written under one lock.
+    private struct Counts {
+        var requests: [RequestKey: UInt64] = [:]
+        var latency: [String: Histogram] = [:]
+        var framesSymbolicated: UInt64 = 0
+        var framesMissing: UInt64 = 0
+        var reportsSymbolicated: UInt64 = 0
+        var imports: [String: UInt64] = [:]
+        var resymbolicated: UInt64 = 0
+        var inFlight = 0
+        var rejectedBusy: UInt64 = 0
+        var headerTimeouts: UInt64 = 0
+    }
+
+    private let counts = Locked(Counts())
 
     /// The methods that keep their own label value; any other is `other`.
     static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
@@ -46,74 +51,61 @@ final class Metrics: @unchecked Sendable {
     func recordRequest(route: String, method: String, status: Int, seconds: Double) {
         let method = Metrics.methods.contains(method) && route != Metrics.unmatchedRoute ? method : "other"
         let status = (100...599).contains(status) ? status : 0
-        lock.lock()
-        defer { lock.unlock() }
-        requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
-        var h = latency[route] ?? Histogram()
-        if let i = Metrics.buckets.firstIndex(where: { seconds <= $0 }) { h.counts[i] += 1 }
-        h.sum += seconds
-        h.count += 1
-        latency[route] = h
+        counts.withLock { c in
+            c.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
+            var h = c.latency[route] ?? Histogram()
+            if let i = Metrics.buckets.firstIndex(where: { seconds <= $0 }) { h.counts[i] += 1 }
+            h.sum += seconds
+            h.count += 1
+            c.latency[route] = h
+        }
     }
 
     func recordFrames(symbolicated: Int, missing: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        framesSymbolicated += UInt64(max(0, symbolicated))
-        framesMissing += UInt64(max(0, missing))
-        reportsSymbolicated += 1
+        counts.withLock { c in
+            c.framesSymbolicated += UInt64(max(0, symbolicated))
+            c.framesMissing += UInt64(max(0, missing))
+            c.reportsSymbolicated += 1
+        }
     }
 
     func recordImport(outcome: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        imports[outcome, default: 0] += 1
+        counts.withLock { $0.imports[outcome, default: 0] += 1 }
     }
 
     func recordHeaderTimeout() {
-        lock.lock()
-        defer { lock.unlock() }
-        headerTimeouts += 1
+        counts.withLock { $0.headerTimeouts += 1 }
     }
 
     func recordResymbolicated(_ count: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        resymbolicated += UInt64(max(0, count))
+        counts.withLock { $0.resymbolicated += UInt64(max(0, count)) }
     }
 
     /// Admits a request when fewer than `cap` are in flight; false means answer 503.
     func admit(cap: Int) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard inFlight < cap else {
-            rejectedBusy += 1
-            return false
+        counts.withLock { c in
+            guard c.inFlight < cap else {
+                c.rejectedBusy += 1
+                return false
+            }
+            c.inFlight += 1
+            return true
         }
-        inFlight += 1
-        return true
     }
 
     func release() {
-        lock.lock()
-        defer { lock.unlock() }
-        inFlight -= 1
+        counts.withLock { $0.inFlight -= 1 }
     }
 
-    var requestsInFlight: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return inFlight
-    }
+    var requestsInFlight: Int { counts.withLock { $0.inFlight } }
 
     /// The exposition text; `store` holds gauges read at scrape time (builds, bytes, reports ...).
     func render(gauges: [(name: String, help: String, value: Double)]) -> String {
-        lock.lock()
-        defer { lock.unlock() }
+        let c = counts.withLock { $0 }
         var out = ""
         out += "# HELP symbolicate_http_requests_total HTTP requests by route, method and status.\n"
         out += "# TYPE symbolicate_http_requests_total counter\n"
-        for (key, value) in requests.sorted(by: {
+        for (key, value) in c.requests.sorted(by: {
             ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
         }) {
             out +=
@@ -121,7 +113,7 @@ final class Metrics: @unchecked Sendable {
         }
         out += "# HELP symbolicate_http_request_duration_seconds Time from request start to response, by route.\n"
         out += "# TYPE symbolicate_http_request_duration_seconds histogram\n"
-        for (route, h) in latency.sorted(by: { $0.key < $1.key }) {
+        for (route, h) in c.latency.sorted(by: { $0.key < $1.key }) {
             var cumulative: UInt64 = 0
             for (i, bound) in Metrics.buckets.enumerated() {
                 cumulative += h.counts[i]
@@ -136,32 +128,33 @@ final class Metrics: @unchecked Sendable {
         counter(
             &out, "symbolicate_reports_symbolicated_total",
             "Reports symbolicated for requests, each once (re-symbolications: symbolicate_reports_resymbolicated_total).",
-            reportsSymbolicated)
+            c.reportsSymbolicated)
         counter(
             &out, "symbolicate_frames_symbolicated_total",
             "Frames given a symbol, in reports symbolicated for requests.",
-            framesSymbolicated)
+            c.framesSymbolicated)
         counter(
             &out, "symbolicate_frames_missing_total",
-            "Frames of images with a UUID left without a symbol, in reports symbolicated for requests.", framesMissing)
+            "Frames of images with a UUID left without a symbol, in reports symbolicated for requests.", c.framesMissing
+        )
         out += "# HELP symbolicate_imports_total Symbol uploads by outcome (unknown: the import's report was lost).\n"
         out += "# TYPE symbolicate_imports_total counter\n"
-        for outcome in Set(imports.keys).union(["ok", "failed", "unknown"]).sorted() {
-            out += "symbolicate_imports_total{outcome=\"\(escape(outcome))\"} \(imports[outcome] ?? 0)\n"
+        for outcome in Set(c.imports.keys).union(["ok", "failed", "unknown"]).sorted() {
+            out += "symbolicate_imports_total{outcome=\"\(escape(outcome))\"} \(c.imports[outcome] ?? 0)\n"
         }
         counter(
             &out, "symbolicate_reports_resymbolicated_total",
             "Stored reports rewritten when a build they waited for arrived (not in the report and frame counters).",
-            resymbolicated)
+            c.resymbolicated)
         counter(
             &out, "symbolicate_http_rejected_busy_total", "Requests refused with 503 at the concurrency cap.",
-            rejectedBusy)
+            c.rejectedBusy)
         counter(
             &out, "symbolicate_http_header_timeouts_total", "Connections closed for taking too long to send headers.",
-            headerTimeouts)
+            c.headerTimeouts)
         out += "# HELP symbolicate_http_requests_in_flight Requests being served.\n"
         out += "# TYPE symbolicate_http_requests_in_flight gauge\n"
-        out += "symbolicate_http_requests_in_flight \(inFlight)\n"
+        out += "symbolicate_http_requests_in_flight \(c.inFlight)\n"
         for gauge in gauges {
             out +=
                 "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n\(gauge.name) \(format(gauge.value))\n"

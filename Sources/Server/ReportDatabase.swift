@@ -12,13 +12,15 @@ import BuildFiles
 import Foundation
 import SymbolicateModel
 
+// @unchecked: the connection (a Database, not thread-safe) is only used inside `locked`.
 final class ReportDatabase: ReportStorage, @unchecked Sendable {
     static let fileName = "reports.sqlite"
     /// `PRAGMA user_version` of the current layout: 1 added `reports.revision`.
     static let schemaVersion: Int64 = 1
 
     private let database: Database
-    private let lock = NSLock()
+    /// Serializes every use of `database`.
+    private let lock = Locked(())
     let path: String
 
     init(path: String) throws {
@@ -275,8 +277,6 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
     }
 
     private func locked<T>(_ body: () throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        try lock.withLock { _ in try body() }
     }
 }

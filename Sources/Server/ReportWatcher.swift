@@ -9,6 +9,7 @@
 import Dispatch
 import Foundation
 
+// @unchecked: everything but `start` and `stop` runs on `queue`, whose state is queue-confined.
 final class ReportWatcher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "symbolicate.report-watcher")
     private var timer: DispatchSourceTimer?

@@ -10,7 +10,7 @@ import SymbolicateModel
 import Symbolication
 import SystemSupport
 
-final class ServiceContext: @unchecked Sendable {
+final class ServiceContext: Sendable {
     let configuration: ServerConfiguration
     let store: any SymbolStoring
     let reports: any ReportStorage
@@ -18,9 +18,8 @@ final class ServiceContext: @unchecked Sendable {
     let importer: ImportRunner
     let metrics: Metrics
     let log: AccessLog
-    private let lock = NSLock()
-    private var generation = 0
-    private var cached: (generation: Int, service: SymbolicationService)?
+    /// The store's generation, and the service built for the generation it names.
+    private let current = Locked((generation: 0, cached: (generation: Int, service: SymbolicationService)?.none))
 
     init(configuration: ServerConfiguration, metrics: Metrics, log: AccessLog) throws {
         self.configuration = configuration
@@ -50,20 +49,17 @@ final class ServiceContext: @unchecked Sendable {
 
     /// The service for the current store generation (built on first use after a change).
     func service() throws -> SymbolicationService {
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached, cached.generation == generation { return cached.service }
-        let locator = StoreLocator(store: store)
-        let service = SymbolicationService(locator: locator)
-        cached = (generation, service)
-        return service
+        current.withLock { current in
+            if let cached = current.cached, cached.generation == current.generation { return cached.service }
+            let service = SymbolicationService(locator: StoreLocator(store: store))
+            current.cached = (current.generation, service)
+            return service
+        }
     }
 
     /// The store changed (import, delete): the next request builds a fresh locator.
     func storeChanged() {
-        lock.lock()
-        generation += 1
-        lock.unlock()
+        current.withLock { $0.generation += 1 }
     }
 
     /// Parses, symbolicates and renders one report. A request's report counts in the report and

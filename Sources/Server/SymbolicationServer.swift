@@ -12,6 +12,8 @@ import Store
 import SymbolicateModel
 import SystemSupport
 
+// @unchecked: the daemons, routers, ports and listening socket are set up in `start` before any
+// request thread runs and only read after it; `stopping` is behind its own lock.
 public final class SymbolicationServer: @unchecked Sendable {
     public let configuration: ServerConfiguration
     let metrics = Metrics()
@@ -21,8 +23,7 @@ public final class SymbolicationServer: @unchecked Sendable {
     private var daemon: HTTPDaemon?
     private var adminDaemon: HTTPDaemon?
     private var listenFD: Int32 = -1
-    private let stateLock = NSLock()
-    private var stopping = false
+    private let stopping = Locked(false)
     /// The port actually bound (useful with port 0).
     public private(set) var port: UInt16 = 0
     /// The admin port actually bound, when `adminListen` is set.
@@ -97,10 +98,10 @@ public final class SymbolicationServer: @unchecked Sendable {
 
     /// Stops accepting, waits up to the grace period for requests in flight, then closes all connections.
     public func stop() {
-        stateLock.lock()
-        let alreadyStopping = stopping
-        stopping = true
-        stateLock.unlock()
+        let alreadyStopping = stopping.withLock { stopping in
+            defer { stopping = true }
+            return stopping
+        }
         guard !alreadyStopping, let daemon else { return }
         let fd = daemon.quiesce()
         if fd >= 0 { close(fd) }
@@ -153,11 +154,7 @@ public final class SymbolicationServer: @unchecked Sendable {
         return 0
     }
 
-    var isStopping: Bool {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        return stopping
-    }
+    var isStopping: Bool { stopping.withLock { $0 } }
 
     // MARK: - The checks before a handler
 
@@ -302,6 +299,7 @@ public final class SymbolicationServer: @unchecked Sendable {
 }
 
 /// Keeps the daemon's callbacks off the public type; one per daemon (main or admin port).
+// @unchecked: a weak reference (not Sendable) to the server, set once, read by network threads.
 private final class DaemonBridge: ExchangeHandler, @unchecked Sendable {
     weak var server: SymbolicationServer?
     let admin: Bool
