@@ -8,6 +8,7 @@
 
 import Dispatch
 import Foundation
+import SymbolicateModel
 
 // @unchecked: everything but `start` and `stop` runs on `queue`, whose state is queue-confined.
 final class ReportWatcher: @unchecked Sendable {
@@ -16,6 +17,9 @@ final class ReportWatcher: @unchecked Sendable {
     /// UUID -> what the store held for it when last looked at (queue-confined).
     private var seen: [String: String] = [:]
     private var lastSweep: Double = 0
+    /// Looks taken so far (what a caller waits for to know the watcher has seen a change).
+    private let passes = Locked(0)
+    var passesTaken: Int { passes.withLock { $0 } }
     static let sweepInterval: Double = 3600
 
     /// Starts watching; `context` is held weakly, so the watcher never keeps a server alive.
@@ -45,6 +49,7 @@ final class ReportWatcher: @unchecked Sendable {
         } catch {
             context.log.event("report_watch_failed", ["error": "\(error)"])
         }
+        passes.withLock { $0 += 1 }
         let now = Date().timeIntervalSince1970
         guard context.configuration.reportRetentionDays > 0, now - lastSweep >= ReportWatcher.sweepInterval else {
             return

@@ -14,7 +14,7 @@ final class ServiceContext: Sendable {
     let configuration: ServerConfiguration
     let store: any SymbolStoring
     let reports: any ReportStorage
-    private let watcher = ReportWatcher()
+    let watcher = ReportWatcher()
     let importer: ImportRunner
     let metrics: Metrics
     let log: AccessLog

@@ -92,7 +92,9 @@ import Testing
             holder.waitUntilExit()
         }
         holderIn.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nUPDATE builds SET status = status;\n".utf8))
-        usleep(300_000)
+        #expect(
+            Eventually.waitFor { !ProcessFacts.canTakeWriteLock(store + "/catalog.sqlite") },
+            "sqlite3 never took the catalog's write lock")
 
         let (server, port) = try Self.startServer(store: store, tokenFile: tokenFile)
         defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
@@ -113,8 +115,11 @@ import Testing
             }, "the server started no import child")
         defer { if child != 0, !Self.isDead(child) { kill(child, SIGKILL) } }
         guard child != 0 else { return }
-        // Give the child time to reach the lock, then kill the server as an OOM killer would.
-        usleep(300_000)
+        // Once the child has the catalog open (it waits for the lock there), kill the server as an
+        // OOM killer would.
+        #expect(
+            Eventually.waitFor { ProcessFacts.hasOpen(child, pathEndingWith: "/catalog.sqlite") },
+            "the import child never opened the catalog")
         #expect(!Self.isDead(child))
         kill(server.processIdentifier, SIGKILL)
         // Checked before waiting for the server: Foundation's wait may last as long as the child.

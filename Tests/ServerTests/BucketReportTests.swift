@@ -201,16 +201,21 @@ struct BucketReportTests {
         // both watchers re-symbolicate the same report concurrently.
         let kit = try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM"))
         let stores = [one.server.configuration.storeDirectory, two.server.configuration.storeDirectory]
+        let watchers = [one, two].map(\.server.context.watcher)
+        let passesBefore = watchers.map(\.passesTaken)
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             _ = try? SymbolStore(directory: stores[index]).importPaths([kit], progress: nil)
         }
-        var missing = [holdKit]
-        for _ in 0..<100 where missing.contains(holdKit) {
-            usleep(100_000)
-            missing = try two.get("/v1/reports/\(id)").json()["missing"] as? [String] ?? [holdKit]
-        }
-        #expect(!missing.contains(holdKit))
-        usleep(500_000)  // both watchers have had their look
+        #expect(
+            try Eventually.waitFor {
+                let missing = try two.get("/v1/reports/\(id)").json()["missing"] as? [String] ?? [holdKit]
+                return !missing.contains(holdKit)
+            }, "the report still waits for HoldKit")
+        // Both watchers have had a whole look since the build arrived (the one running as it
+        // arrived may have begun before).
+        #expect(
+            Eventually.waitFor { zip(watchers, passesBefore).allSatisfy { $0.passesTaken >= $1 + 2 } },
+            "a watcher stopped looking")
         let expected = try SymbolicateEndpointTests.expected(one, report, format: nil).output
         #expect(try one.get("/v1/reports/\(id)?view=raw").body == expected)
         #expect(try two.get("/v1/reports/\(id)?view=raw").body == expected)

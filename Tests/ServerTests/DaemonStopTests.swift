@@ -15,12 +15,14 @@ struct DaemonStopTests {
     /// A handler whose every request is computed on a worker, slowly.
     final class SlowHandler: ExchangeHandler, @unchecked Sendable {
         let seconds: Double
+        let started = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
 
         init(seconds: Double) { self.seconds = seconds }
 
         func begin(_ exchange: Exchange) -> ExchangeDecision {
-            .offload { [seconds, finished] in
+            .offload { [seconds, started, finished] in
+                started.signal()
                 Thread.sleep(forTimeInterval: seconds)
                 finished.signal()
                 return HTTPResponse(status: 200, contentType: "text/plain", body: Array("late".utf8))
@@ -44,7 +46,8 @@ struct DaemonStopTests {
             handler: handler)
         let connection = try TestConnection(port: UInt16(port), timeout: 10)
         try connection.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-        Thread.sleep(forTimeInterval: 0.3)
+        // Stopped while a worker computes the answer: the case this is about.
+        #expect(handler.started.wait(timeout: .now() + Eventually.patience) == .success, "no worker started")
         // As the server stops: the listening socket back from libmicrohttpd first, closed once.
         let fd = daemon.quiesce()
         daemon.stop()

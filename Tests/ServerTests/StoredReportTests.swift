@@ -242,12 +242,11 @@ struct StoredReportTests {
 
         // As `symbolicate import` run beside the server would: straight into the store.
         try server.importDirectly([try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM"))])
-        var missing = [holdKit]
-        for _ in 0..<100 where missing.contains(holdKit) {
-            usleep(100_000)
-            missing = try server.get("/v1/reports/\(id)").json()["missing"] as? [String] ?? [holdKit]
-        }
-        #expect(!missing.contains(holdKit))
+        #expect(
+            try Eventually.waitFor {
+                let missing = try server.get("/v1/reports/\(id)").json()["missing"] as? [String] ?? [holdKit]
+                return !missing.contains(holdKit)
+            }, "the report still waits for HoldKit")
         let raw = try server.get("/v1/reports/\(id)?view=raw")
         #expect(raw.body == (try SymbolicateEndpointTests.expected(server, try Self.report(), format: nil)).output)
     }

@@ -76,6 +76,13 @@ final class TestConnection {
     }
 
     /// True when the server closed the connection (recv returns 0) within the receive timeout.
+    /// Whether the server has closed the connection already (a look that does not wait).
+    var hasBeenClosedByPeer: Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+        return n == 0 || (n < 0 && errno == ECONNRESET)
+    }
+
     func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
         let n = recv(fd, &byte, 1, 0)

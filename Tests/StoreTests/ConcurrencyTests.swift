@@ -110,7 +110,7 @@ import Testing
         input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nUPDATE builds SET status = status;\n".utf8))
         // The holder has the write lock once another connection cannot take it without waiting.
         #expect(
-            Eventually.waitFor { !Self.canTakeWriteLock(sqlite3, store.catalogPath) },
+            Eventually.waitFor { !ProcessFacts.canTakeWriteLock(sqlite3: sqlite3, store.catalogPath) },
             "sqlite3 never took the catalog's write lock")
 
         // Readers are not blocked by the writer (WAL) ...
@@ -159,17 +159,5 @@ import Testing
         }
         #expect(bad.withLock { $0 } == 0)
         #expect(try store.source(for: uuid, arch: .arm64)?.build.kind == .debugInfo)
-    }
-
-    /// Whether a fresh connection takes the write lock of `catalog` at once (and gives it back).
-    static func canTakeWriteLock(_ sqlite3: String, _ catalog: String) -> Bool {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: sqlite3)
-        probe.arguments = ["-bail", "-cmd", ".timeout 0", catalog, "BEGIN IMMEDIATE; ROLLBACK;"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
     }
 }

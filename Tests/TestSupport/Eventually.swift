@@ -19,3 +19,28 @@ public enum Eventually {
         return try condition()
     }
 }
+
+/// Facts about other processes that tests wait for.
+public enum ProcessFacts {
+    /// Whether a fresh sqlite3 connection takes the write lock of the database at `path` at once
+    /// (and gives it back): false while another process holds it.
+    public static func canTakeWriteLock(sqlite3: String = "/usr/bin/sqlite3", _ path: String) -> Bool {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: sqlite3)
+        probe.arguments = ["-bail", "-cmd", ".timeout 0", path, "BEGIN IMMEDIATE; ROLLBACK;"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }
+
+    /// Whether process `pid` has a file whose path ends with `suffix` open (from /proc).
+    public static func hasOpen(_ pid: pid_t, pathEndingWith suffix: String) -> Bool {
+        let folder = "/proc/\(pid)/fd"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return false }
+        return names.contains { name in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + name))?.hasSuffix(suffix) == true
+        }
+    }
+}
