@@ -6,6 +6,7 @@
 import Foundation
 import SymbolicateModel
 import SystemSupport
+import TestSupport
 import Testing
 
 @testable import BuildFiles
@@ -250,21 +251,24 @@ import Testing
     }
 
     @Test func liveImportTemporaryIsKeptUntilItsProcessDies() throws {
-        let flock = try #require(StoreFixtures.tool("flock"), "flock(1) is needed for this test")
+        let flockTool = try #require(StoreFixtures.tool("flock"), "flock(1) is needed for this test")
         let store = try SymbolStore(directory: try StoreFixtures.scratchFolder())
         let live = store.buildsDirectory + "/\(TemporaryFile.prefix)live.sqlite"
         // Another process holds the lock on a temporary, as a running import does.
         let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: flock)
+        holder.executableURL = URL(fileURLWithPath: flockTool)
         // -o: the lock belongs to flock itself, not to the command it runs.
-        holder.arguments = ["-o", live, "sleep", "2"]
+        holder.arguments = ["-o", live, "sleep", "600"]
         try holder.run()
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: live), waited < 200 {
-            usleep(10_000)
-            waited += 1
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        // Held once a lock of our own cannot be taken without waiting.
+        let held = Eventually.waitFor {
+            let fd = open(live, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            return flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
         }
-        usleep(100_000)
+        #expect(held, "flock never took the lock")
         #expect(TemporaryFile.removeStale(in: store.buildsDirectory).isEmpty)
         #expect(FileManager.default.fileExists(atPath: live))
         kill(holder.processIdentifier, SIGKILL)
