@@ -260,7 +260,15 @@ import Testing
         // -o: the lock belongs to flock itself, not to the command it runs.
         holder.arguments = ["-o", live, "sleep", "600"]
         try holder.run()
-        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        // The command flock runs first (it holds no lock, but Foundation waits for it), then flock.
+        func stopHolder() {
+            let pid = holder.processIdentifier
+            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+            for child in children.split(separator: " ").compactMap({ pid_t($0) }) { kill(child, SIGKILL) }
+            kill(pid, SIGKILL)
+            holder.waitUntilExit()
+        }
+        defer { if holder.isRunning { stopHolder() } }
         // Held once a lock of our own cannot be taken without waiting.
         let held = Eventually.waitFor {
             let fd = open(live, O_RDONLY | O_CLOEXEC)
@@ -271,8 +279,7 @@ import Testing
         #expect(held, "flock never took the lock")
         #expect(TemporaryFile.removeStale(in: store.buildsDirectory).isEmpty)
         #expect(FileManager.default.fileExists(atPath: live))
-        kill(holder.processIdentifier, SIGKILL)
-        holder.waitUntilExit()
+        stopHolder()
         #expect(TemporaryFile.removeStale(in: store.buildsDirectory) == ["\(TemporaryFile.prefix)live.sqlite"])
     }
 
