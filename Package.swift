@@ -54,7 +54,9 @@ let package = Package(
             name: "Archives", dependencies: ["SymbolicateModel", "CArchive", "Compression"], path: "Sources/Archives"),
         .target(
             name: "Store",
-            dependencies: ["SymbolicateModel", "ObjectFiles", "Archives", "CSQLite", "CProcessor", "ObjectStorage"],
+            dependencies: [
+                "SymbolicateModel", "ObjectFiles", "Archives", "CSQLite", "CProcessor", "ObjectStorage", "Digest",
+            ],
             path: "Sources/Store"),
         .target(
             name: "Symbolication",
