@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "ObjectFilesTests", dependencies: ["ObjectFiles", "SymbolicateModel", "TestSupport"]),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "ObjectStorage", "TestSupport"],
+            dependencies: ["Store", "ObjectFiles", "SymbolicateModel", "ObjectStorage", "Digest", "TestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "SymbolicationTests",
