@@ -79,12 +79,19 @@ let package = Package(
         .target(
             name: "CLI",
             dependencies: [
-                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch",
+                "SymbolicateModel", "Reports", "ObjectFiles", "Store", "Symbolication", "Server", "Batch", "Uploads",
             ],
             path: "Sources/CLI"),
         // S3-compatible object storage over libcurl: Signature V4, retries, listings.
         .target(
             name: "ObjectStorage", dependencies: ["SymbolicateModel", "Digest", "CCurl"], path: "Sources/ObjectStorage"),
+        // `symbolicate upload`: the client of the chunked upload protocol `serve` speaks.
+        .target(
+            name: "Uploads",
+            dependencies: [
+                "SymbolicateModel", "ObjectFiles", "Archives", "Store", "ObjectStorage", "Digest", "Compression",
+            ],
+            path: "Sources/Uploads"),
         .executableTarget(name: "symbolicate", dependencies: ["CLI"], path: "Sources/symbolicate"),
         // In-process lookup benchmark (Benchmarks/run.sh drives it next to the peer tools).
         .executableTarget(
