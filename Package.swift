@@ -66,6 +66,7 @@ let package = Package(
             name: "Store",
             dependencies: [
                 "SymbolicateModel", "SystemSupport", "BuildFiles", "ObjectFiles", "Archives", "ObjectStorage",
+                "Digest",
             ],
             path: "Sources/Store"),
         .target(
@@ -96,12 +97,20 @@ let package = Package(
             name: "CLI",
             dependencies: [
                 "SymbolicateModel", "SystemSupport", "Reports", "ObjectFiles", "Store", "Symbolication", "Server",
-                "Batch",
+                "Batch", "Uploads",
             ],
             path: "Sources/CLI"),
         // S3-compatible object storage over libcurl: Signature V4, retries, listings.
         .target(
             name: "ObjectStorage", dependencies: ["SymbolicateModel", "Digest", "CCurl"], path: "Sources/ObjectStorage"),
+        // `symbolicate upload`: the client of the chunked upload protocol `serve` speaks.
+        .target(
+            name: "Uploads",
+            dependencies: [
+                "SymbolicateModel", "SystemSupport", "ObjectFiles", "Archives", "Store", "ObjectStorage", "Digest",
+                "Compression",
+            ],
+            path: "Sources/Uploads"),
         .executableTarget(name: "symbolicate", dependencies: ["CLI"], path: "Sources/symbolicate"),
         // In-process lookup benchmark (Benchmarks/run.sh drives it next to the peer tools).
         .executableTarget(
@@ -121,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "Store", "BuildFiles", "SystemSupport", "ObjectFiles", "SymbolicateModel", "ObjectStorage",
+                "Store", "BuildFiles", "SystemSupport", "ObjectFiles", "SymbolicateModel", "ObjectStorage", "Digest",
                 "TestSupport",
             ],
             exclude: ["Fixtures"]),

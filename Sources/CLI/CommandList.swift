@@ -13,5 +13,6 @@ let commandList: [any Command.Type] = [
     SyncCommand.self,
     ServeCommand.self,
     HealthcheckCommand.self,
+    UploadCommand.self,
     BatchCommand.self,
 ]

@@ -171,7 +171,7 @@ final class CurlHandle: @unchecked Sendable {
             set(symbolicate_curl_setopt_long(easy, CURLOPT_HTTPGET, 1))
         case "HEAD":
             set(symbolicate_curl_setopt_long(easy, CURLOPT_NOBODY, 1))
-        case "PUT":
+        case "PUT", "POST":
             let size: Int64
             switch request.body {
             case .none: size = 0
@@ -182,6 +182,8 @@ final class CurlHandle: @unchecked Sendable {
             set(symbolicate_curl_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(size)))
             set(symbolicate_curl_setopt_data_function(easy, CURLOPT_READFUNCTION, curlReadCallback))
             set(symbolicate_curl_setopt_pointer(easy, CURLOPT_READDATA, context.toOpaque()))
+            // An upload is a PUT to libcurl; a POST (the upload client's) says so.
+            if request.method == "POST" { set(symbolicate_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, "POST")) }
         default:
             set(symbolicate_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method))
         }

@@ -111,6 +111,10 @@ final class Exchange: @unchecked Sendable {
     var isForm = false
     var formFileName: String?
     var formError: String?
+    /// Every part, for a route that reads `.parts`.
+    var formParts: [FormPart] = []
+    /// More parts than this is refused (each costs a record beside its bytes).
+    static let maxFormParts = 1000
     /// Filled by the server: route name for metrics and logs, whether it counted against the cap.
     var routeName = Metrics.unmatchedRoute
     var route: Route?
@@ -196,6 +200,7 @@ final class Exchange: @unchecked Sendable {
     /// field after another field with a file name replaces what that one kept.
     fileprivate func formData(key: String, fileName: String?, offset: UInt64, _ bytes: UnsafeRawBufferPointer) {
         guard !formDone else { return }
+        if case .parts = policy { return keepPart(key: key, fileName: fileName, offset: offset, bytes) }
         if let part = formPart, key == part.key, offset == part.received {
             formPart = (key, part.received + UInt64(bytes.count))
         } else if let part = formPart {
@@ -215,6 +220,20 @@ final class Exchange: @unchecked Sendable {
         keep(bytes)
     }
 
+    /// A piece of one of every part kept (`.parts`): offset 0 starts a part, later pieces extend it.
+    private func keepPart(key: String, fileName: String?, offset: UInt64, _ bytes: UnsafeRawBufferPointer) {
+        if offset == 0 || formParts.isEmpty {
+            guard formParts.count < Self.maxFormParts else {
+                formError = "the multipart/form-data body has more than \(Self.maxFormParts) parts"
+                formDone = true
+                return
+            }
+            formParts.append(FormPart(name: key, fileName: fileName, bytes: []))
+        }
+        formParts[formParts.count - 1].bytes.append(contentsOf: bytes)
+        bodyLength += bytes.count
+    }
+
     /// Forgets the body kept so far (a form part that another replaces).
     private func discardKept() {
         body.removeAll(keepingCapacity: true)
@@ -230,7 +249,9 @@ final class Exchange: @unchecked Sendable {
         self.postProcessor = nil
         let complete = cmhd_destroy_post_processor(postProcessor) == .YES
         guard formError == nil, !overLimit else { return }
-        if formPart == nil {
+        if case .parts = policy {
+            if !complete { formError = "the multipart/form-data body ends before its closing boundary" }
+        } else if formPart == nil {
             formError = "the multipart/form-data body has no file field; send the file as -F file=@PATH"
         } else if !complete {
             formError = "the multipart/form-data body ends before its closing boundary"
@@ -242,7 +263,7 @@ final class Exchange: @unchecked Sendable {
         switch policy {
         case .none:
             break
-        case .memory:
+        case .memory, .parts:
             body.append(contentsOf: bytes)
         case .file:
             guard fileDescriptor >= 0 else { return }

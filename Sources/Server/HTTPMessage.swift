@@ -26,6 +26,8 @@ public struct HTTPRequest: Sendable {
     public var isForm = false
     /// The file name of the form's file part (`curl -F file=@NAME`).
     public var formFileName: String?
+    /// Every part of a multipart/form-data body, in order, for routes that read `.parts`.
+    public var formParts: [FormPart] = []
     /// The name (or fingerprint) of the token the request was authorized with; never the token.
     public var tokenName: String?
 
@@ -55,6 +57,13 @@ public struct HTTPRequest: Sendable {
         }
         return number
     }
+}
+
+/// One part of a multipart/form-data body: its field name, its file name, its bytes.
+public struct FormPart: Sendable {
+    public var name: String
+    public var fileName: String?
+    public var bytes: [UInt8]
 }
 
 public struct HTTPResponse: Sendable {

@@ -13,11 +13,14 @@ public enum BodyPolicy: Sendable, Equatable {
     case memory(limit: Int)
     /// Stream to a temporary file, up to the given number of bytes (413 beyond).
     case file(limit: Int)
+    /// A multipart/form-data body with every part kept in memory (`HTTPRequest.formParts`), up to
+    /// the given number of bytes on the wire; any other body is read into memory as with `.memory`.
+    case parts(limit: Int)
 
     var limit: Int {
         switch self {
         case .none: return 64 << 10
-        case .memory(let limit), .file(let limit): return limit
+        case .memory(let limit), .file(let limit), .parts(let limit): return limit
         }
     }
 }

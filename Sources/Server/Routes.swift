@@ -58,7 +58,7 @@ extension SymbolicationServer {
                 request in
                 try MozillaCompatibility.symbolicate(request, context: context, limit: reportLimit)
             },
-        ]
+        ] + ((try? ChunkUploads(context: context))?.routes() ?? [])
     }
 
     /// The largest report body symbolicated on the network thread: a crash report is tens of

@@ -253,6 +253,8 @@ public final class SymbolicationServer: @unchecked Sendable {
             parameters: exchange.parameters)
         request.isForm = exchange.isForm
         request.formFileName = exchange.formFileName
+        request.formParts = exchange.formParts
+        exchange.formParts = []
         request.tokenName = exchange.tokenName
         let prepared = request
         let large =

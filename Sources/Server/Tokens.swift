@@ -43,6 +43,23 @@ public struct TokenSet: Sendable {
         self.init(named: lines.map(TokenSet.parseLine))
     }
 
+    /// The first token of a token file, for a client (`symbolicate upload --token-file`): the same
+    /// lines as the server reads, `NAME:TOKEN` or a bare `TOKEN`.
+    public static func firstToken(inFile path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let why = access(path, R_OK) == 0 ? "it is not a readable file" : String(cString: strerror(errno))
+            throw SymbolicateError(.io, "cannot read the token file: \(why)", path: path)
+        }
+        let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: " \t") }
+            .first { !$0.isEmpty && !$0.hasPrefix("#") }
+        guard let line else {
+            throw SymbolicateError(
+                .badInput, "the token file holds no token (one `NAME:TOKEN` or `TOKEN` per line)", path: path)
+        }
+        return parseLine(line).token
+    }
+
     /// `NAME:TOKEN` when the part before the first colon is a name (letters, digits, `._-@`) and a
     /// token follows; anything else is a bare token.
     static func parseLine(_ line: String) -> (name: String, token: String) {

@@ -30,4 +30,9 @@ extension Trait where Self == ConditionTrait {
     public static var needsExecutable: Self {
         .enabled(if: Repository.executable != nil, "the symbolicate executable was not built beside the tests")
     }
+
+    /// sentry-cli, the client of the chunked upload protocol, which `make test` installs into the test venv.
+    public static var needsSentryCLI: Self {
+        .enabled(if: SentryCLI.path != nil, "sentry-cli is not installed (pip install sentry-cli)")
+    }
 }

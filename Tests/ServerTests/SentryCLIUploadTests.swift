@@ -1,0 +1,84 @@
+// sentry-cli 3.x against a live server: `sentry-cli debug-files upload` of the Samples' builds (a
+// folder of dSYMs and .apps, and a zip of several dSYMs) stores every build, as `symbolicate list`
+// then shows, and a second run sends no chunk (the access log counts the chunk POSTs). The client
+// is the referee of the protocol: what it sends and how it reads the answers is its own.
+
+import Foundation
+import Store
+import SymbolicateModel
+import TestSupport
+import Testing
+
+@testable import Server
+
+@Suite("sentry-cli uploads", .tags(.server), .needsSentryCLI, .needsSamples, .needsExecutable)
+struct SentryCLIUploadTests {
+    /// A server whose write token has the shape sentry-cli expects.
+    static func server() throws -> (TestServer, String) {
+        let token = SentryCLI.newToken()
+        let server = try TestServer { $0.tokens = TokenSet(tokens: [token]) }
+        return (server, token)
+    }
+
+    static func upload(_ paths: [String], _ server: TestServer, token: String) throws -> ProcessResult {
+        try SentryCLI.run(
+            ["debug-files", "upload", "--wait", "--org", "team", "--project", "app"] + paths, port: Int(server.port),
+            token: token)
+    }
+
+    /// The UUIDs `symbolicate list` shows for the server's store.
+    static func listed(_ server: TestServer) throws -> Set<String> {
+        let executable = try #require(Fixtures.executable)
+        let result = try ProcessRunner.run(
+            executable, ["list", "--json", "--store", server.server.configuration.storeDirectory])
+        let builds = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [[String: Any]] ?? []
+        return Set(builds.compactMap { $0["uuid"] as? String })
+    }
+
+    /// Every UUID of Samples/build/images.tsv, for the variants given (all when nil).
+    static func sampleUUIDs(_ variants: Set<String>? = nil) throws -> Set<String> {
+        let text = try String(contentsOfFile: Repository.samplesBuild + "/images.tsv", encoding: .utf8)
+        return Set(
+            text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: "\t") }
+                .filter { variants == nil || variants!.contains(String($0[0])) }.map { String($0[3]) })
+    }
+
+    static func chunkPosts(_ server: TestServer) -> Int {
+        server.accessLog.split(separator: "\n").filter {
+            $0.contains(#""method":"POST""#) && $0.contains("/chunk-upload/")
+        }.count
+    }
+
+    @Test func samplesUploadOnceAndListEveryBuild() throws {
+        let (server, token) = try Self.server()
+        let first = try Self.upload([Repository.samplesBuild], server, token: token)
+        #expect(first.status == 0, "\(first.stdoutText)\(first.stderrText)")
+        #expect(first.stdoutText.contains("OK"))
+        #expect(try Self.listed(server) == Self.sampleUUIDs())
+        let posts = Self.chunkPosts(server)
+        #expect(posts > 0)
+
+        let second = try Self.upload([Repository.samplesBuild], server, token: token)
+        #expect(second.status == 0, "\(second.stdoutText)\(second.stderrText)")
+        #expect(second.stdoutText.contains("Nothing to upload"))
+        #expect(Self.chunkPosts(server) == posts)
+    }
+
+    @Test func zipOfSeveralDSYMs() throws {
+        var zip = ZipFixture()
+        for variant in ["ios-arm64-dwarf4", "universal-dwarf5"] {
+            for bundle in ["HoldApp.app.dSYM", "HoldKit.framework.dSYM"] {
+                try zip.addTree(Repository.samplesBuild + "/\(variant)/\(bundle)", as: "\(variant)/\(bundle)")
+            }
+        }
+        let folder = try Repository.scratchFolder("sentry-zip")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(zip.bytes).write(to: URL(fileURLWithPath: folder + "/dSYMs.zip"))
+        let (server, token) = try Self.server()
+        let result = try Self.upload([folder + "/dSYMs.zip"], server, token: token)
+        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+        #expect(try Self.listed(server) == Self.sampleUUIDs(["ios-arm64-dwarf4", "universal-dwarf5"]))
+        let again = try Self.upload([folder + "/dSYMs.zip"], server, token: token)
+        #expect(again.stdoutText.contains("Nothing to upload"), "\(again.stdoutText)")
+    }
+}
