@@ -1,7 +1,8 @@
 // A build the store has but cannot read is a failure, never a missing symbol: a store build
 // file whose ranges page is damaged gives its image's frames the status `failed`, with the
 // build and SQLite's cause, in `--format json`; the command exits 1 naming the cause unless
-// `--partial` accepts the answer as it is.
+// `--partial` accepts the answer as it is. `batch` does not write such a report (so `--resume`
+// does it again), counts it and exits 1 naming the cause.
 
 import Foundation
 import Testing
@@ -70,5 +71,41 @@ import Testing
         #expect((app["error"] as? String)?.contains(buildFile) == true)
         // The image that reads fine is untouched.
         #expect(Self.frames(json, image: "HoldKit").allSatisfy { $0["status"] as? String == "symbolicated" })
+    }
+
+    @Test func batchDoesNotMarkAReportDoneWhoseSymbolsCouldNotBeRead() throws {
+        let (store, buildFile) = try Self.storeWithBuild()
+        defer { try? FileManager.default.removeItem(atPath: store) }
+        let folder = store + "-batch"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/in", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.report, toPath: folder + "/in/app.crash")
+        try Self.damageLastPage(buildFile)
+
+        let summaryFile = folder + "/summary.json"
+        let failed = try CLI.run([
+            "batch", "--store", store, "-o", folder + "/out", "--summary", summaryFile, "--progress", "none",
+            folder + "/in",
+        ])
+        #expect(failed.status == 1, "\(failed.stderr)")
+        #expect(failed.stderr.contains("error: 1 report not written") && failed.stderr.contains(buildFile))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out/app.crash"))
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryFile)))
+                as? [String: Any])
+        let counts = try #require(summary["counts"] as? [String: Any])
+        #expect(counts["symbols_unreadable"] as? Int == 1 && counts["written"] as? Int == 0, "\(counts)")
+
+        // --resume does it again (nothing was marked done); --partial writes it as it is.
+        let resumed = try CLI.run([
+            "batch", "--store", store, "-o", folder + "/out", "--resume", "--progress", "none", folder + "/in",
+        ])
+        #expect(resumed.status == 1 && resumed.stderr.contains("error: 1 report not written"), "\(resumed.stderr)")
+        let partial = try CLI.run([
+            "batch", "--store", store, "-o", folder + "/out", "--resume", "--partial", "--progress", "none",
+            folder + "/in",
+        ])
+        #expect(partial.status == 0, "\(partial.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/out/app.crash"))
     }
 }
