@@ -93,11 +93,11 @@ struct LookupBenchmark {
 
     /// Looks up every address once, repeating the whole list until at least `minimumSeconds`
     /// have passed, on the calling thread. A short warm-up pass runs first, untimed.
-    static func time(_ source: any SymbolSource, addresses: [UInt64], minimumSeconds: Double) -> Timing {
+    static func time(_ source: any SymbolSource, addresses: [UInt64], minimumSeconds: Double) throws -> Timing {
         var timing = Timing(lookups: 0, seconds: 0, cpuSeconds: 0, frames: 0, answered: 0, checksum: 0)
         guard !addresses.isEmpty else { return timing }
         for address in addresses.prefix(1000) {
-            timing.checksum &+= UInt64(source.lookup(address)?.count ?? 0)
+            timing.checksum &+= UInt64(try source.lookup(address)?.count ?? 0)
         }
         timing.checksum = 0
         let clock = ContinuousClock()
@@ -105,7 +105,7 @@ struct LookupBenchmark {
         let cpuStart = threadCPUSeconds()
         repeat {
             for address in addresses {
-                if let chain = source.lookup(address) {
+                if let chain = try source.lookup(address) {
                     timing.answered += 1
                     timing.frames += chain.count
                     for level in chain {
@@ -123,7 +123,7 @@ struct LookupBenchmark {
     /// Compares `candidate` with `reference` on `sampleSize` addresses spread evenly over the list.
     static func compare(
         _ candidate: any SymbolSource, with reference: any SymbolSource, addresses: [UInt64], sampleSize: Int
-    ) -> (checked: Int, mismatches: [Mismatch]) {
+    ) throws -> (checked: Int, mismatches: [Mismatch]) {
         guard !addresses.isEmpty else { return (0, []) }
         let step = max(1, addresses.count / max(1, sampleSize))
         var checked = 0
@@ -131,8 +131,8 @@ struct LookupBenchmark {
         var index = 0
         while index < addresses.count {
             let address = addresses[index]
-            let expected = reference.lookup(address)
-            let found = candidate.lookup(address)
+            let expected = try reference.lookup(address)
+            let found = try candidate.lookup(address)
             if expected != found {
                 mismatches.append(Mismatch(address: address, expected: expected, found: found))
             }

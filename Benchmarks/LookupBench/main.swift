@@ -151,7 +151,7 @@ func run(_ options: Options) throws -> Int32 {
         report("functions", "\(table.functions.count)")
     }
 
-    let timing = LookupBenchmark.time(source, addresses: addresses, minimumSeconds: options.minimumSeconds)
+    let timing = try LookupBenchmark.time(source, addresses: addresses, minimumSeconds: options.minimumSeconds)
     report("lookups", "\(timing.lookups)")
     report("seconds", String(format: "%.3f", timing.seconds))
     report("cpu_seconds", String(format: "%.3f", timing.cpuSeconds))
@@ -163,7 +163,7 @@ func run(_ options: Options) throws -> Int32 {
     report("checksum", String(timing.checksum, radix: 16))
 
     guard options.check > 0, let table = reference, options.store != nil else { return 0 }
-    let (checked, mismatches) = LookupBenchmark.compare(
+    let (checked, mismatches) = try LookupBenchmark.compare(
         source, with: table, addresses: addresses, sampleSize: options.check)
     report("checked", "\(checked)")
     report("mismatches", "\(mismatches.count)")

@@ -49,6 +49,9 @@ public struct BatchConfiguration: Sendable {
     public var reportList: String?
     /// Where `-` reads its list of paths; stdin by default.
     public var standardInputLines: @Sendable () -> String?
+    /// Write reports whose symbols could not be read now (frames `failed`) as they are; without
+    /// it they are not written (so `--resume` does them again) and the run fails.
+    public var partial = false
 
     public init(
         inputs: [String], destination: Destination, format: OutputFormat? = nil,

@@ -98,6 +98,10 @@ public final class BatchRunner: Sendable {
             collector.recordUnparsable(reason: "\(error)", path: item.source, kind: ReportFacts.guessKind(item.bytes))
             return nil
         }
+        if !configuration.partial, let failure = processed.outcome.failures.first {
+            collector.recordSymbolsUnreadable(reason: "symbols could not be read: \(failure)", path: item.source)
+            return nil
+        }
         do {
             try sink.write(item.outputName, processed.output)
         } catch {

@@ -27,6 +27,9 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         /// Links (dangling ones, or any in an archive) and devices, pipes and sockets, which are
         /// not read; absent when there were none.
         public var skippedLinks: Int?
+        /// Reports not written because symbols that are (or may be) in the store could not be
+        /// read now (without `--partial`); absent when there were none.
+        public var symbolsUnreadable: Int?
         /// Skipped by `--resume` because their output already exists.
         public var alreadyDone = 0
         /// Outputs written in this run.
@@ -129,6 +132,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             ("skipped (not reports)", counts.skippedNonReports),
             ("skipped (already done)", counts.alreadyDone),
         ]
+        if let n = counts.symbolsUnreadable { rows.append(("  symbols unreadable (not written)", n)) }
         if let n = counts.skippedNames { rows.append(("skipped (unusable name)", n)) }
         if let n = counts.skippedLinks { rows.append(("skipped (link or special)", n)) }
         rows.append(("outputs written", counts.written))

@@ -153,6 +153,19 @@ final class SummaryCollector: @unchecked Sendable {
         }
     }
 
+    /// A report not written because symbols it needs could not be read now: read, listed with
+    /// the cause among the unreadable reasons, and not done (`--resume` does it again).
+    func recordSymbolsUnreadable(reason: String, path: String) {
+        lock.withLock {
+            counts.files += 1
+            counts.reportsRead += 1
+            counts.symbolsUnreadable = (counts.symbolsUnreadable ?? 0) + 1
+            finished += 1
+            Self.add(reason, path, to: &unreadable)
+            skip(path, reason)
+        }
+    }
+
     /// A file skipped for a reason other than its content (a name no output file can have):
     /// counted and listed once, as skipped, not as unreadable.
     func recordSkippedName(reason: String, path: String) {

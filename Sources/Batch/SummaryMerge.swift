@@ -135,6 +135,7 @@ extension BatchSummary.Counts {
         skippedNonReports += other.skippedNonReports
         alreadyDone += other.alreadyDone
         written += other.written
+        if let n = other.symbolsUnreadable { symbolsUnreadable = (symbolsUnreadable ?? 0) + n }
         if let n = other.skippedNames { skippedNames = (skippedNames ?? 0) + n }
         if let n = other.skippedLinks { skippedLinks = (skippedLinks ?? 0) + n }
         if let n = other.metricKitDiagnostics { metricKitDiagnostics = (metricKitDiagnostics ?? 0) + n }

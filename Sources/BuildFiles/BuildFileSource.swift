@@ -72,24 +72,40 @@ package final class BuildFileSource: SymbolSource, Sendable {
 
     // MARK: Lookup
 
-    package func lookup(_ address: UInt64) -> [SymbolTable.Resolved]? {
+    /// Throws (naming the build, with SQLite's error as the cause) when the file cannot be
+    /// read at this address: a damaged page is a failure, never "no symbol here".
+    package func lookup(_ address: UInt64) throws -> [SymbolTable.Resolved]? {
         let reader = takeReader()
         defer { putBack(reader) }
-        let loaded = tables.load() ?? loadIfDue(reader)
-        guard let start = try? reader.rangeLocation(containing: address) else { return nil }
-        if let loaded {
-            return SymbolTable.chain(
-                from: start, files: loaded.files, functions: loaded.functions, locations: loaded.locations)
+        do {
+            let loaded = try tables.load() ?? loadIfDue(reader)
+            guard let start = try reader.rangeLocation(containing: address) else { return nil }
+            if let loaded {
+                return SymbolTable.chain(
+                    from: start, files: loaded.files, functions: loaded.functions, locations: loaded.locations)
+            }
+            return try SymbolTable.chain(
+                from: start, location: reader.location, function: reader.function, file: reader.file)
+        } catch {
+            throw unreadable(error)
         }
-        return try? SymbolTable.chain(
-            from: start, location: reader.location, function: reader.function, file: reader.file)
     }
 
-    /// Counts a query-mode lookup; the one that reaches `loadAfter` loads the tables.
-    private func loadIfDue(_ reader: Reader) -> Tables? {
+    /// A failed read of this build, said with the build's identity and the error underneath.
+    package func unreadable(_ error: any Error) -> SymbolicateError {
+        let code = (error as? SymbolicateError)?.code ?? .io
+        let cause = (error as? SymbolicateError)?.message ?? "\(error)"
+        return SymbolicateError(
+            code, "build file of \(build.uuid.uuidString) \(build.arch) cannot be read: \(cause)", path: path,
+            cause: error)
+    }
+
+    /// Counts a query-mode lookup; the one that reaches `loadAfter` loads the tables (and
+    /// throws when they cannot be read: the file is damaged).
+    private func loadIfDue(_ reader: Reader) throws -> Tables? {
         let count = lookups.wrappingAdd(1, ordering: .relaxed).newValue
-        guard count == loadAfter, let loaded = try? load(reader) else { return nil }
-        return tables.storeIfNil(loaded)
+        guard count == loadAfter else { return nil }
+        return tables.storeIfNil(try load(reader))
     }
 
     // MARK: Loading

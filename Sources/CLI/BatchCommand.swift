@@ -89,12 +89,13 @@ enum BatchCommand: Command {
         ] + StoreOption.cacheOptions + [
             CommonOptions.noStore, CommonOptions.noInline, CommonOptions.noAdjust, jobs, shard, resume, summaryFile,
             reportList, progress, merge,
-        ]
+        ] + [PartialAnswers.partial]
 
     static let epilogue = """
         EXIT STATUS: 0 the run completed (even if some reports were unparsable or not reports),
         1 a failure (outputs could not be written, an input could not be read to the end, an
-        s3:// input or output could not be transferred), 64 usage error, 65 a SUMMARY that is
+        s3:// input or output could not be transferred, symbols in the store could not be read
+        now: those reports are not written, unless --partial), 64 usage error, 65 a SUMMARY that is
         not a batch summary (or a shard given twice).
 
         The summary (stderr) counts reports fully / partially / not symbolicated, unparsable
@@ -146,6 +147,13 @@ enum BatchCommand: Command {
         if let transfer {
             let objects = try transfer.publish()
             Console.error("uploaded \(count: objects, "object") to object storage")
+        }
+        if let n = summary.counts.symbolsUnreadable {
+            let cause = summary.skippedFiles.first { $0.reason.hasPrefix("symbols could not be read") }?.reason ?? ""
+            Console.error(
+                "error: \(count: n, "report") not written, \(cause); run again"
+                    + " with --resume when the store answers, or pass --partial to write them as they are")
+            return ExitCode.failure
         }
         if !summary.inputErrors.isEmpty {
             Console.error("error: \(count: summary.inputErrors.count, "input") could not be read to the end; see above")
@@ -225,6 +233,7 @@ enum BatchCommand: Command {
         if let jobs = try args.value(jobs) { configuration.jobs = jobs }
         if let shard = try args.value(shard) { configuration.shard = shard }
         configuration.resume = args.has(resume)
+        configuration.partial = args.has(PartialAnswers.partial)
         configuration.reportList = try args.value(reportList).map { try local($0, folder: false) }
         if configuration.resume, case .archive = destination {
             throw UsageError("--resume needs an output folder (-o), not --output-archive")

@@ -37,10 +37,12 @@ enum SymbolicateCommand: Command {
         [output, CommonOptions.symbolPath, StoreOption.store.adding("The default folder is used if it exists.")]
         + StoreOption.cacheOptions
         + [CommonOptions.noStore, CommonOptions.format, CommonOptions.noInline, CommonOptions.noAdjust, verbose]
+        + [PartialAnswers.partial]
 
     static let epilogue = """
         EXIT STATUS: 0 the report was processed (even if some images were missing), 65 the input
-        is not an Apple crash report, 64 usage error, 1 other failure.
+        is not an Apple crash report, 64 usage error, 1 other failure (symbols in the store that
+        could not be read now included, unless --partial).
 
         EXAMPLE: symbolicate -o out.crash in.crash App.app.dSYM
 
@@ -71,6 +73,10 @@ enum SymbolicateCommand: Command {
             }
         }
         if args.has(verbose) { Console.error(sources(processed.outcome)) }
+        if let failure = PartialAnswers.failure(processed.outcome, allowed: args.has(PartialAnswers.partial)) {
+            Console.error(failure)
+            return ExitCode.failure
+        }
         return ExitCode.ok
     }
 

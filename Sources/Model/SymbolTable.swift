@@ -187,8 +187,10 @@ extension Array {
 /// read from a file, or a build file in the symbol store queried in place.
 public protocol SymbolSource: Sendable {
     var build: BuildInfo { get }
-    /// Innermost first; `address` is in the build's own vmaddr space (unslid).
-    func lookup(_ address: UInt64) -> [SymbolTable.Resolved]?
+    /// Innermost first; `address` is in the build's own vmaddr space (unslid). Throws a
+    /// SymbolicateError naming the build and the cause when the symbols cannot be read (a
+    /// damaged or vanished build file): never nil for a failure.
+    func lookup(_ address: UInt64) throws -> [SymbolTable.Resolved]?
 }
 
 extension SymbolTable: SymbolSource {}

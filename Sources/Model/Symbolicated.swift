@@ -48,15 +48,21 @@ public enum FrameStatus: String, Sendable, Hashable, CaseIterable {
     /// `symbol`, a text frame printed as `symbol + offset`, as devices do for system libraries).
     /// The report's name is kept; the frame is not counted as missing.
     case namedByReport = "named_by_report"
+    /// The image's symbols are (or may be) in the store but could not be read now: a damaged
+    /// build file, a bucket that failed to answer. `FrameResult.error` names the build and cause.
+    case failed
 }
 
 public struct FrameResult: Sendable, Hashable {
     public var status: FrameStatus
     /// Innermost first; empty unless `status == .symbolicated`.
     public var frames: [SymbolicatedFrame]
+    /// Why the lookup failed (the build and the cause); set only when `status == .failed`.
+    public var error: String?
 
-    public init(status: FrameStatus, frames: [SymbolicatedFrame] = []) {
+    public init(status: FrameStatus, frames: [SymbolicatedFrame] = [], error: String? = nil) {
         self.status = status
         self.frames = frames
+        self.error = error
     }
 }

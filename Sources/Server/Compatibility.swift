@@ -70,6 +70,14 @@ enum SentryCompatibility {
                     base["status"] =
                         result.status == .unknownImage
                         ? "unknown_image" : (result.status == .malformed ? "malformed" : "missing")
+                    if result.status == .failed {
+                        // Sentry's words: a debug file that could not be fetched is `missing` (its
+                        // module says fetching_failed), one that could not be processed `malformed`.
+                        let failure = frame.imageIndex.flatMap { i in
+                            outcome.images.first { $0.image == images[i] }?.failure
+                        }
+                        base["status"] = failure?.code == .unavailable ? "missing" : "malformed"
+                    }
                     frames.append(base)
                     continue
                 }
@@ -93,10 +101,10 @@ enum SentryCompatibility {
         }
         var outModules: [[String: Any]] = []
         for (i, image) in images.enumerated() {
-            let status = outcome.images.first { $0.image == image }?.status
+            let imageOutcome = outcome.images.first { $0.image == image }
             var module: [String: Any] = [
                 "type": "macho", "image_addr": ASCII.hex(image.loadAddress), "code_file": image.path ?? image.name,
-                "debug_status": status.map(debugStatus) ?? "unused",
+                "debug_status": imageOutcome.map(debugStatus) ?? "unused",
             ]
             if let uuid = image.uuid { module["debug_id"] = uuid.uuidString.lowercased() }
             if let size = image.size { module["image_size"] = size }
@@ -107,11 +115,11 @@ enum SentryCompatibility {
         return .json(["status": "completed", "stacktraces": outTraces, "modules": outModules])
     }
 
-    private static func debugStatus(_ status: ImageStatus) -> String {
-        switch status {
+    private static func debugStatus(_ image: ImageOutcome) -> String {
+        switch image.status {
         case .symbolicated, .symbolTableOnly: return "found"
         case .missing, .uuidMismatch: return "missing"
-        case .failed: return "malformed"
+        case .failed: return image.failure?.code == .unavailable ? "fetching_failed" : "malformed"
         case .noUUID: return "unused"
         }
     }

@@ -42,6 +42,7 @@ enum OpenAPI {
                   "arch": { "type": "string", "nullable": true },
                   "frames_symbolicated": { "type": "integer" }, "frames_named_by_report": { "type": "integer" },
                   "frames_total": { "type": "integer" }, "complete": { "type": "boolean" },
+                  "frames_failed": { "type": "integer", "description": "frames whose symbols are (or may be) in the store but could not be read now" },
                   "report": { "$ref": "#/components/schemas/ReportSummary" },
                   "images": { "type": "array", "items": { "$ref": "#/components/schemas/ImageResult" } },
                   "backtraces": { "type": "array", "items": { "$ref": "#/components/schemas/BacktraceResult" } }
@@ -88,7 +89,8 @@ enum OpenAPI {
                   "number": { "type": "integer" },
                   "address": { "type": "string", "nullable": true, "description": "null for a malformed frame: one the report states but that could not be read" },
                   "image": { "type": "string", "nullable": true },
-                  "status": { "type": "string", "enum": ["symbolicated", "missing_symbol", "unknown_image", "malformed", "named_by_report"] },
+                  "status": { "type": "string", "enum": ["symbolicated", "missing_symbol", "unknown_image", "malformed", "named_by_report", "failed"] },
+                  "error": { "type": "string", "description": "for a failed frame: the build whose symbols could not be read, and why" },
                   "report_symbol": { "type": "string" },
                   "symbols": { "type": "array", "items": { "type": "object", "required": ["function", "inline"],
                     "properties": {

@@ -32,6 +32,9 @@ public struct ImageOutcome: Sendable {
     /// Symbol files with the image's UUID that could not be read (damaged DWARF, ...), passed
     /// over for the one that answered: said in the summary, never silent.
     public var unreadable: [String] = []
+    /// Why the image's symbols could not be read (status `failed`): the first failure, with its
+    /// code, so callers tell a bucket that may answer later (`unavailable`) from a damaged file.
+    public var failure: SymbolicateError?
 
     public struct ServedBy: Sendable, Hashable {
         public var path: String
@@ -95,6 +98,14 @@ public struct SymbolicationOutcome: Sendable {
             }
         }
     }
+
+    /// Frames whose image's symbols could not be read (`FrameStatus.failed`).
+    public var failedFrames: Int {
+        results.values.reduce(0) { $0 + ($1.status == .failed ? 1 : 0) }
+    }
+
+    /// The failures that left frames `failed`, one per image, in report order.
+    public var failures: [SymbolicateError] { images.compactMap(\.failure) }
 
     /// True when every frame in an image with a UUID was symbolicated or named by the report.
     public var isComplete: Bool {

@@ -14,6 +14,7 @@ public enum OutcomeJSON {
         w.number("frames_symbolicated", outcome.symbolicatedFrames)
         w.number("frames_named_by_report", outcome.namedByReportFrames)
         w.number("frames_total", outcome.totalFrames)
+        w.number("frames_failed", outcome.failedFrames)
         w.bool("complete", outcome.isComplete)
         let summary = ReportSummary(report)
         w.beginObject("report")
@@ -63,6 +64,7 @@ public enum OutcomeJSON {
                 w.string("address", frame.addressText)
                 w.string("image", image?.name ?? frame.imageName)
                 w.string("status", result.status.rawValue)
+                if let error = result.error { w.string("error", error) }
                 if let symbol = frame.symbol {
                     // What the report itself said (system frames arrive symbolicated by the device).
                     w.string("report_symbol", frame.symbolOffset.map { "\(symbol) + \($0)" } ?? symbol)

@@ -51,7 +51,7 @@ public struct Symbolicator: Sendable {
                     imageOutcomes: &imageOutcomes)
                 if frame.isMalformed {
                     result = FrameResult(status: .malformed)
-                } else if result.status != .symbolicated, frame.isNamedByReport {
+                } else if result.status != .symbolicated, result.status != .failed, frame.isNamedByReport {
                     // A frame we cannot name keeps the name the report gives it, with its own status.
                     result = FrameResult(status: .namedByReport)
                 }
@@ -116,22 +116,52 @@ public struct Symbolicator: Sendable {
             return FrameResult(status: .missingSymbol)
         case .failed(let error):
             outcome.status = .failed(error.description)
-            return FrameResult(status: .missingSymbol)
+            outcome.failure = outcome.failure ?? error
+            return FrameResult(status: .failed, error: error.description)
         }
         guard !frame.isMalformed, address >= image.loadAddress else { return FrameResult(status: .malformed) }
-        return lookup(
-            address - image.loadAddress, in: source,
-            isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
+        do {
+            return try checkedLookup(
+                address - image.loadAddress, in: source,
+                isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
+        } catch {
+            // The image's symbols were found, but (part of) them cannot be read: the image failed.
+            outcome.status = .failed(error.description)
+            outcome.failure = outcome.failure ?? error
+            return FrameResult(status: .failed, error: error.description)
+        }
     }
 
-    /// Looks up an offset from the image's load address in `source`.
+    /// Looks up an offset from the image's load address in `source`; a source that cannot be
+    /// read gives the status `failed` with the error.
     public func lookup(_ offsetInImage: UInt64, in source: any SymbolSource, isReturnAddress: Bool) -> FrameResult {
+        do {
+            return try checkedLookup(offsetInImage, in: source, isReturnAddress: isReturnAddress)
+        } catch {
+            return FrameResult(status: .failed, error: error.description)
+        }
+    }
+
+    /// `lookup(_:in:isReturnAddress:)`, throwing the source's failure as a SymbolicateError.
+    func checkedLookup(
+        _ offsetInImage: UInt64, in source: any SymbolSource, isReturnAddress: Bool
+    ) throws(SymbolicateError) -> FrameResult {
         let (vmAddress, overflow) = source.build.textVMAddress.addingReportingOverflow(offsetInImage)
         guard !overflow else { return FrameResult(status: .malformed) }
         let lookupAddress =
             isReturnAddress && options.adjustReturnAddresses
             ? AddressRules.callSite(ofReturnAddress: vmAddress, arch: source.build.arch) : vmAddress
-        guard let chain = source.lookup(lookupAddress), !chain.isEmpty else {
+        let found: [SymbolTable.Resolved]?
+        do {
+            found = try source.lookup(lookupAddress)
+        } catch let error as SymbolicateError {
+            throw error
+        } catch {
+            throw SymbolicateError(
+                .io, "symbols of \(source.build.uuid.uuidString) could not be read: \(error)", path: source.build.path,
+                cause: error)
+        }
+        guard let chain = found, !chain.isEmpty else {
             return FrameResult(status: .missingSymbol)
         }
         var frames: [SymbolicatedFrame] = []

@@ -103,7 +103,7 @@ struct ImportLookupDigestTests {
         var hash = FNV1a()
         for address in addresses {
             hash.add(String(address, radix: 16))
-            for frame in source.lookup(address) ?? [] {
+            for frame in StoreFixtures.answer(source, address) ?? [] {
                 hash.add("\t\(frame.function)@\(String(frame.entry, radix: 16)) \(frame.file ?? "-"):")
                 hash.add(frame.line.map(String.init) ?? "-")
             }

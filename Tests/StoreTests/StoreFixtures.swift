@@ -119,6 +119,16 @@ enum StoreFixtures {
         return result
     }
 
+    /// What `source` answers at `address`; a failed lookup is recorded as an issue and answers nil.
+    static func answer(
+        _ source: any SymbolSource, _ address: UInt64, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [SymbolTable.Resolved]? {
+        do { return try source.lookup(address) } catch {
+            Issue.record(error, sourceLocation: sourceLocation)
+            return nil
+        }
+    }
+
     /// Asserts that `source` answers every probe exactly as `table` does; returns the probe count.
     @discardableResult
     static func expectSameLookups(
@@ -126,11 +136,14 @@ enum StoreFixtures {
     ) -> Int {
         let addresses = probeAddresses(table)
         var mismatches = 0
-        for address in addresses where source.lookup(address) != table.lookup(address) {
+        func stored(_ address: UInt64) -> [SymbolTable.Resolved]? {
+            answer(source, address, sourceLocation: sourceLocation)
+        }
+        for address in addresses where stored(address) != table.lookup(address) {
             mismatches += 1
             if mismatches <= 5 {
                 let text =
-                    "0x\(String(address, radix: 16)): store \(String(describing: source.lookup(address))) "
+                    "0x\(String(address, radix: 16)): store \(String(describing: stored(address))) "
                     + "table \(String(describing: table.lookup(address)))"
                 Issue.record(Comment(rawValue: text), sourceLocation: sourceLocation)
             }

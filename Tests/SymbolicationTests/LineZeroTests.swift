@@ -53,7 +53,7 @@ struct LineZeroTests {
         for (address, truth) in zip(addresses, expected) {
             guard let innermost = truth.first, innermost.line == 0, !innermost.file.isEmpty else { continue }
             for source in [table as any SymbolSource, stored] {
-                let chain = try #require(source.lookup(address), "nothing at 0x\(String(address, radix: 16))")
+                let chain = try #require(try source.lookup(address), "nothing at 0x\(String(address, radix: 16))")
                 #expect(
                     chain.map { SymbolizerLevel(function: $0.function, file: $0.file ?? "", line: $0.line ?? 0) }
                         == truth)
