@@ -81,4 +81,28 @@ struct SentryCLIUploadTests {
         let again = try Self.upload([folder + "/dSYMs.zip"], server, token: token)
         #expect(again.stdoutText.contains("Nothing to upload"), "\(again.stdoutText)")
     }
+
+    @Test(.enabled(if: ProcessRunner.which("clang") != nil, "clang is not installed"))
+    func elfDebugFileKeepsSentrysDebugID() throws {
+        let folder = try Repository.scratchFolder("sentry-elf")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "int add(int a, int b) { return a + b; }\nint main(void) { return add(1, 2); }\n".write(
+            toFile: folder + "/m.c", atomically: true, encoding: .utf8)
+        let compiled = try ProcessRunner.run(
+            "clang", ["-g", "-O1", "-Wl,--build-id=sha1", "-o", folder + "/libm.so", folder + "/m.c"])
+        try #require(compiled.status == 0, "\(compiled.stderrText)")
+        let (server, token) = try Self.server()
+        // sentry-cli's own debug id for the file: the build id's first 16 bytes as a little-endian GUID.
+        let check = try SentryCLI.run(
+            ["debug-files", "check", folder + "/libm.so"], port: Int(server.port), token: token)
+        let line = try #require(check.stdoutText.split(separator: "\n").first { $0.contains("Debug ID:") })
+        let debugID = String(line.split(separator: " ").last ?? "")
+        let result = try Self.upload(["--id", debugID, "--require-all", folder + "/libm.so"], server, token: token)
+        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+        #expect(result.stdoutText.contains("OK \(debugID)"), "\(result.stdoutText)")
+        let readelf = try ProcessRunner.run("readelf", ["-n", folder + "/libm.so"])
+        let buildID = try #require(
+            readelf.stdoutText.split(separator: "\n").first { $0.contains("Build ID:") }?.split(separator: " ").last)
+        #expect(try server.get("/v1/symbols/\(buildID)").status == 200)
+    }
 }
