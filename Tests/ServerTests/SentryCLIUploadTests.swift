@@ -104,5 +104,19 @@ struct SentryCLIUploadTests {
         let buildID = try #require(
             readelf.stdoutText.split(separator: "\n").first { $0.contains("Build ID:") }?.split(separator: " ").last)
         #expect(try server.get("/v1/symbols/\(buildID)").status == 200)
+
+        // A source bundle is taken and ignored, not a failed run.
+        let sources = try Self.upload(["--include-sources", folder + "/libm.so"], server, token: token)
+        #expect(sources.status == 0, "\(sources.stdoutText)\(sources.stderrText)")
+        #expect(sources.stdoutText.contains("sources"), "\(sources.stdoutText)")
+    }
+
+    @Test func noUploadSendsNothing() throws {
+        let (server, token) = try Self.server()
+        let result = try Self.upload(
+            ["--no-upload", Repository.samplesBuild + "/ios-arm64-dwarf4"], server, token: token)
+        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+        #expect(Self.chunkPosts(server) == 0)
+        #expect(try Self.listed(server).isEmpty)
     }
 }

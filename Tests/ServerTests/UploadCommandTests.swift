@@ -87,4 +87,39 @@ struct UploadCommandTests {
         let nothing = try Self.run([Repository.samplesReports], server)
         #expect(nothing.status == 65, "\(nothing.stderrText)")
     }
+
+    @Test func retriesUntilTheServerAnswers() throws {
+        // The upload starts before the server listens: its requests are retried with backoff.
+        let executable = try #require(Fixtures.executable)
+        let port = try #require(Loopback.freePort())
+        let folder = try Repository.scratchFolder("upload-retry")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "ci:\(TestServer.token)\n".write(toFile: folder + "/tokens.txt", atomically: true, encoding: .utf8)
+        let upload = Process()
+        upload.executableURL = URL(fileURLWithPath: executable)
+        upload.arguments = [
+            "upload", "--server", "http://127.0.0.1:\(port)/", "--token-file", folder + "/tokens.txt",
+            Repository.samplesBuild + "/ios-arm64-dwarf5/HoldKit.framework.dSYM",
+        ]
+        let errors = Pipe()
+        upload.standardError = errors
+        try upload.run()
+        sleep(2)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: executable)
+        server.arguments = [
+            "serve", "--store", folder + "/store", "--listen", "127.0.0.1:\(port)", "--token-file",
+            folder + "/tokens.txt",
+        ]
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        upload.waitUntilExit()
+        #expect(upload.terminationStatus == 0, "\(text)")
+        #expect(text.contains("uploaded 1 file"), "\(text)")
+    }
 }
