@@ -119,4 +119,22 @@ struct SentryCLIUploadTests {
         #expect(Self.chunkPosts(server) == 0)
         #expect(try Self.listed(server).isEmpty)
     }
+
+    @Test func aFileOfSeveralChunks() throws {
+        // A dSYM padded past two chunks: sentry-cli cuts it, sends each chunk once, and the
+        // server joins them back into the file it imports.
+        let dsym = Repository.samplesBuild + "/ios-arm64-dwarf4/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"
+        var bytes = [UInt8](try #require(FileManager.default.contents(atPath: dsym)))
+        var generator = SplitMix64(seed: 11)
+        bytes += generator.bytes(2 * ChunkUploads.chunkSize + 4096)
+        let folder = try Repository.scratchFolder("sentry-chunks")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/HoldKit"))
+        let (server, token) = try Self.server()
+        let result = try Self.upload([folder + "/HoldKit"], server, token: token)
+        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+        #expect(try Self.listed(server) == ["4C4C44FE-5555-3144-A178-3C5E567A9565"])
+        let again = try Self.upload([folder + "/HoldKit"], server, token: token)
+        #expect(again.stdoutText.contains("Nothing to upload"), "\(again.stdoutText)")
+    }
 }

@@ -49,7 +49,7 @@ struct UploadCommandTests {
         let dsym = Repository.samplesBuild + "/ios-arm64-dwarf4/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"
         var bytes = [UInt8](try #require(FileManager.default.contents(atPath: dsym)))
         var generator = SplitMix64(seed: 7)
-        bytes += (0..<(2 * ChunkUploads.chunkSize + 1000)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes += generator.bytes(2 * ChunkUploads.chunkSize + 1000)
         let folder = try Repository.scratchFolder("upload-resume")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Data(bytes).write(to: URL(fileURLWithPath: folder + "/HoldKit"))
