@@ -44,6 +44,24 @@ struct UploadCommandTests {
         #expect(SentryCLIUploadTests.chunkPosts(server) == posts)
     }
 
+    @Test func membersOfAZipGoUpUnderTheirOwnNames() throws {
+        var zip = ZipFixture()
+        for bundle in ["HoldApp.app.dSYM", "HoldKit.framework.dSYM"] {
+            try zip.addTree(Repository.samplesBuild + "/universal-dwarf5/\(bundle)", as: bundle)
+        }
+        zip.add("README.txt", contents: Array("not a symbol file".utf8))
+        let folder = try Repository.scratchFolder("upload-zip")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(zip.bytes).write(to: URL(fileURLWithPath: folder + "/dSYMs.zip"))
+        let server = try TestServer()
+        let result = try Self.run([folder + "/dSYMs.zip"], server)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stderrText.contains("uploaded 2 files"), "\(result.stderrText)")
+        #expect(try Self.listed(server) == SentryCLIUploadTests.sampleUUIDs(["universal-dwarf5"]))
+        let builds = try server.get("/v1/symbols?per_page=1000").json()["builds"] as? [[String: Any]] ?? []
+        #expect(Set(builds.compactMap { $0["name"] as? String }) == ["HoldApp", "HoldKit"])
+    }
+
     @Test func anInterruptedUploadSendsOnlyWhatIsLeft() throws {
         // A dSYM padded to three 8 MiB chunks, of which the server holds the first two already.
         let dsym = Repository.samplesBuild + "/ios-arm64-dwarf4/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"
