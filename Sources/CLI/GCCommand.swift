@@ -1,7 +1,8 @@
 // `symbolicate gc --older-than DAYS [--dry-run]`: removes builds not imported (or used) for a while,
-// and stored reports (the server's POST /v1/reports) past their retention, in a store folder as
-// in a bucket.
+// stored reports (the server's POST /v1/reports) past their retention, and chunks of chunked
+// uploads written more than a day ago, in a store folder as in a bucket.
 
+import Foundation
 import Server
 import Store
 import SymbolicateModel
@@ -13,8 +14,9 @@ enum GCCommand: Command {
         USAGE: symbolicate gc [--store DIR] --older-than DAYS [--report-retention DAYS] [--dry-run]
 
         Removes builds imported more than DAYS days ago and not used by a lookup (or imported again)
-        since, and leftovers of imports that were interrupted; and stored reports (POST /v1/reports of
-        `symbolicate serve`) not written for the report retention.
+        since, and leftovers of imports that were interrupted; stored reports (POST /v1/reports of
+        `symbolicate serve`) not written for the report retention; and chunks of chunked uploads
+        (sentry-cli's, `symbolicate upload`'s) written more than a day ago.
 
         """
 
@@ -51,6 +53,12 @@ enum GCCommand: Command {
         Console.error("\(verb) \(count: removed.count, "build")")
         if !expired.isEmpty {
             Console.error("\(verb) \(count: expired.count, "stored report") not written for \(count: retention, "day")")
+        }
+        if let blobs = BlobStore.of(store) {
+            let cutoff = Date().addingTimeInterval(-BlobStore.chunkLifetime)
+            let chunks = try blobs.list(.sha1, olderThan: cutoff)
+            if !dryRun { for chunk in chunks { try blobs.remove(chunk.key) } }
+            if !chunks.isEmpty { Console.error("\(verb) \(count: chunks.count, "upload chunk") older than a day") }
         }
         return ExitCode.ok
     }

@@ -22,8 +22,8 @@ final class ChunkUploads: @unchecked Sendable {
     static let maxRequestSize = 32 << 20
     /// Requests a client may run at once.
     static let concurrency = 4
-    /// A chunk no assembly asked for is removed after this long (a day).
-    static let chunkLifetime: TimeInterval = 86_400
+    /// A chunk is removed this long after it was written (a day).
+    static let chunkLifetime = BlobStore.chunkLifetime
     /// How often the sweep looks for such chunks.
     static let sweepInterval: TimeInterval = 3600
 

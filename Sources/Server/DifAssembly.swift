@@ -21,12 +21,15 @@ final class DifAssembly: Sendable {
     static let maxRequestBytes = 8 << 20
     /// Files one assemble request may name.
     static let maxFiles = 1000
-    /// A failed assembly is answered from memory this long, then tried again.
+    /// A failed assembly is answered from memory this long, then tried again: ten minutes for a
+    /// file that cannot be imported, half a minute when the store or the server failed (a bucket
+    /// that did not answer), so that the next run, not the polls of this one, tries again.
     static let errorLifetime: TimeInterval = 600
+    static let transientErrorLifetime: TimeInterval = 30
 
     enum Progress: Sendable {
         case running
-        case failed(String, at: Date)
+        case failed(String, until: Date)
     }
 
     let context: ServiceContext
@@ -103,9 +106,7 @@ final class DifAssembly: Sendable {
         }
         let now = Date()
         let known = progress.withLock { table -> Progress? in
-            if case .failed(_, let at) = table[file.checksum], now.timeIntervalSince(at) > Self.errorLifetime {
-                table[file.checksum] = nil
-            }
+            if case .failed(_, let until) = table[file.checksum], now > until { table[file.checksum] = nil }
             return table[file.checksum]
         }
         switch known {
@@ -168,11 +169,15 @@ final class DifAssembly: Sendable {
                 progress.withLock { $0[file.checksum] = nil }
             } catch {
                 let detail = "the outcome could not be recorded: \(HTTPError.from(error).message); upload again"
-                progress.withLock { $0[file.checksum] = .failed(detail, at: Date()) }
+                let until = Date().addingTimeInterval(Self.transientErrorLifetime)
+                progress.withLock { $0[file.checksum] = .failed(detail, until: until) }
             }
         case .failure(let error):
             context.log.event("assemble_failed", ["file": file.name, "sha1": file.checksum, "error": error.message])
-            progress.withLock { $0[file.checksum] = .failed(error.message, at: Date()) }
+            let transient = error.status >= 500 || error.code == "missing_chunk"
+            let lifetime = transient ? Self.transientErrorLifetime : Self.errorLifetime
+            let until = Date().addingTimeInterval(lifetime)
+            progress.withLock { $0[file.checksum] = .failed(error.message, until: until) }
         }
     }
 }

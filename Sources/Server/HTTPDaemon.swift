@@ -171,7 +171,9 @@ final class Exchange: @unchecked Sendable {
             } else {
                 writeError = "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))"
             }
-        } else if let length = headers["content-length"].flatMap(Int.init), length > 0, length <= policy.limit {
+        } else if case .memory = policy, let length = headers["content-length"].flatMap(Int.init), length > 0,
+            length <= policy.limit
+        {
             body.reserveCapacity(length)
         }
     }

@@ -90,6 +90,10 @@ public protocol BlobBackend: Sendable {
 public struct BlobStore: Sendable {
     public let backend: any BlobBackend
 
+    /// Chunks of chunked uploads (sha1 blobs) are removed this long after they were written
+    /// (a day): an upload takes minutes, a resumed one hours.
+    public static let chunkLifetime: TimeInterval = 86_400
+
     public init(backend: any BlobBackend) { self.backend = backend }
 
     /// The blob store of `store`: its folder, or its bucket under its prefix.

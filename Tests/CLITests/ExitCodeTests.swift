@@ -14,6 +14,7 @@ import Testing
 
     @Test(arguments: [
         [String](), ["inspect"], ["lookup"], ["import"], ["list"], ["remove"], ["gc"], ["verify"], ["serve"], ["batch"],
+        ["upload"],
     ])
     func helpForEveryCommand(_ command: [String]) throws {
         let r = try CLI.run(command + ["--help"])

@@ -81,4 +81,60 @@ struct SentryCLIUploadTests {
         let again = try Self.upload([folder + "/dSYMs.zip"], server, token: token)
         #expect(again.stdoutText.contains("Nothing to upload"), "\(again.stdoutText)")
     }
+
+    @Test(.enabled(if: ProcessRunner.which("clang") != nil, "clang is not installed"))
+    func elfDebugFileKeepsSentrysDebugID() throws {
+        let folder = try Repository.scratchFolder("sentry-elf")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "int add(int a, int b) { return a + b; }\nint main(void) { return add(1, 2); }\n".write(
+            toFile: folder + "/m.c", atomically: true, encoding: .utf8)
+        let compiled = try ProcessRunner.run(
+            "clang", ["-g", "-O1", "-Wl,--build-id=sha1", "-o", folder + "/libm.so", folder + "/m.c"])
+        try #require(compiled.status == 0, "\(compiled.stderrText)")
+        let (server, token) = try Self.server()
+        // sentry-cli's own debug id for the file: the build id's first 16 bytes as a little-endian GUID.
+        let check = try SentryCLI.run(
+            ["debug-files", "check", folder + "/libm.so"], port: Int(server.port), token: token)
+        let line = try #require(check.stdoutText.split(separator: "\n").first { $0.contains("Debug ID:") })
+        let debugID = String(line.split(separator: " ").last ?? "")
+        let result = try Self.upload(["--id", debugID, "--require-all", folder + "/libm.so"], server, token: token)
+        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+        #expect(result.stdoutText.contains("OK \(debugID)"), "\(result.stdoutText)")
+        let readelf = try ProcessRunner.run("readelf", ["-n", folder + "/libm.so"])
+        let buildID = try #require(
+            readelf.stdoutText.split(separator: "\n").first { $0.contains("Build ID:") }?.split(separator: " ").last)
+        #expect(try server.get("/v1/symbols/\(buildID)").status == 200)
+
+        // A source bundle is taken and ignored, not a failed run.
+        let sources = try Self.upload(["--include-sources", folder + "/libm.so"], server, token: token)
+        #expect(sources.status == 0, "\(sources.stdoutText)\(sources.stderrText)")
+        #expect(sources.stdoutText.contains("sources"), "\(sources.stdoutText)")
+    }
+
+    @Test func noUploadSendsNothing() throws {
+        let (server, token) = try Self.server()
+        let result = try Self.upload(
+            ["--no-upload", Repository.samplesBuild + "/ios-arm64-dwarf4"], server, token: token)
+        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+        #expect(Self.chunkPosts(server) == 0)
+        #expect(try Self.listed(server).isEmpty)
+    }
+
+    @Test func aFileOfSeveralChunks() throws {
+        // A dSYM padded past two chunks: sentry-cli cuts it, sends each chunk once, and the
+        // server joins them back into the file it imports.
+        let dsym = Repository.samplesBuild + "/ios-arm64-dwarf4/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"
+        var bytes = [UInt8](try #require(FileManager.default.contents(atPath: dsym)))
+        var generator = SplitMix64(seed: 11)
+        bytes += generator.bytes(2 * ChunkUploads.chunkSize + 4096)
+        let folder = try Repository.scratchFolder("sentry-chunks")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/HoldKit"))
+        let (server, token) = try Self.server()
+        let result = try Self.upload([folder + "/HoldKit"], server, token: token)
+        #expect(result.status == 0, "\(result.stdoutText)\(result.stderrText)")
+        #expect(try Self.listed(server) == ["4C4C44FE-5555-3144-A178-3C5E567A9565"])
+        let again = try Self.upload([folder + "/HoldKit"], server, token: token)
+        #expect(again.stdoutText.contains("Nothing to upload"), "\(again.stdoutText)")
+    }
 }

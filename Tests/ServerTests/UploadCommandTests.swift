@@ -44,12 +44,30 @@ struct UploadCommandTests {
         #expect(SentryCLIUploadTests.chunkPosts(server) == posts)
     }
 
+    @Test func membersOfAZipGoUpUnderTheirOwnNames() throws {
+        var zip = ZipFixture()
+        for bundle in ["HoldApp.app.dSYM", "HoldKit.framework.dSYM"] {
+            try zip.addTree(Repository.samplesBuild + "/universal-dwarf5/\(bundle)", as: bundle)
+        }
+        zip.add("README.txt", contents: Array("not a symbol file".utf8))
+        let folder = try Repository.scratchFolder("upload-zip")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(zip.bytes).write(to: URL(fileURLWithPath: folder + "/dSYMs.zip"))
+        let server = try TestServer()
+        let result = try Self.run([folder + "/dSYMs.zip"], server)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stderrText.contains("uploaded 2 files"), "\(result.stderrText)")
+        #expect(try Self.listed(server) == SentryCLIUploadTests.sampleUUIDs(["universal-dwarf5"]))
+        let builds = try server.get("/v1/symbols?per_page=1000").json()["builds"] as? [[String: Any]] ?? []
+        #expect(Set(builds.compactMap { $0["name"] as? String }) == ["HoldApp", "HoldKit"])
+    }
+
     @Test func anInterruptedUploadSendsOnlyWhatIsLeft() throws {
         // A dSYM padded to three 8 MiB chunks, of which the server holds the first two already.
         let dsym = Repository.samplesBuild + "/ios-arm64-dwarf4/HoldKit.framework.dSYM/Contents/Resources/DWARF/HoldKit"
         var bytes = [UInt8](try #require(FileManager.default.contents(atPath: dsym)))
         var generator = SplitMix64(seed: 7)
-        bytes += (0..<(2 * ChunkUploads.chunkSize + 1000)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes += generator.bytes(2 * ChunkUploads.chunkSize + 1000)
         let folder = try Repository.scratchFolder("upload-resume")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Data(bytes).write(to: URL(fileURLWithPath: folder + "/HoldKit"))
@@ -86,5 +104,40 @@ struct UploadCommandTests {
         let server = try TestServer()
         let nothing = try Self.run([Repository.samplesReports], server)
         #expect(nothing.status == 65, "\(nothing.stderrText)")
+    }
+
+    @Test func retriesUntilTheServerAnswers() throws {
+        // The upload starts before the server listens: its requests are retried with backoff.
+        let executable = try #require(Fixtures.executable)
+        let port = try #require(Loopback.freePort())
+        let folder = try Repository.scratchFolder("upload-retry")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "ci:\(TestServer.token)\n".write(toFile: folder + "/tokens.txt", atomically: true, encoding: .utf8)
+        let upload = Process()
+        upload.executableURL = URL(fileURLWithPath: executable)
+        upload.arguments = [
+            "upload", "--server", "http://127.0.0.1:\(port)/", "--token-file", folder + "/tokens.txt",
+            Repository.samplesBuild + "/ios-arm64-dwarf5/HoldKit.framework.dSYM",
+        ]
+        let errors = Pipe()
+        upload.standardError = errors
+        try upload.run()
+        sleep(2)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: executable)
+        server.arguments = [
+            "serve", "--store", folder + "/store", "--listen", "127.0.0.1:\(port)", "--token-file",
+            folder + "/tokens.txt",
+        ]
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        upload.waitUntilExit()
+        #expect(upload.terminationStatus == 0, "\(text)")
+        #expect(text.contains("uploaded 1 file"), "\(text)")
     }
 }

@@ -1,7 +1,7 @@
 // The content-addressed blob store on both backends, a folder and a bucket (moto's stand-in):
 // a put is refused when the bytes do not hash to their name and stores nothing then, a blob reads
 // back whole, names of the wrong length or alphabet are no names, and gc's listing finds exactly
-// the blobs written before its cutoff.
+// the blobs written before its cutoff; a bucket that does not answer is unavailable (a 503 to clients).
 
 import Digest
 import Foundation
@@ -58,5 +58,25 @@ struct BlobStoreTests {
         try Self.check(BlobStore(backend: BucketBlobBackend(client: client, location: location)))
         let keys = try client.listAllObjects(bucket: bucket).objects.map(\.key)
         #expect(keys.allSatisfy { $0.hasPrefix("team-a/blobs/sha256/") })
+    }
+
+    @Test func aBucketThatDoesNotAnswerIsUnavailable() throws {
+        // The server answers .unavailable with 503 and Retry-After: clients retry the chunk.
+        let port = try #require(Loopback.freePort())
+        let dead = try S3Client(
+            configuration: MotoStandIn.configuration(S3Endpoint(scheme: "http", host: "127.0.0.1:\(port)")))
+        let blobs = BlobStore(backend: BucketBlobBackend(client: dead, location: try S3Location(bucket: "symbols")))
+        let bytes = Array("chunk".utf8)
+        let key = try #require(BlobKey(.sha1, SHA1.hex(bytes)))
+        #expect {
+            try blobs.put(bytes, as: key)
+        } throws: { error in
+            (error as? SymbolicateError)?.code == .unavailable
+        }
+        #expect {
+            _ = try blobs.exists(key)
+        } throws: { error in
+            (error as? SymbolicateError)?.code == .unavailable
+        }
     }
 }

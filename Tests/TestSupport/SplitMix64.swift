@@ -16,4 +16,11 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
     /// A value in 0..<n (0 when n is 0 or less).
     public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
+
+    /// `count` bytes, eight from each value (fast enough for megabytes in a debug build).
+    public mutating func bytes(_ count: Int) -> [UInt8] {
+        var words = [UInt64](repeating: 0, count: (max(0, count) + 7) / 8)
+        for index in words.indices { words[index] = next() }
+        return words.withUnsafeBytes { Array($0.prefix(max(0, count))) }
+    }
 }
