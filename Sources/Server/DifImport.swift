@@ -23,7 +23,7 @@ struct DifImport {
             throw HTTPError(500, "io", "cannot stage the assembly: \(String(cString: strerror(errno)))")
         }
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let staged = folder + "/" + Self.safeName(file.name)
+        let staged = folder + "/" + SymbolUploads.safeFileName(file.name)
         let head = try join(into: staged)
         guard let kind = ContentKind.sniff(head) else {
             return AssemblyRecord(
@@ -120,14 +120,6 @@ struct DifImport {
             debugID: debugID(chosen) ?? chosen.uuid.lowercased(), objectName: chosen.name, cpuName: chosen.arch,
             kind: debugInfo ? "dbg" : "exe", features: debugInfo ? ["debug", "symtab"] : ["symtab"])
         return AssemblyRecord(builds: builds.map { .init(uuid: $0.uuid, arch: $0.arch) }, dif: dif)
-    }
-
-    /// The file's name as a single safe path component (the store names a binary after it).
-    static func safeName(_ name: String) -> String {
-        let last = PathParts.split(name, backslash: true).last ?? ""
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-@ ")
-        let safe = String(last.filter { allowed.contains($0) }.prefix(200))
-        return safe.isEmpty || safe.hasPrefix(".") ? "upload" : safe
     }
 
     /// What a file we do not take looks like, for the detail.

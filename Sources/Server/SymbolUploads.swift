@@ -255,6 +255,11 @@ enum SymbolUploads {
             candidate = String(disposition[range.upperBound...].split(separator: ";").first ?? "")
                 .trimmingCharacters(in: " \"")
         }
+        return safeFileName(candidate)
+    }
+
+    /// A client's file name reduced to a safe single path component; `upload` when nothing is left.
+    static func safeFileName(_ candidate: String) -> String {
         let last = PathParts.split(candidate, backslash: true).last ?? ""
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-@ ")
         let safe = String(last.filter { allowed.contains($0) }.prefix(200))

@@ -9,12 +9,14 @@
 import Archives
 import SymbolicateModel
 
-struct ArchiveImportLimits: Sendable {
+public struct ArchiveImportLimits: Sendable {
     var maxEntries = 100_000
     var expansionRatio: Int64 = 20
     var expansionFloor: Int64 = 1 << 30
     /// Members up to this size are read into memory; larger ones are spooled to a file.
     var memberMemoryLimit = 16 << 20
+
+    public init() {}
 
     /// The reader's policy for an import: refuse unsafe names, any damage, and bombs.
     var policy: ArchiveReader.Policy {
@@ -45,8 +47,8 @@ extension SymbolicateError {
 }
 
 extension ArchiveReader {
-    /// Opens an archive for an import, with the store's errors.
-    static func forImport(path: String, limits: ArchiveImportLimits) throws(SymbolicateError) -> ArchiveReader {
+    /// Opens an archive for an import (or `symbolicate upload`), with the store's errors.
+    public static func forImport(path: String, limits: ArchiveImportLimits) throws(SymbolicateError) -> ArchiveReader {
         do {
             return try ArchiveReader(path: path, policy: limits.policy)
         } catch {
@@ -55,7 +57,7 @@ extension ArchiveReader {
     }
 
     /// The next entry, with the store's errors.
-    func nextForImport() throws(SymbolicateError) -> Entry? {
+    public func nextForImport() throws(SymbolicateError) -> Entry? {
         do {
             return try next()
         } catch {
@@ -64,7 +66,7 @@ extension ArchiveReader {
     }
 
     /// Reads the current entry's data, with the store's errors.
-    func readForImport(into buffer: UnsafeMutableRawBufferPointer) throws(SymbolicateError) -> Int {
+    public func readForImport(into buffer: UnsafeMutableRawBufferPointer) throws(SymbolicateError) -> Int {
         do {
             return try read(into: buffer)
         } catch {

@@ -104,7 +104,7 @@ public final class ChunkedUploader: Sendable {
                 let response = try client.send(method, url, headers: headers, body: body)
                 if (200..<300).contains(response.status) { return response }
                 let message = Self.errorMessage(response)
-                guard [429, 502, 503, 504].contains(response.status) || response.status >= 500 else {
+                guard response.status == 429 || response.status >= 500 else {
                     let code: SymbolicateError.Code =
                         response.status == 401 || response.status == 403 ? .badInput : .io
                     throw SymbolicateError(code, "\(method) \(url): the server answered \(response.status): \(message)")

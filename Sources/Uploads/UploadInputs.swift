@@ -62,54 +62,47 @@ public enum UploadInputs {
 
     /// Copies the object-file members of the archive at `path` into `scratch`, one folder each.
     static func members(of path: String, scratch: String) throws -> [UploadFile] {
-        let policy = ArchiveReader.Policy(
-            names: .refuseUnsafe, memberErrors: .fatal,
-            limits: ArchiveReader.Limits(maxEntries: 100_000, expansionRatio: 20, expansionFloor: 1 << 30))
         var files: [UploadFile] = []
-        do {
-            let reader = try ArchiveReader(path: path, policy: policy)
-            var buffer = [UInt8](repeating: 0, count: 1 << 20)
-            while let entry = try reader.next() {
-                guard entry.type == .file else { continue }
-                let name = PathParts.last(entry.name) ?? entry.name
-                let folder = scratch + "/\(files.count)-" + UUID().uuidString.prefix(8)
-                guard mkdir(folder, 0o700) == 0 else {
-                    throw SymbolicateError(.io, "cannot create \(folder): \(String(cString: strerror(errno)))")
-                }
-                let target = folder + "/" + (name.hasPrefix(".") || name.isEmpty ? "member" : name)
-                let descriptor = open(target, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-                guard descriptor >= 0 else {
-                    throw SymbolicateError(.io, "cannot create \(target): \(String(cString: strerror(errno)))")
-                }
-                var head: [UInt8] = []
-                var size: Int64 = 0
-                var keep = true
-                while true {
-                    let count = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
-                    if count == 0 { break }
-                    if head.isEmpty {
-                        head = Array(buffer.prefix(count))
-                        keep = ObjectFile.looksLikeObjectFile(prefix: head)
-                        if !keep { break }
-                    }
-                    let code = buffer.withUnsafeBytes {
-                        OutputFile.writeAll(descriptor, UnsafeRawBufferPointer(rebasing: $0.prefix(count)))
-                    }
-                    guard code == 0 else {
-                        close(descriptor)
-                        throw SymbolicateError(.io, "cannot write \(target): \(String(cString: strerror(code)))")
-                    }
-                    size += Int64(count)
-                }
-                close(descriptor)
-                if keep, !head.isEmpty {
-                    files.append(UploadFile(path: target, name: name, source: "\(path):\(entry.name)", size: size))
-                } else {
-                    try? FileManager.default.removeItem(atPath: folder)
-                }
+        let reader = try ArchiveReader.forImport(path: path, limits: ArchiveImportLimits())
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while let entry = try reader.nextForImport() {
+            guard entry.type == .file else { continue }
+            let name = PathParts.last(entry.name) ?? entry.name
+            let folder = scratch + "/\(files.count)-" + UUID().uuidString.prefix(8)
+            guard mkdir(folder, 0o700) == 0 else {
+                throw SymbolicateError(.io, "cannot create \(folder): \(String(cString: strerror(errno)))")
             }
-        } catch let error as ArchiveError {
-            throw SymbolicateError(.badInput, error.message, path: path)
+            let target = folder + "/" + (name.hasPrefix(".") || name.isEmpty ? "member" : name)
+            let descriptor = open(target, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                throw SymbolicateError(.io, "cannot create \(target): \(String(cString: strerror(errno)))")
+            }
+            var head: [UInt8] = []
+            var size: Int64 = 0
+            var keep = true
+            while true {
+                let count = try buffer.withUnsafeMutableBytes { try reader.readForImport(into: $0) }
+                if count == 0 { break }
+                if head.isEmpty {
+                    head = Array(buffer.prefix(count))
+                    keep = ObjectFile.looksLikeObjectFile(prefix: head)
+                    if !keep { break }
+                }
+                let code = buffer.withUnsafeBytes {
+                    OutputFile.writeAll(descriptor, UnsafeRawBufferPointer(rebasing: $0.prefix(count)))
+                }
+                guard code == 0 else {
+                    close(descriptor)
+                    throw SymbolicateError(.io, "cannot write \(target): \(String(cString: strerror(code)))")
+                }
+                size += Int64(count)
+            }
+            close(descriptor)
+            if keep, !head.isEmpty {
+                files.append(UploadFile(path: target, name: name, source: "\(path):\(entry.name)", size: size))
+            } else {
+                try? FileManager.default.removeItem(atPath: folder)
+            }
         }
         return files
     }
