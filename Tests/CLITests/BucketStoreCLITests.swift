@@ -102,6 +102,12 @@ struct BucketStoreCLITests {
             environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"])
         #expect(dead.status == 1)
         #expect(dead.stderr.contains("cannot reach http://127.0.0.1:\(port)"), "\(dead.stderr)")
+        // An import into a bucket that does not answer is a failure to retry (1), not bad input (65).
+        let deadImport = try run(
+            ["import", "--store", "s3://\(bucket)", "--cache", folder, Paths.samples + "/build/ios-arm64-dwarf5"],
+            environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"])
+        #expect(deadImport.status == 1, "\(deadImport.stderr)")
+        #expect(deadImport.stderr.contains("cannot reach"), "\(deadImport.stderr)")
 
         let anonymous = try run(
             ["list", "--store", "s3://\(bucket)", "--cache", folder], environment: ["AWS_ACCESS_KEY_ID": ""])
