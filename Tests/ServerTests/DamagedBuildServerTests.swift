@@ -3,7 +3,8 @@
 // the Sentry-shaped `/symbolicate` and Mozilla's `/symbolicate/v5` answer 503
 // symbols_unavailable with Retry-After naming the build file; with `?partial=1` they answer, the
 // frames of HoldApp `failed` (Sentry's words: `malformed`, module `debug_status` `malformed`),
-// and HoldKit's frames symbolicated as before.
+// and HoldKit's frames symbolicated as before. A stored report posted meanwhile waits on
+// HoldApp and is symbolicated again by the report watcher once the build file reads again.
 
 import Foundation
 import Testing
@@ -75,5 +76,38 @@ import Testing
             #expect(out.count == 1 && out.first?["status"] as? String == "malformed", "\(out)")
         }
         #expect(sentryFrames.contains { $0["status"] as? String == "symbolicated" })
+    }
+
+    @Test(.enabled(if: SymbolicateEndpointTests.samplesPresent, "\(SymbolicateEndpointTests.samplesAbsent)"))
+    func aStoredReportWaitingOnAFailedBuildIsSymbolicatedOnceItReads() throws {
+        let app = try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM"))
+        let kit = try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM"))
+        let server = try TestServer { $0.reportWatchInterval = 0.2 }
+        try server.importDirectly([app, kit])
+        let builds = server.server.configuration.storeDirectory + "/builds"
+        let name = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: builds).first { $0.hasPrefix(Self.appUUID) })
+        let buildFile = builds + "/" + name
+        let intact = try Data(contentsOf: URL(fileURLWithPath: buildFile))
+        try Self.damageLastPage(buildFile)
+        let report = try #require(Fixtures.report("HoldApp-\(Self.variant).crash"))
+
+        let posted = try server.post("/v1/reports", report, headers: server.auth)
+        #expect(posted.status == 201, "\(posted.text)")
+        let id = try #require(posted.json()["id"] as? String)
+        #expect((posted.json()["missing"] as? [String])?.contains(Self.appUUID) == true, "\(posted.text)")
+
+        // Let the watcher look (and fail) a few times while the file is damaged, so that what
+        // follows is its retry of a failure, not its first look.
+        usleep(1_000_000)
+        // The same bytes again, in place: the build reads now.
+        try intact.write(to: URL(fileURLWithPath: buildFile))
+        var stored: [String: Any] = [:]
+        for _ in 0..<300 {
+            stored = try server.get("/v1/reports/\(id)", headers: server.auth + [("Accept", "application/json")]).json()
+            if (stored["missing"] as? [String])?.contains(Self.appUUID) == false { break }
+            usleep(50_000)
+        }
+        #expect((stored["missing"] as? [String])?.contains(Self.appUUID) == false, "\(stored)")
     }
 }
