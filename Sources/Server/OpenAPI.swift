@@ -172,7 +172,7 @@ enum OpenAPI {
             },
             "responses": {
               "Error": { "description": "An error", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-              "Busy": { "description": "The server is serving --max-concurrent requests already, or its bucket does not answer, or symbols the report needs could not be read now (symbols_unavailable; ?partial=1 accepts the answer as it is): retry after Retry-After seconds",
+              "Busy": { "description": "The server is serving --max-concurrent requests already, or its bucket does not answer (an upload a build of which could not be stored because of it: storage_unavailable), or symbols the report needs could not be read now (symbols_unavailable; ?partial=1 accepts the answer as it is): retry after Retry-After seconds",
                 "headers": { "Retry-After": { "schema": { "type": "integer" } } },
                 "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
             },

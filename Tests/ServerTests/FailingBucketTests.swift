@@ -3,7 +3,8 @@
 // fails (503) or cuts the bucket's requests, `POST /v1/symbolicate` answers 503 with Retry-After
 // naming the bucket's error, not 200 with the app's images listed as missing; `?partial=1` gets
 // the answer with those frames `failed`; once the bucket answers again, the very next request is
-// symbolicated (the failure was not kept as "absent").
+// symbolicated (the failure was not kept as "absent"). With nothing listening at the bucket's
+// endpoint, an upload is 503 storage_unavailable with Retry-After, never 422 or a 2xx.
 
 import Foundation
 import TestSupport
@@ -69,5 +70,37 @@ struct FailingBucketTests {
         #expect(json["frames_failed"] as? Int == 0)
         let images = json["images"] as? [[String: Any]] ?? []
         #expect(images.first { $0["name"] as? String == "HoldApp" }?["status"] as? String == "symbolicated")
+    }
+
+    @Test func anUploadWithNothingListeningIs503NotImportFailed() throws {
+        let executable = try #require(Fixtures.executable)
+        let folder = NSTemporaryDirectory() + "failing-upload-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("\(TestServer.token)\n".utf8).write(to: URL(fileURLWithPath: folder + "/tokens"))
+        let port = try #require(Loopback.freePort())
+        let environment = [
+            "AWS_ACCESS_KEY_ID": MotoServer.accessKeyID, "AWS_SECRET_ACCESS_KEY": MotoServer.secretAccessKey,
+            "AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)", "AWS_REGION": "us-east-1",
+        ]
+        let (server, serverPort) = try ServeProcess.start(
+            executable,
+            [
+                "--store", "s3://nowhere-bucket/symbols", "--cache", folder + "/cache", "--token-file",
+                folder + "/tokens",
+            ],
+            environment: environment)
+        defer {
+            kill(server.processIdentifier, SIGTERM)
+            server.waitUntilExit()
+        }
+        let upload = try TestHTTP.request(
+            port: UInt16(serverPort), "POST", "/v1/symbols",
+            headers: [("Authorization", "Bearer \(TestServer.token)")],
+            body: try UploadTests.zip(["HoldApp.app.dSYM"]), timeout: 120)
+        #expect(upload.status == 503, "\(upload.status) \(upload.text)")
+        #expect(upload.errorCode == "storage_unavailable", "\(upload.text)")
+        #expect(upload.headers["retry-after"] != nil)
+        #expect(upload.text.contains("cannot reach"), "\(upload.text)")
     }
 }
