@@ -81,7 +81,7 @@ package final class Database {
         // A full disk has nothing to do with the statement; other errors name it, briefly (a
         // multi-row INSERT is over a kilobyte of placeholders).
         if let sql, rc & 0xFF != SQLITE_FULL { text += " -- in: \(excerpt(sql))" }
-        return SymbolicateError(code, text, path: path)
+        return SymbolicateError(code, text, path: path, cause: SQLiteResult(rawValue: rc))
     }
 
     /// The start of `sql` on one line, at most `limit` characters.
@@ -90,9 +90,9 @@ package final class Database {
         return words.count <= limit ? words : String(words.prefix(limit)) + "..."
     }
 
-    /// True when `error` is SQLite's "database or disk is full".
+    /// True when `error` is SQLite's "database or disk is full" (by its result code).
     package static func isDiskFull(_ error: any Error) -> Bool {
-        (error as? SymbolicateError)?.message.hasPrefix("SQLite error \(SQLITE_FULL) ") == true
+        (error as? SymbolicateError)?.sqliteResult?.isDiskFull == true
     }
 
     /// Runs one or more statements that return no rows.

@@ -35,7 +35,8 @@ enum ImportCommand: Command {
 
     static let epilogue = """
         EXIT STATUS: 0 every input imported (or already present), 65 some input could not be
-        imported (the summary says which and why), 64 usage error, 1 other failure.
+        imported (the summary says which and why), 64 usage error, 1 other failure (the store's
+        bucket did not answer, or failed on its side: import again later).
 
         """
 
@@ -64,7 +65,10 @@ enum ImportCommand: Command {
         } else {
             Console.error(text(summary))
         }
-        return summary.failures.isEmpty ? ExitCode.ok : ExitCode.badInput
+        if summary.failures.isEmpty { return ExitCode.ok }
+        // A bucket that did not answer is no fault of the inputs: a failure, to retry.
+        if summary.failures.contains(where: { $0.error.code == .unavailable }) { return ExitCode.failure }
+        return ExitCode.badInput
     }
 
     static func text(_ s: ImportSummary) -> String {

@@ -21,7 +21,9 @@ enum PartialAnswers {
             "error: \(count: outcome.failedFrames, "frame") could not be symbolicated because their symbols could not be"
                 + " read; retry when the store answers, or pass --partial to accept the answer as it is:"
         ]
-        for failure in outcome.failures { lines.append("  \(failure.description)") }
+        let failures = outcome.failures
+        for failure in failures.prefix(3) { lines.append("  \(failure.description)") }
+        if failures.count > 3 { lines.append("  ... and \(count: failures.count - 3, "more image") (listed above)") }
         return lines.joined(separator: "\n")
     }
 }

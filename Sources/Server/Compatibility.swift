@@ -59,6 +59,7 @@ enum SentryCompatibility {
         }
         let report = CrashReport(format: .ips, original: [], backtraces: backtraces, images: images)
         let outcome = try context.service().symbolicator.symbolicate(report)
+        try FailedLookups.check(outcome, request)
         var outTraces: [[String: Any]] = []
         for (b, backtrace) in report.backtraces.enumerated() {
             var frames: [[String: Any]] = []
@@ -148,12 +149,15 @@ enum MozillaCompatibility {
         }
         guard jobs.count <= 100 else { throw HTTPError.badRequest("at most 100 jobs per request") }
         let symbolicator = try context.service().symbolicator
-        return .json(["results": try jobs.enumerated().map { try job($1, index: $0, symbolicator, context) }])
+        let partial = FailedLookups.partialAllowed(request)
+        return .json([
+            "results": try jobs.enumerated().map { try job($1, index: $0, symbolicator, context, partial: partial) }
+        ])
     }
 
-    private static func job(_ job: [String: Any], index: Int, _ symbolicator: Symbolicator, _ context: ServiceContext)
-        throws -> [String: Any]
-    {
+    private static func job(
+        _ job: [String: Any], index: Int, _ symbolicator: Symbolicator, _ context: ServiceContext, partial: Bool
+    ) throws -> [String: Any] {
         guard let memoryMap = job["memoryMap"] as? [Any], let stacks = job["stacks"] as? [Any] else {
             throw HTTPError.badRequest("job \(index) needs `memoryMap` and `stacks` (arrays)")
         }
@@ -189,6 +193,7 @@ enum MozillaCompatibility {
         }
         let report = CrashReport(format: .ips, original: [], backtraces: backtraces, images: images)
         let outcome = symbolicator.symbolicate(report)
+        if outcome.failedFrames > 0, !partial { throw FailedLookups.refusal(outcome) }
         var found: [String: Any] = [:]
         for key in keys { found[key] = NSNull() }
         for image in outcome.images {

@@ -172,14 +172,16 @@ enum OpenAPI {
             },
             "responses": {
               "Error": { "description": "An error", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-              "Busy": { "description": "The server is serving --max-concurrent requests already, or its bucket does not answer: retry after Retry-After seconds",
+              "Busy": { "description": "The server is serving --max-concurrent requests already, or its bucket does not answer (an upload a build of which could not be stored because of it: storage_unavailable), or symbols the report needs could not be read now (symbols_unavailable; ?partial=1 accepts the answer as it is): retry after Retry-After seconds",
                 "headers": { "Retry-After": { "schema": { "type": "integer" } } },
                 "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
             },
             "parameters": {
               "format": { "name": "format", "in": "query", "required": false,
                 "schema": { "type": "string", "enum": ["crash", "ips", "json"] },
-                "description": "Output format; default: the input's own format (json also with Accept: application/json)." }
+                "description": "Output format; default: the input's own format (json also with Accept: application/json)." },
+              "partial": { "name": "partial", "in": "query", "required": false, "schema": { "type": "string", "enum": ["1", "true", "yes"] },
+                "description": "Accept an answer whose frames are partly failed (symbols the store has or may have could not be read now) instead of 503 symbols_unavailable." }
             }
           },
           "paths": {
@@ -197,7 +199,7 @@ enum OpenAPI {
             "/v1/symbolicate": { "post": {
               "summary": "Symbolicate one crash report", "security": [ {}, { "bearer": [] } ],
               "description": "Body: a report (.crash text, .ips, a MetricKit payload, a spindump, hang or resource report, sample output; as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
-              "parameters": [ { "$ref": "#/components/parameters/format" } ],
+              "parameters": [ { "$ref": "#/components/parameters/format" }, { "$ref": "#/components/parameters/partial" } ],
               "requestBody": { "$ref": "#/components/requestBodies/Report" },
               "responses": {
                 "200": { "description": "The symbolicated report", "headers": {
@@ -301,6 +303,7 @@ enum OpenAPI {
                   "properties": { "uuid": { "type": "string" }, "name": { "type": "string" }, "reports": { "type": "integer" } } } } } } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
             "/symbolicate": { "post": { "summary": "Sentry Symbolicator-compatible request (modules + stacktraces)", "security": [ {}, { "bearer": [] } ],
+              "parameters": [ { "$ref": "#/components/parameters/partial" } ],
               "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
                 "properties": { "modules": { "type": "array", "items": { "type": "object" } },
                   "stacktraces": { "type": "array", "items": { "type": "object" } } } } } } },
@@ -308,6 +311,7 @@ enum OpenAPI {
                 "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                 "415": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
             "/symbolicate/v5": { "post": { "summary": "Mozilla Symbolication API v5 request (memoryMap + stacks)", "security": [ {}, { "bearer": [] } ],
+              "parameters": [ { "$ref": "#/components/parameters/partial" } ],
               "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object",
                 "properties": { "memoryMap": { "type": "array", "items": { "type": "array" } },
                   "stacks": { "type": "array", "items": { "type": "array" } }, "jobs": { "type": "array", "items": { "type": "object" } } } } } } },

@@ -3,11 +3,15 @@
 // them: a build that arrived some other way than an upload to this process (an upload to
 // another replica sharing the store, `symbolicate import` run beside the server) then
 // re-symbolicates the waiting reports within one interval. It remembers what the store answered
-// per UUID, so a build that does not help (another arch) is tried once, not every interval.
+// per UUID, so a build that does not help (another arch) is tried once, not every interval;
+// but reports waiting on an image whose symbols could not be read (the bucket failed, a build
+// file could not be opened) are tried again at every look until they can be, so they are
+// symbolicated once the store answers.
 // Once an hour it removes the reports past their retention.
 
 import Dispatch
 import Foundation
+import Store
 import SymbolicateModel
 
 // @unchecked: everything but `start` and `stop` runs on `queue`, whose state is queue-confined.
@@ -68,11 +72,19 @@ final class ReportWatcher: @unchecked Sendable {
     private func resymbolicateArrived(_ context: ServiceContext) throws {
         var arrived: [String] = []
         var next: [String: String] = [:]
-        for (uuid, builds) in try StoredReports.waitingBuilds(context: context) {
+        let failed = context.takeFailedLookups()
+        let waiting: [(uuid: String, builds: [StoredBuild])]
+        do {
+            waiting = try StoredReports.waitingBuilds(context: context)
+        } catch {
+            context.keepFailedLookups(failed)
+            throw error
+        }
+        for (uuid, builds) in waiting {
             let state = builds.map { "\($0.arch)/\($0.importedAt.timeIntervalSince1970)/\($0.status.rawValue)" }
                 .sorted().joined(separator: ",")
             next[uuid] = state
-            if seen[uuid] != state { arrived.append(uuid) }
+            if seen[uuid] != state || failed.contains(uuid) { arrived.append(uuid) }
         }
         guard !arrived.isEmpty else {
             seen = next

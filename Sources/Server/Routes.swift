@@ -98,6 +98,7 @@ extension SymbolicationServer {
         let format = try requestedFormat(request)
         let bytes = try reportBody(request, limit: limit)
         let processed = try context.process(bytes, format: format)
+        try FailedLookups.check(processed.outcome, request)
         var headers: [(String, String)] = [
             ("X-Symbolicate-Frames", "\(processed.outcome.symbolicatedFrames)/\(processed.outcome.totalFrames)")
         ]

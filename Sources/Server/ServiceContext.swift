@@ -20,6 +20,9 @@ final class ServiceContext: Sendable {
     let log: AccessLog
     /// The store's generation, and the service built for the generation it names.
     private let current = Locked((generation: 0, cached: (generation: Int, service: SymbolicationService)?.none))
+    /// UUIDs of images whose symbols could not be read now (frames `failed`) since the watcher
+    /// last looked: reports waiting on them are symbolicated again at its next look.
+    private let failedLookups = Locked<Set<String>>([])
 
     init(configuration: ServerConfiguration, metrics: Metrics, log: AccessLog) throws {
         self.configuration = configuration
@@ -68,7 +71,22 @@ final class ServiceContext: Sendable {
     func process(_ bytes: [UInt8], format: OutputFormat?, counted: Bool = true) throws -> ProcessedReport {
         let processed = try service().process(bytes, format: format, spelling: .queryParameter)
         if counted { recordFrames(processed.outcome) }
+        let failed = processed.outcome.images.compactMap { $0.failure == nil ? nil : $0.image.uuid?.uuidString }
+        if !failed.isEmpty { failedLookups.withLock { $0.formUnion(failed) } }
         return processed
+    }
+
+    /// Puts back UUIDs taken by `takeFailedLookups` that could not be retried yet.
+    func keepFailedLookups(_ uuids: Set<String>) {
+        if !uuids.isEmpty { failedLookups.withLock { $0.formUnion(uuids) } }
+    }
+
+    /// The UUIDs whose lookups failed since the last call (ReportWatcher retries their reports).
+    func takeFailedLookups() -> Set<String> {
+        failedLookups.withLock { failed in
+            defer { failed.removeAll() }
+            return failed
+        }
     }
 
     /// Counts an outcome's frames in the metrics: frames of images we have no symbols for are

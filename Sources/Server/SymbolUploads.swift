@@ -49,6 +49,23 @@ enum SymbolUploads {
         }
         let summary = ChildSummary(result, reportPath: reportPath, uploadPath: folder + "/")
         guard summary.outcome == .reported else { return unreported(summary, request: request, context: context) }
+        if summary.storageFailed {
+            // A build that could not be stored because of the bucket: never a success, always retryable.
+            context.metrics.recordImport(outcome: "failed")
+            if !summary.imported.isEmpty { context.storeChanged() }
+            context.log.event(
+                "import_failed", ["failed": String(summary.failures.count), "token": request.tokenName ?? ""])
+            let listed = summary.failures.prefix(listedFailures)
+            return .json(
+                [
+                    "error": [
+                        "code": "storage_unavailable",
+                        "message": "the store's bucket did not answer or failed on its side; upload again later ("
+                            + summary.message + ")",
+                        "failures": Array(listed), "failures_omitted": summary.failures.count - listed.count,
+                    ]
+                ], status: 503, headers: [("Retry-After", String(HTTPError.retryAfterSeconds))])
+        }
         if summary.imported.isEmpty && summary.present.isEmpty {
             context.metrics.recordImport(outcome: "failed")
             let message =
@@ -131,6 +148,8 @@ enum SymbolUploads {
         var imported: [[String: Any]] = []
         var present: [[String: Any]] = []
         var failures: [String] = []
+        /// True when a build failed because the store's bucket did not answer or failed on its side.
+        var storageFailed = false
         /// One line for people: the first failure, or why there is no report.
         var message: String
 
@@ -173,6 +192,7 @@ enum SymbolUploads {
             imported = report.imported.map(object)
             present = report.alreadyPresent.map(object)
             failures = report.failed.map { "\(clean($0.path)): \($0.error)" }
+            storageFailed = report.failed.contains { $0.code == SymbolicateError.Code.unavailable.description }
             message = failures.first ?? ""
         }
 

@@ -280,9 +280,15 @@ public final class BucketStore: Sendable {
 
     // MARK: Reading
 
+    /// Nil only when the bucket has no entry for the build: an entry that cannot be read (and no
+    /// readable one to serve instead) is the store having the build but failing to read it.
     public func source(for uuid: BuildID, arch: Arch?) throws -> (any SymbolSource)? {
-        let candidates = try rows(namePrefix: uuid.uuidString + "-")
-        guard let row = SymbolStore.best(candidates, arch: arch) else { return nil }
+        let entries = try entries(namePrefix: uuid.uuidString + "-")
+        let candidates = entries.compactMap { try? $0.row.get() }
+        guard let row = SymbolStore.best(candidates, arch: arch) else {
+            for entry in entries { if case .failure(let error) = entry.row { throw error } }
+            return nil
+        }
         return try openSource(row)
     }
 

@@ -25,6 +25,9 @@ public struct ImportReport: Codable, Sendable, Equatable {
     public struct Failure: Codable, Sendable, Equatable {
         public var path: String
         public var error: String
+        /// The error's class (SymbolicateError.Code: `unavailable` when the store's bucket did not
+        /// answer or failed on its side); absent in reports of older versions.
+        public var code: String?
     }
 
     public var version: Int
@@ -47,7 +50,9 @@ public struct ImportReport: Codable, Sendable, Equatable {
         version = Self.currentVersion
         imported = summary.imported.map(build)
         alreadyPresent = summary.alreadyPresent.map(build)
-        failed = summary.failures.map { Failure(path: $0.path, error: $0.error.message) }
+        failed = summary.failures.map {
+            Failure(path: $0.path, error: $0.error.message, code: $0.error.code.description)
+        }
     }
 
     /// The JSON document, keys in a fixed order, one line.

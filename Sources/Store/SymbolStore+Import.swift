@@ -147,15 +147,15 @@ extension SymbolStore {
     /// `error` as one line naming the build and the store (what a full disk, a read-only folder
     /// or a damaged catalog says to the person importing).
     func importFailure(_ error: any Error, _ build: BuildInfo, source: String) -> SymbolicateError {
-        let cause = error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)")
+        let cause = error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)", cause: error)
         var reason = cause.message
-        if Database.isDiskFull(error) || reason.hasSuffix(String(cString: strerror(ENOSPC))) {
+        if cause.isDiskFull {
             reason = "the disk is full (\(reason)); free some space and import again"
         }
         return SymbolicateError(
             cause.code,
             "cannot add build \(build.uuid) (\(build.arch), \(build.name)) to the store \(directory): \(reason)",
-            path: source)
+            path: source, cause: cause)
     }
 
     /// Publishes a prepared build: catalog row and rename into place, under the write lock. The

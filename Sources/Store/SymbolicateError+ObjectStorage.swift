@@ -19,6 +19,6 @@ extension SymbolicateError {
         case .unreachable, .timeout, .serverError: code = .unavailable
         default: code = .io
         }
-        self.init(code, error.description, function: function, file: file, line: line)
+        self.init(code, error.description, cause: error, function: function, file: file, line: line)
     }
 }

@@ -1,6 +1,7 @@
 // StoreLocator: the symbol store's index as a locator. What the store answered is kept per
 // image: found builds for good (build files are immutable), misses only for `missRetention`, so
-// a build imported meanwhile (by this process or another) is seen by the next report.
+// a build imported meanwhile (by this process or another) is seen by the next report; failures
+// (the bucket did not answer) not at all, so they are never taken for a miss.
 
 import Dispatch
 import Store
@@ -47,7 +48,12 @@ public final class StoreLocator: SymbolLocator {
             resolution = .failed(SymbolicateError(.internal, "\(error)", cause: error))
         }
         var expires: UInt64? = now + StoreLocator.missRetention
-        if case .found = resolution { expires = nil }
+        switch resolution {
+        case .found: expires = nil
+        case .notFound: break
+        // A store that failed to answer is asked again by the next report: a failure is never kept.
+        case .failed: return resolution
+        }
         answers.withLock { answers in
             if answers.count >= StoreLocator.maxAnswers { answers.removeAll(keepingCapacity: true) }
             answers[key] = Answer(resolution: resolution, expires: expires)

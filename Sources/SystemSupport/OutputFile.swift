@@ -143,6 +143,6 @@ public final class OutputFile {
     }
 
     static func error(_ what: String, _ code: Int32, _ path: String) -> SymbolicateError {
-        SymbolicateError(.io, "\(what): \(String(cString: strerror(code)))", path: path)
+        SymbolicateError(.io, "\(what): \(Errno(rawValue: code))", path: path, cause: Errno(rawValue: code))
     }
 }

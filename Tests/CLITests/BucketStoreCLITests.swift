@@ -102,6 +102,12 @@ struct BucketStoreCLITests {
             environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"])
         #expect(dead.status == 1)
         #expect(dead.stderr.contains("cannot reach http://127.0.0.1:\(port)"), "\(dead.stderr)")
+        // An import into a bucket that does not answer is a failure to retry (1), not bad input (65).
+        let deadImport = try run(
+            ["import", "--store", "s3://\(bucket)", "--cache", folder, Paths.samples + "/build/ios-arm64-dwarf5"],
+            environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"])
+        #expect(deadImport.status == 1, "\(deadImport.stderr)")
+        #expect(deadImport.stderr.contains("cannot reach"), "\(deadImport.stderr)")
 
         let anonymous = try run(
             ["list", "--store", "s3://\(bucket)", "--cache", folder], environment: ["AWS_ACCESS_KEY_ID": ""])
@@ -110,14 +116,20 @@ struct BucketStoreCLITests {
         let malformed = try run(["list", "--store", "s3://Not_A_Bucket", "--cache", folder])
         #expect(malformed.status == 65 && malformed.stderr.contains("is not a bucket name"))
 
-        // The default command with a dead bucket still writes the report (frames unsymbolicated).
+        // The default command with a dead bucket still writes the report (frames unsymbolicated),
+        // but fails naming the bucket's error unless --partial accepts that.
         let report = Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5.crash"
         let unsymbolicated = try run(
             ["--store", "s3://\(bucket)", "--cache", folder, report],
             environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"])
-        #expect(unsymbolicated.status == 0, "\(unsymbolicated.stderr)")
+        #expect(unsymbolicated.status == 1, "\(unsymbolicated.stderr)")
         #expect(unsymbolicated.stdout == [UInt8](try Data(contentsOf: URL(fileURLWithPath: report))))
         #expect(unsymbolicated.stderr.contains("cannot reach"), "\(unsymbolicated.stderr)")
+        let partial = try run(
+            ["--store", "s3://\(bucket)", "--cache", folder, "--partial", report],
+            environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:\(port)"])
+        #expect(partial.status == 0, "\(partial.stderr)")
+        #expect(partial.stdout == unsymbolicated.stdout)
 
         let size = try run(["list", "--store", "s3://\(bucket)", "--cache-size", "lots"])
         #expect(size.status == 64)

@@ -187,7 +187,8 @@ struct BucketGCTests {
 
     /// A catalog entry is read only under its own key: one that claims another build's UUID (a
     /// tampered or misplaced object) is damaged, and neither `remove` nor a lookup of either
-    /// build follows it.
+    /// build follows it: a lookup of the build its key names fails with the damage (the store
+    /// has an entry for it that cannot be read), it does not answer "absent".
     @Test func anEntryUnderAnotherBuildsKeyIsDamaged() throws {
         let a = Self.table(78)
         let b = Self.table(79)
@@ -196,7 +197,11 @@ struct BucketGCTests {
         try client.putObject(
             bucket: bucket, key: location.key(BucketStore.metadataKey(uuid: a.build.uuid, arch: .arm64)),
             bytes: BuildMetadata(rowB).encoded)
-        #expect(try noGrace.source(for: a.build.uuid, arch: .arm64) == nil)
+        #expect {
+            _ = try noGrace.source(for: a.build.uuid, arch: .arm64)
+        } throws: { error in
+            "\(error)".contains("not the one its key names")
+        }
         #expect(try noGrace.remove([a.build.uuid]).isEmpty)
         #expect(try noGrace.verify(deep: false).problems.map(\.kind) == [.damaged])
         StoreFixtures.expectSameLookups(try #require(try replica().source(for: b.build.uuid, arch: .arm64)), b)

@@ -31,7 +31,7 @@ struct ImportReportTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect(object["version"] as? Int == ImportReport.currentVersion)
         #expect((object["already_present"] as? [Any])?.count == 1)
-        #expect(report.failed == [.init(path: "/tmp/u/broken", error: "truncated")])
+        #expect(report.failed == [.init(path: "/tmp/u/broken", error: "truncated", code: "bad_input")])
     }
 
     @Test func anotherVersionIsRefusedByName() throws {
