@@ -61,6 +61,7 @@ enum SymbolicateCommand: Command {
         try IO.write(processed.output, to: try args.value(output))
 
         Console.error(summary(processed))
+        for note in processed.report.notes { Console.error(note) }
         // A dSYM that cannot be read is always named: without it, frames quietly fall back
         // to a binary's symbol table. Other unreadable files under the paths only with -v.
         for problem in pathLocator.scanProblems {
