@@ -62,6 +62,13 @@ enum SymbolicateCommand: Command {
 
         Console.error(summary(processed))
         for note in processed.report.notes { Console.error(note) }
+        if store == nil, !args.has(CommonOptions.noStore), try StoreOption.defaultIsAbsent(args),
+            processed.outcome.symbolicatedFrames < processed.outcome.totalFrames
+        {
+            Console.error(
+                "no store yet at \(StoreOption.directory(nil)): only the symbol paths given were searched"
+                    + " (`symbolicate import PATH` fills it)")
+        }
         // A dSYM that cannot be read is always named: without it, frames quietly fall back
         // to a binary's symbol table. Other unreadable files under the paths only with -v.
         for problem in pathLocator.scanProblems {
