@@ -32,15 +32,25 @@ enum SymbolicateCommand: Command {
         help: "Also say which symbol file served each image, and list every file under the symbol paths that"
             + " could not be read (an unreadable dSYM is always named).")
 
+    static let strict = FlagOption(
+        "--strict",
+        help: "Exit 3 when an image that is not a system image (under /System, /usr/lib, /usr/libexec) has"
+            + " frames the report does not name and its symbols are missing or mismatched; the report is"
+            + " still written.")
+
     /// Also listed by `symbolicate --help` under the commands.
     static let options: [any CommandOption] =
         [output, CommonOptions.symbolPath, StoreOption.store.adding("The default folder is used if it exists.")]
         + StoreOption.cacheOptions
-        + [CommonOptions.noStore, CommonOptions.format, CommonOptions.noInline, CommonOptions.noAdjust, verbose]
+        + [
+            CommonOptions.noStore, CommonOptions.format, CommonOptions.noInline, CommonOptions.noAdjust, verbose,
+            strict,
+        ]
 
     static let epilogue = """
-        EXIT STATUS: 0 the report was processed (even if some images were missing), 65 the input
-        is not an Apple crash report, 64 usage error, 1 other failure.
+        EXIT STATUS: 0 the report was processed (even if some images were missing), 3 with --strict:
+        an image that is not a system image lacks symbols, 65 the input is not an Apple crash
+        report, 64 usage error, 1 other failure.
 
         EXAMPLE: symbolicate -o out.crash in.crash App.app.dSYM
 
@@ -79,6 +89,15 @@ enum SymbolicateCommand: Command {
             }
         }
         if args.has(verbose) { Console.error(sources(processed.outcome)) }
+        if let nothing = processed.outcome.nothingResolved { Console.error(nothing) }
+        let failures = processed.outcome.strictFailures
+        if args.has(strict), !failures.isEmpty {
+            Console.error(
+                "--strict: no symbols for "
+                    + failures.map { "\($0.image.name) \($0.image.uuid.map { "\($0)" } ?? "(no UUID)")" }
+                    .joined(separator: ", "))
+            return ExitCode.incomplete
+        }
         return ExitCode.ok
     }
 
