@@ -14,7 +14,8 @@ enum SymbolicateCommand: Command {
     static let about = """
         USAGE: symbolicate [-o OUT] [-d DSYM]... [options] REPORT [SYMBOL_PATH...]
 
-        Rewrites the frames of REPORT (`-` for stdin) into function + file:line, using the symbol
+        Rewrites the frames of REPORT (`-` for stdin; without REPORT, stdin when it is not a terminal:
+        `symbolicate < in.crash`) into function + file:line, using the symbol
         files in SYMBOL_PATH and -d (dSYM bundles, .app bundles, .xcarchives, folders, Mach-O or ELF
         files), then the symbol store. Every byte that is not a symbolicated frame is kept.
         REPORT is a .crash or .ips report, a MetricKit payload (each frame gets symbolName,
@@ -57,12 +58,16 @@ enum SymbolicateCommand: Command {
         """
 
     static func run(_ args: Arguments) throws -> Int32 {
-        guard let reportPath = args.positionals.first else { throw UsageError("missing REPORT") }
+        // No REPORT reads standard input when it is not a terminal (`symbolicate < in.crash`).
+        guard let reportPath = args.positionals.first ?? (isatty(STDIN_FILENO) == 0 ? "-" : nil) else {
+            throw UsageError("missing REPORT")
+        }
         let format = try args.value(CommonOptions.format)
         let paths = try args.values(CommonOptions.symbolPath) + args.positionals.dropFirst()
         let store = try StoreOption.open(args, disabled: args.has(CommonOptions.noStore), mustExist: false)
 
         let bytes = try IO.read(reportPath)
+        if args.positionals.isEmpty, bytes.isEmpty { throw UsageError("missing REPORT (standard input is empty)") }
         let pathLocator = try SymbolPathLocator(paths: paths)
         let locator = SymbolLocatorChain(paths: pathLocator, store: store)
         let settings = SymbolicationOptions(

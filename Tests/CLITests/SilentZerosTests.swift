@@ -71,4 +71,18 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(!r.stderr.contains("no store"))
     }
+
+    /// `symbolicate < in.crash`: no REPORT argument, the report on standard input.
+    @Test func noArgumentReadsStandardInput() throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.report)))
+        let r = try CLI.run(["--no-store"], stdin: bytes)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == bytes)
+        #expect(r.stderr.hasPrefix("symbolicated 0/23 frames"), "\(r.stderr)")
+        let bare = try CLI.run([], stdin: bytes)
+        #expect(bare.status == 0, "\(bare.stderr)")
+        let empty = try CLI.run(["--no-store"], stdin: [])
+        #expect(empty.status == 64, "\(empty.stderr)")
+        #expect(empty.stderr.contains("missing REPORT"))
+    }
 }
