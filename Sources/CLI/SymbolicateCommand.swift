@@ -14,8 +14,7 @@ enum SymbolicateCommand: Command {
     static let about = """
         USAGE: symbolicate [-o OUT] [-d DSYM]... [options] REPORT [SYMBOL_PATH...]
 
-        Rewrites the frames of REPORT (`-` for stdin; without REPORT, stdin when it is not a terminal:
-        `symbolicate < in.crash`) into function + file:line, using the symbol
+        Rewrites the frames of REPORT (`-` for stdin) into function + file:line, using the symbol
         files in SYMBOL_PATH and -d (dSYM bundles, .app bundles, .xcarchives, folders, Mach-O or ELF
         files), then the symbol store. Every byte that is not a symbolicated frame is kept.
         REPORT is a .crash or .ips report, a MetricKit payload (each frame gets symbolName,
@@ -23,6 +22,9 @@ enum SymbolicateCommand: Command {
         or spindump output (cpu usage, disk writes, wakeups, hangs: `???` replaced in place) or
         the output of macOS's `sample` (each `???` node named as `sample` names the nodes it has
         symbols for).
+
+        Without REPORT, the report is read from standard input when that is not a
+        terminal: `symbolicate < in.crash`.
 
         """
 
@@ -49,9 +51,9 @@ enum SymbolicateCommand: Command {
         ]
 
     static let epilogue = """
-        EXIT STATUS: 0 the report was processed (even if some images were missing), 3 with --strict:
-        an image that is not a system image lacks symbols, 65 the input is not an Apple crash
-        report, 64 usage error, 1 other failure.
+        EXIT STATUS: 0 the report was processed (even if some images were missing), 3
+        with --strict: an image that is not a system image lacks symbols, 65 the input
+        is not an Apple crash report, 64 usage error, 1 other failure.
 
         EXAMPLE: symbolicate -o out.crash in.crash App.app.dSYM
 
