@@ -102,7 +102,7 @@ status=$(curl -sS -o "$work/upload.json" -w '%{http_code}' -H "Authorization: Be
 step "POST /v1/symbolicate"
 status=$(curl -sS -o "$work/answer.crash" -w '%{http_code}' --data-binary @"$report" "$url/v1/symbolicate")
 [ "$status" = 200 ] || { cat "$work/answer.crash" >&2; fail "POST /v1/symbolicate answered $status"; }
-SYMBOLICATE_STORE=$work/host-store "$binary" -o "$work/host.crash" "$report" \
+"$binary" --no-store -o "$work/host.crash" "$report" \
     "$repo/Samples/build/$variant/HoldApp.app.dSYM" "$repo/Samples/build/$variant/HoldKit.framework.dSYM" \
     2>"$work/host.log"
 cmp -s "$work/answer.crash" "$work/host.crash" \

@@ -9,6 +9,9 @@ import SymbolicateModel
 public enum ExitCode {
     public static let ok: Int32 = 0
     public static let failure: Int32 = 1
+    /// `--strict`: the report was written, but an image that is not a system image has frames
+    /// whose symbols are missing or mismatched.
+    public static let incomplete: Int32 = 3
     public static let usage: Int32 = 64
     public static let badInput: Int32 = 65
 }

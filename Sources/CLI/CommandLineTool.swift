@@ -36,7 +36,8 @@ public enum CommandLineTool {
     }
 
     static func outcome(_ args: [String]) -> Outcome {
-        if args.isEmpty {
+        // `symbolicate < in.crash`: no argument, but a report on standard input.
+        if args.isEmpty, isatty(STDIN_FILENO) != 0 {
             Console.error(SymbolicateCommand.help)
             return .exit(ExitCode.usage)
         }

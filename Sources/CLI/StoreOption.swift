@@ -54,12 +54,25 @@ enum StoreOption {
             cacheBytes: try cacheBytes(args))
     }
 
-    /// Opens the store `args` name; nil when `disabled`, or when a folder store does not exist,
-    /// `mustExist` is false and no store was named explicitly. A bucket store is never looked for
-    /// here: the first request says whether the bucket is there.
+    /// The store `$SYMBOLICATE_STORE` names, when set: it is read as `--store` is.
+    static var environmentStore: String? {
+        ProcessInfo.processInfo.environment["SYMBOLICATE_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// True when no store is named (neither `--store` nor `$SYMBOLICATE_STORE`) and the default
+    /// folder holds none yet: the one store that may be absent.
+    static func defaultIsAbsent(_ args: Arguments) throws -> Bool {
+        guard try args.value(store) == nil, environmentStore == nil else { return false }
+        return !FileManager.default.fileExists(atPath: directory(nil) + "/catalog.sqlite")
+    }
+
+    /// Opens the store `args` name; nil when `disabled`, or when the default folder store does
+    /// not exist and `mustExist` is false. A store named by `--store` or `$SYMBOLICATE_STORE` must
+    /// exist. A bucket store is never looked for here: the first request says whether the bucket
+    /// is there.
     static func open(_ args: Arguments, disabled: Bool, mustExist: Bool) throws -> (any SymbolStoring)? {
         if disabled { return nil }
-        let explicit = try args.value(store)
+        let explicit = try args.value(store) ?? environmentStore
         let dir = directory(explicit)
         if StoreLocation.isBucket(dir) {
             return try StoreLocation.open(
@@ -67,9 +80,16 @@ enum StoreOption {
         }
         let exists = FileManager.default.fileExists(atPath: dir + "/catalog.sqlite")
         if !exists {
-            if explicit != nil || mustExist {
+            if explicit != nil {
+                let named = try args.value(store) == nil ? " (named by $SYMBOLICATE_STORE: is it spelled right?)" : ""
                 throw SymbolicateError(
-                    .notFound, "no symbol store here; create one with `symbolicate import --store \(dir) PATH`",
+                    .notFound,
+                    "no symbol store here\(named); create one with `symbolicate import --store \(dir) PATH`",
+                    path: dir)
+            }
+            if mustExist {
+                throw SymbolicateError(
+                    .notFound, "no store yet; create one with `symbolicate import PATH` (it goes to \(dir))",
                     path: dir)
             }
             return nil

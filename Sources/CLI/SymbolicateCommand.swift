@@ -23,6 +23,9 @@ enum SymbolicateCommand: Command {
         the output of macOS's `sample` (each `???` node named as `sample` names the nodes it has
         symbols for).
 
+        Without REPORT, the report is read from standard input when that is not a
+        terminal: `symbolicate < in.crash`.
+
         """
 
     static let output = ValueOption<String>(
@@ -32,29 +35,42 @@ enum SymbolicateCommand: Command {
         help: "Also say which symbol file served each image, and list every file under the symbol paths that"
             + " could not be read (an unreadable dSYM is always named).")
 
+    static let strict = FlagOption(
+        "--strict",
+        help: "Exit 3 when an image that is not a system image (under /System, /usr/lib, /usr/libexec) has"
+            + " frames the report does not name and its symbols are missing or mismatched; the report is"
+            + " still written.")
+
     /// Also listed by `symbolicate --help` under the commands.
     static let options: [any CommandOption] =
         [output, CommonOptions.symbolPath, StoreOption.store.adding("The default folder is used if it exists.")]
         + StoreOption.cacheOptions
-        + [CommonOptions.noStore, CommonOptions.format, CommonOptions.noInline, CommonOptions.noAdjust, verbose]
-        + [PartialAnswers.partial]
+        + [
+            CommonOptions.noStore, CommonOptions.format, CommonOptions.noInline, CommonOptions.noAdjust, verbose,
+            strict, PartialAnswers.partial,
+        ]
 
     static let epilogue = """
-        EXIT STATUS: 0 the report was processed (even if some images were missing), 65 the input
-        is not an Apple crash report, 64 usage error, 1 other failure (symbols in the store that
-        could not be read now included, unless --partial).
+        EXIT STATUS: 0 the report was processed (even if some images were missing), 3
+        with --strict: an image that is not a system image lacks symbols, 65 the input
+        is not an Apple crash report, 64 usage error, 1 other failure (symbols in the store
+        that could not be read now included, unless --partial).
 
         EXAMPLE: symbolicate -o out.crash in.crash App.app.dSYM
 
         """
 
     static func run(_ args: Arguments) throws -> Int32 {
-        guard let reportPath = args.positionals.first else { throw UsageError("missing REPORT") }
+        // No REPORT reads standard input when it is not a terminal (`symbolicate < in.crash`).
+        guard let reportPath = args.positionals.first ?? (isatty(STDIN_FILENO) == 0 ? "-" : nil) else {
+            throw UsageError("missing REPORT")
+        }
         let format = try args.value(CommonOptions.format)
         let paths = try args.values(CommonOptions.symbolPath) + args.positionals.dropFirst()
         let store = try StoreOption.open(args, disabled: args.has(CommonOptions.noStore), mustExist: false)
 
         let bytes = try IO.read(reportPath)
+        if args.positionals.isEmpty, bytes.isEmpty { throw UsageError("missing REPORT (standard input is empty)") }
         let pathLocator = try SymbolPathLocator(paths: paths)
         let locator = SymbolLocatorChain(paths: pathLocator, store: store)
         let settings = SymbolicationOptions(
@@ -63,6 +79,14 @@ enum SymbolicateCommand: Command {
         try IO.write(processed.output, to: try args.value(output))
 
         Console.error(summary(processed))
+        for note in processed.report.notes { Console.error(note) }
+        if store == nil, !args.has(CommonOptions.noStore), try StoreOption.defaultIsAbsent(args),
+            processed.outcome.symbolicatedFrames < processed.outcome.totalFrames
+        {
+            Console.error(
+                "no store yet at \(StoreOption.directory(nil)): only the symbol paths given were searched"
+                    + " (`symbolicate import PATH` fills it)")
+        }
         // A dSYM that cannot be read is always named: without it, frames quietly fall back
         // to a binary's symbol table. Other unreadable files under the paths only with -v.
         for problem in pathLocator.scanProblems {
@@ -76,6 +100,15 @@ enum SymbolicateCommand: Command {
         if let failure = PartialAnswers.failure(processed.outcome, allowed: args.has(PartialAnswers.partial)) {
             Console.error(failure)
             return ExitCode.failure
+        }
+        if let nothing = processed.outcome.nothingResolved { Console.error(nothing) }
+        let failures = processed.outcome.strictFailures
+        if args.has(strict), !failures.isEmpty {
+            Console.error(
+                "--strict: no symbols for "
+                    + failures.map { "\($0.image.name) \($0.image.uuid.map { "\($0)" } ?? "(no UUID)")" }
+                    .joined(separator: ", "))
+            return ExitCode.incomplete
         }
         return ExitCode.ok
     }

@@ -199,6 +199,9 @@ public struct CrashReport: Sendable {
     /// A MetricKit payload's diagnostics, by where they sit (`crashDiagnostics[0]`, ...), also the
     /// ones without a call stack; empty for every other format.
     public var diagnostics: [String] = []
+    /// What was done to the bytes before they were read, or what they look like that the user
+    /// should hear (`the report looks line-wrapped at 76 columns: 3 lines rejoined`); one line each.
+    public var notes: [String] = []
 
     public init(
         format: ReportFormat, original: [UInt8], fields: [HeaderField] = [], jsonHeader: String? = nil,

@@ -13,6 +13,15 @@ public enum ReportParser {
     static let maxHeaderBytes = 64 << 10
 
     public static func parse(_ bytes: [UInt8]) throws -> CrashReport {
+        // A report wrapped by a mail client or a chat is read (and written) with its cut frame
+        // and image lines joined again (LineWrap).
+        let unwrapped = FormatSniffer.binaryRefusal(bytes) == nil ? LineWrap.unwrap(bytes) : .init(bytes: bytes)
+        var report = try parseUnwrapped(unwrapped.bytes)
+        report.notes += unwrapped.notes
+        return report
+    }
+
+    private static func parseUnwrapped(_ bytes: [UInt8]) throws -> CrashReport {
         guard !bytes.isEmpty else { throw SymbolicateError(.badInput, "empty input: no crash report") }
         if let refusal = FormatSniffer.binaryRefusal(bytes) { throw refusal }
         let lines = ByteText.lines(bytes)

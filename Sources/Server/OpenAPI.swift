@@ -199,11 +199,13 @@ enum OpenAPI {
             "/v1/symbolicate": { "post": {
               "summary": "Symbolicate one crash report", "security": [ {}, { "bearer": [] } ],
               "description": "Body: a report (.crash text, .ips, a MetricKit payload, a spindump, hang or resource report, sample output; as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
-              "parameters": [ { "$ref": "#/components/parameters/format" }, { "$ref": "#/components/parameters/partial" } ],
+              "parameters": [ { "$ref": "#/components/parameters/format" }, { "$ref": "#/components/parameters/partial" },
+                { "name": "strict", "in": "query", "schema": { "type": "string", "enum": ["1", "true"] }, "description": "Answer 422 (error code missing_symbols, with an images array of name, uuid, arch, path, status) when an image that is not a system image (path under /System, /usr/lib, /usr/libexec) has frames the report does not name and its symbols are missing, mismatched or unreadable." } ],
               "requestBody": { "$ref": "#/components/requestBodies/Report" },
               "responses": {
                 "200": { "description": "The symbolicated report", "headers": {
-                    "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "Comma-separated UUIDs with no symbols" } },
+                    "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "Comma-separated UUIDs with no symbols" },
+                    "X-Symbolicate-Warning": { "schema": { "type": "string" }, "description": "One per warning: the report looks line-wrapped (and what was rejoined), or nothing was symbolicated and why" } },
                   "content": { "text/plain": { "schema": { "type": "string" } },
                     "application/json": { "schema": { "anyOf": [ { "$ref": "#/components/schemas/SymbolicationResult" },
                       { "$ref": "#/components/schemas/MetricKitPayload" } ] } } } },

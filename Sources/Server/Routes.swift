@@ -104,6 +104,10 @@ extension SymbolicationServer {
         ]
         let missing = missingUUIDs(processed.outcome)
         if !missing.isEmpty { headers.append(("X-Symbolicate-Missing", missing.joined(separator: ","))) }
+        headers += StrictAnswer.warnings(processed)
+        if StrictAnswer.isStrict(request), let refusal = StrictAnswer.refusal(processed, headers: headers) {
+            return refusal
+        }
         return HTTPResponse(contentType: processed.contentType, body: processed.output, headers: headers)
     }
 

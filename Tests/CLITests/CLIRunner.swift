@@ -16,12 +16,13 @@ enum CLI {
     static var executable: String { Repository.executable ?? Paths.repository + "/.build/debug/symbolicate" }
 
     /// Runs `symbolicate` (or `executable`, a program that runs it, such as setpriv) with `args`,
-    /// away from any real store (SYMBOLICATE_STORE points nowhere unless `environment` says otherwise).
+    /// away from any real store (no SYMBOLICATE_STORE, and the default store under an XDG_DATA_HOME
+    /// that does not exist, unless `environment` says otherwise).
     static func run(
         _ args: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:],
         executable: String = CLI.executable
     ) throws -> CLIResult {
-        var env = ["SYMBOLICATE_STORE": "/nonexistent/symbolicate-test-store"]
+        var env = ["SYMBOLICATE_STORE": "", "XDG_DATA_HOME": "/nonexistent/symbolicate-test-data"]
         env.merge(environment) { $1 }
         let result = try ProcessRunner.run(executable, args, stdin: stdin, environment: env)
         return CLIResult(status: result.status, stdout: result.stdout, stderr: result.stderrText)
