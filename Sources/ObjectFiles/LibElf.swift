@@ -202,6 +202,19 @@ struct ElfImage: ~Copyable {
         return phdr
     }
 
+    /// The address of the image's first mapping: the lowest PT_LOAD p_vaddr, rounded down to a
+    /// 4 KiB page as the loader maps it. Crash reporters on Linux (the Swift runtime, Breakpad,
+    /// Android) give a module's base as the start of that mapping.
+    func lowestMapping() throws -> UInt64? {
+        var lowest: UInt64?
+        for i in 0..<(try programHeaderCount()) {
+            let phdr = try programHeader(i)
+            guard phdr.p_type == UInt32(PT_LOAD) else { continue }
+            if lowest.map({ phdr.p_vaddr < $0 }) ?? true { lowest = phdr.p_vaddr }
+        }
+        return lowest.map { $0 & ~0xFFF }
+    }
+
     /// The lowest executable PT_LOAD (by address): its address and size in memory.
     func executableSegment() throws -> (address: UInt64, size: UInt64)? {
         var lowest: (address: UInt64, size: UInt64)?
