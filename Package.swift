@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CElf", path: "Sources/C/CElf"),
         .systemLibrary(name: "CSQLite", path: "Sources/C/CSQLite"),
         .systemLibrary(name: "CZlib", path: "Sources/C/CZlib"),
+        .systemLibrary(name: "CZstd", path: "Sources/C/CZstd"),
         .systemLibrary(name: "CNettle", path: "Sources/C/CNettle"),
         .systemLibrary(name: "CProcess", path: "Sources/C/CProcess"),
         .target(
@@ -44,8 +45,9 @@ let package = Package(
         // SHA-256 and HMAC-SHA-256 through Debian's libnettle (libarchive already links it).
         .target(name: "Digest", dependencies: ["CNettle"], path: "Sources/Digest"),
         .target(name: "Reports", dependencies: ["SymbolicateModel"], path: "Sources/Reports"),
-        // zlib: compressed ELF sections, gzip request bodies, and the checksums of .tar.gz archives.
-        .target(name: "Compression", dependencies: ["CZlib"], path: "Sources/Compression"),
+        // zlib: compressed ELF sections, gzip request bodies, and the checksums of .tar.gz archives;
+        // zstd: zstd-compressed ELF sections.
+        .target(name: "Compression", dependencies: ["CZlib", "CZstd"], path: "Sources/Compression"),
         .target(
             name: "ObjectFiles", dependencies: ["SymbolicateModel", "CDwarf", "CElf", "Compression"],
             path: "Sources/ObjectFiles"),

@@ -3,7 +3,7 @@
 // `.symtab` / `.dynsym` symbols as llvm-symbolizer takes them. All reading goes through libelf
 // (`ElfImage` in LibElf.swift); a handle is opened for each step and closed after it, so slices
 // shared between threads never share a libelf handle (the step that inflates SHF_COMPRESSED
-// sections opens its handle over a private copy of the file). The older `.zdebug_*` sections
+// sections opens its handle over a private copy of the file; zstd ones are decompressed by Zstd). The older `.zdebug_*` sections
 // ("ZLIB", a big-endian size, a zlib stream) are inflated here with Zlib.
 
 internal import Compression
