@@ -337,6 +337,7 @@ struct ElfImage: ~Copyable {
     }
 
     /// The gABI's ELFCOMPRESS_ZSTD, which libelf 0.188's headers do not name.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     static let ELFCOMPRESS_ZSTD: UInt32 = 2
 
     /// A SHF_COMPRESSED section in zstd, which libelf cannot decompress: its raw bytes after the
