@@ -4,13 +4,11 @@
 // is the referee: its `symbolicate=full` report of the unstripped build says what each frame is.
 
 import Foundation
-import TestSupport
-import Testing
 
-enum SwiftCrash {
+public enum SwiftCrash {
     /// A program that crashes in an async task, through a generic method, a closure and a helper
     /// that `-O` inlines, on a bad pointer (the runtime's backtrace of a signal walks every frame).
-    static let source = """
+    public static let source = """
         @inline(__always) func store(_ p: UnsafeMutablePointer<Int>, _ v: Int) { p.pointee = v }
         @inline(never) func poke(_ address: Int) -> Int {
             let p = UnsafeMutablePointer<Int>(bitPattern: address)!
@@ -27,7 +25,7 @@ enum SwiftCrash {
         """
 
     /// True when swiftc, objcopy and strip are here and the runtime writes a report for a crash.
-    static let available: Bool = {
+    public static let available: Bool = {
         guard ProcessRunner.exists("swiftc"), ProcessRunner.exists("objcopy"), ProcessRunner.exists("strip"),
             let folder = try? Repository.scratchFolder("swift-crash-probe")
         else { return false }
@@ -40,12 +38,12 @@ enum SwiftCrash {
         return String(decoding: report, as: UTF8.self).contains("\"crashReport\"")
     }()
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// Builds `text` with `swiftc -g` and `flags` (`-O`, `-use-ld=lld`) into `folder`; the binary's path.
-    static func build(_ text: String, _ flags: [String], in folder: String, name: String = "crasher") throws
+    public static func build(_ text: String, _ flags: [String], in folder: String, name: String = "crasher") throws
         -> String
     {
         let file = folder + "/" + name + ".swift"
@@ -57,7 +55,7 @@ enum SwiftCrash {
     }
 
     /// Runs `binary` with `SWIFT_BACKTRACE=enable=yes,<options>` and returns the report it wrote.
-    static func crash(_ binary: String, _ options: String, in folder: String) throws -> [UInt8] {
+    public static func crash(_ binary: String, _ options: String, in folder: String) throws -> [UInt8] {
         let output = folder + "/report-\(UUID().uuidString)"
         let result = try ProcessRunner.run(
             binary, environment: ["SWIFT_BACKTRACE": "enable=yes,\(options),output-to=\(output)"], directory: folder)
@@ -67,7 +65,7 @@ enum SwiftCrash {
 
     /// Splits `binary` as a release build ships: `NAME.debug` (`objcopy --only-keep-debug`) and
     /// `NAME-stripped` (`strip`, with a `.gnu_debuglink` to the debug file). Both paths.
-    static func split(_ binary: String) throws -> (stripped: String, debug: String) {
+    public static func split(_ binary: String) throws -> (stripped: String, debug: String) {
         let debug = binary + ".debug"
         let stripped = binary + "-stripped"
         for (tool, arguments) in [
