@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CElf", path: "Sources/C/CElf"),
         .systemLibrary(name: "CSQLite", path: "Sources/C/CSQLite"),
         .systemLibrary(name: "CZlib", path: "Sources/C/CZlib"),
+        .systemLibrary(name: "CZstd", path: "Sources/C/CZstd"),
         .systemLibrary(name: "CNettle", path: "Sources/C/CNettle"),
         .systemLibrary(name: "CProcess", path: "Sources/C/CProcess"),
         .target(
@@ -50,8 +51,9 @@ let package = Package(
         .target(
             name: "SystemSupport", dependencies: ["SymbolicateModel", "CProcessor"], path: "Sources/SystemSupport"),
         .target(name: "Reports", dependencies: ["SymbolicateModel"], path: "Sources/Reports"),
-        // zlib: compressed ELF sections, gzip request bodies, and the checksums of .tar.gz archives.
-        .target(name: "Compression", dependencies: ["CZlib"], path: "Sources/Compression"),
+        // zlib: compressed ELF sections, gzip request bodies, and the checksums of .tar.gz archives;
+        // zstd: zstd-compressed ELF sections.
+        .target(name: "Compression", dependencies: ["CZlib", "CZstd"], path: "Sources/Compression"),
         .target(
             name: "ObjectFiles", dependencies: ["SymbolicateModel", "SystemSupport", "CDwarf", "CElf", "Compression"],
             path: "Sources/ObjectFiles"),

@@ -66,6 +66,14 @@ rm -rf "$seeds"
 mkdir -p "$seeds"/{FuzzReports,FuzzObjectFiles,FuzzHTTP,FuzzArchives,FuzzObjectStorage}
 
 cp Samples/reports/*.crash Samples/reports/*.ips Samples/diagnostics/* "$seeds/FuzzReports/"
+# The Swift runtime's own crash reports (text and JSON), when the toolchain writes them here.
+printf 'let a: [Int] = []\nprint(a[CommandLine.arguments.count])\n' >"$work/swift-crash.swift"
+if swiftc -g "$work/swift-crash.swift" -o "$work/swift-crash" 2>/dev/null; then
+  for f in text json; do
+    SWIFT_BACKTRACE="enable=yes,symbolicate=off,format=$f,output-to=$seeds/FuzzReports/swift-backtrace.$f" \
+      "$work/swift-crash" >/dev/null 2>&1 || true
+  done 2>/dev/null  # bash names the signal that ended each run
+fi
 
 n=0
 while IFS= read -r -d '' f; do

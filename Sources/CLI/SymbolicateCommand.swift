@@ -21,7 +21,9 @@ enum SymbolicateCommand: Command {
         offsetIntoSymbol, fileName, lineNumber and inlineFrames), a resource report, hang report
         or spindump output (cpu usage, disk writes, wakeups, hangs: `???` replaced in place) or
         the output of macOS's `sample` (each `???` node named as `sample` names the nodes it has
-        symbols for).
+        symbols for), or the Swift runtime's own crash report (SWIFT_BACKTRACE, text or JSON: each
+        frame gets SYMBOL + OFFSET in IMAGE at FILE:LINE, or the runtime's symbol, offset and
+        sourceLocation keys), matched to ELF debug files by build id.
 
         Without REPORT, the report is read from standard input when that is not a
         terminal: `symbolicate < in.crash`.

@@ -170,6 +170,19 @@ extension Zlib {
     public static func crc32(_ crc: UInt32, _ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBufferPointer { UInt32(CZlib.crc32(uLong(crc), $0.baseAddress, UInt32($0.count))) }
     }
+
+    /// The same over bytes in memory of any size (a mapped file), a gigabyte at a time.
+    public static func crc32(_ crc: UInt32, _ buffer: UnsafeRawBufferPointer) -> UInt32 {
+        var crc = uLong(crc)
+        var offset = 0
+        while offset < buffer.count {
+            let n = min(buffer.count - offset, 1 << 30)
+            crc = CZlib.crc32(
+                crc, buffer.baseAddress?.advanced(by: offset).assumingMemoryBound(to: UInt8.self), UInt32(n))
+            offset += n
+        }
+        return UInt32(crc)
+    }
 }
 
 extension Zlib {

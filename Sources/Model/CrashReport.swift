@@ -19,6 +19,11 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     /// The output of macOS's `sample` tool (Report Version 7): a call graph per thread; written
     /// back in place, each node in the form `sample` gives a node it has symbols for.
     case sample
+    /// The Swift runtime's own crash report (`SWIFT_BACKTRACE=...,format=text`), written back in
+    /// place with each frame's symbol after its address, as the runtime writes it.
+    case swiftBacktrace = "swift-backtrace"
+    /// The same in JSON (`format=json`): frame objects gain the runtime's own keys.
+    case swiftBacktraceJSON = "swift-backtrace-json"
 }
 
 /// One `Key: value` header line of a text report (or a top-level scalar of an `.ips` body),

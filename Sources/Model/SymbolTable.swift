@@ -22,7 +22,7 @@ public struct BuildInfo: Sendable, Hashable {
     public var arch: Arch
     /// The image name (`iOSCrashingTest`, `UIKitCore`): the file name of the binary.
     public var name: String
-    /// `__TEXT` vmaddr (Mach-O) or the lowest executable segment address (ELF).
+    /// `__TEXT` vmaddr (Mach-O) or the first mapping (ELF: the lowest PT_LOAD, page-aligned).
     public var textVMAddress: UInt64
     public var textSize: UInt64
     public var kind: SymbolKind

@@ -1,9 +1,9 @@
 // The ELF reader: what a slice needs from an ELF file (machine, build id, the lowest executable
-// PT_LOAD, whether it holds DWARF) and, when its table is loaded, the `.debug_*` sections and the
+// PT_LOAD and the first mapping, whether it holds DWARF) and, when its table is loaded, the `.debug_*` sections and the
 // `.symtab` / `.dynsym` symbols as llvm-symbolizer takes them. All reading goes through libelf
 // (`ElfImage` in LibElf.swift); a handle is opened for each step and closed after it, so slices
 // shared between threads never share a libelf handle (the step that inflates SHF_COMPRESSED
-// sections opens its handle over a private copy of the file). The older `.zdebug_*` sections
+// sections opens its handle over a private copy of the file; zstd ones are decompressed by Zstd). The older `.zdebug_*` sections
 // ("ZLIB", a big-endian size, a zlib stream) are inflated here with Zlib.
 
 internal import Compression
@@ -32,9 +32,16 @@ struct ELFFile {
         machine = image.machine
         fileType = image.fileType
         buildID = try image.buildID()
+        // The image's base is its first mapping, not its code: addresses in a module are
+        // offsets from there, and the range runs to the end of the executable segment.
         let text = try image.executableSegment()
-        textAddress = text?.address ?? 0
-        textSize = text?.size ?? 0
+        let base = min(try image.lowestMapping() ?? text?.address ?? 0, text?.address ?? .max)
+        textAddress = text == nil ? 0 : base
+        if let text, case (let end, let overflow) = text.address.addingReportingOverflow(text.size), !overflow {
+            textSize = end - base
+        } else {
+            textSize = text?.size ?? 0
+        }
         hasDebugInfo = image.sections.contains {
             ($0.name == ".debug_info" || $0.name == ".zdebug_info") && $0.size > 0 && $0.type != ElfSection.typeNobits
         }

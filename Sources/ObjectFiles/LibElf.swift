@@ -202,6 +202,19 @@ struct ElfImage: ~Copyable {
         return phdr
     }
 
+    /// The address of the image's first mapping: the lowest PT_LOAD p_vaddr, rounded down to a
+    /// 4 KiB page as the loader maps it. Crash reporters on Linux (the Swift runtime, Breakpad,
+    /// Android) give a module's base as the start of that mapping.
+    func lowestMapping() throws -> UInt64? {
+        var lowest: UInt64?
+        for i in 0..<(try programHeaderCount()) {
+            let phdr = try programHeader(i)
+            guard phdr.p_type == UInt32(PT_LOAD) else { continue }
+            if lowest.map({ phdr.p_vaddr < $0 }) ?? true { lowest = phdr.p_vaddr }
+        }
+        return lowest.map { $0 & ~0xFFF }
+    }
+
     /// The lowest executable PT_LOAD (by address): its address and size in memory.
     func executableSegment() throws -> (address: UInt64, size: UInt64)? {
         var lowest: (address: UInt64, size: UInt64)?
@@ -266,8 +279,8 @@ struct ElfImage: ~Copyable {
         return nil
     }
 
-    /// A copy of the section's bytes; SHF_COMPRESSED sections are inflated by libelf first, after
-    /// their header's claimed size is checked against Zlib's limits. SHT_NOBITS sections are empty.
+    /// A copy of the section's bytes; SHF_COMPRESSED sections are inflated by libelf first (zstd
+    /// ones by Zstd), after their header's claimed size is checked against Zlib's limits. SHT_NOBITS sections are empty.
     func contents(_ section: ElfSection) throws -> ByteReader {
         guard section.type != ElfSection.typeNobits else { return ByteStorage(bytes: []).reader() }
         guard let scn = elf_getscn(elf, section.index) else { throw failure("cannot find section \(section.name)") }
@@ -287,6 +300,7 @@ struct ElfImage: ~Copyable {
             guard gelf_getchdr(scn, &chdr) != nil else {
                 throw failure("cannot read the compression header of \(section.name)")
             }
+            if chdr.ch_type == Self.ELFCOMPRESS_ZSTD { return try zstdContents(scn, section, size: chdr.ch_size) }
             guard chdr.ch_type == UInt32(ELFCOMPRESS_ZLIB) else {
                 throw SymbolicateError(
                     .badInput, "corrupt ELF file: section \(section.name) uses unsupported compression \(chdr.ch_type)",
@@ -320,6 +334,29 @@ struct ElfImage: ~Copyable {
             data = next
         }
         return ByteStorage(copying: chunks).reader()
+    }
+
+    /// The gABI's ELFCOMPRESS_ZSTD, which libelf 0.188's headers do not name.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    static let ELFCOMPRESS_ZSTD: UInt32 = 2
+
+    /// A SHF_COMPRESSED section in zstd, which libelf cannot decompress: its raw bytes after the
+    /// compression header (Elf32_Chdr or Elf64_Chdr), decompressed by Zstd to exactly `size` bytes.
+    private func zstdContents(_ scn: OpaquePointer, _ section: ElfSection, size: UInt64) throws -> ByteReader {
+        guard let raw = elf_rawdata(scn, nil), let buf = raw.pointee.d_buf else {
+            throw failure("cannot read section \(section.name)")
+        }
+        let header = is64 ? MemoryLayout<Elf64_Chdr>.size : MemoryLayout<Elf32_Chdr>.size
+        guard raw.pointee.d_size > header else {
+            throw SymbolicateError(
+                .badInput, "corrupt ELF file: section \(section.name) ends inside its compression header", path: path)
+        }
+        let input = UnsafeRawBufferPointer(start: buf + header, count: raw.pointee.d_size - header)
+        do {
+            return ByteStorage(bytes: try Zstd.decompress(input, expectedSize: size)).reader()
+        } catch {
+            throw SymbolicateError(.badInput, "corrupt ELF file: section \(section.name): \(error.message)", path: path)
+        }
     }
 
     /// Every entry of a SHT_SYMTAB / SHT_DYNSYM section, names read through its linked string table.

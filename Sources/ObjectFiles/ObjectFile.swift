@@ -80,8 +80,11 @@ public enum ObjectFile {
 
     /// Every slice of the Mach-O (thin, fat 0xcafebabe, fat64 0xcafebabf) or ELF file at `path`.
     /// Throws .unsupported when the file is not an object file, .badInput when truncated or corrupt.
+    /// A stripped ELF binary with a `.gnu_debuglink` gives its debug file's slices (DebugLink).
     public static func slices(atPath path: String) throws -> [ObjectSlice] {
-        try slices(storage: try ByteStorage(path: path), path: path)
+        let found = try slices(storage: try ByteStorage(path: path), path: path)
+        if found.count == 1, let linked = DebugLink.slices(for: found[0], path: path) { return linked }
+        return found
     }
 
     /// Same for bytes already in memory (archives, uploads); `path` names them in messages.

@@ -13,6 +13,7 @@ enum FormatSniffer {
     static let reportMarkers = [
         "Incident Identifier:", "Exception Type:", "Binary Images:", "\"bug_type\"", "Crashed Thread:",
         "Triggered by Thread:", "Hardware Model:", "Code Type:", "Thread 0 Crashed",
+        SwiftBacktraceParser.crashLine, "\"kind\": \"crashReport\"",
     ]
 
     static func refusal(_ what: String) -> SymbolicateError {

@@ -34,6 +34,9 @@ public enum ReportParser {
         }
         let first = ByteText.trim(bytes, lines[firstIndex].range)
         if opensJSON(bytes, first) {
+            if SwiftBacktraceJSONParser.isSwiftBacktrace(bytes, from: first.lowerBound) {
+                return try SwiftBacktraceJSONParser.parse(bytes, from: first.lowerBound)
+            }
             if MetricKitParser.mayBeMetricKit(bytes) {
                 do {
                     if let report = try MetricKitParser.parse(bytes, from: first.lowerBound) { return report }
@@ -46,6 +49,7 @@ public enum ReportParser {
         if MicrostackshotParser.isMicrostackshot(bytes, from: 0) {
             return try MicrostackshotParser.parse(bytes, from: 0, format: .microstackshot, jsonHeader: nil)
         }
+        if SwiftBacktraceParser.isSwiftBacktrace(bytes) { return try SwiftBacktraceParser.parse(bytes) }
         if SampleParser.isSample(bytes) { return try SampleParser.parse(bytes) }
         if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }
         return try TextReportParser.parse(bytes, from: 0, format: .text, jsonHeader: nil)

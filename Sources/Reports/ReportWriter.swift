@@ -46,6 +46,7 @@ public enum ReportWriter {
         case .ips: return IPSWriter.write(report, results: useful)
         case .metricKit: return MetricKitWriter.write(report, results: useful)
         case .text, .jsonHeaderText, .microstackshot, .sample: return writeText(report, results: useful)
+        case .swiftBacktrace, .swiftBacktraceJSON: return SwiftBacktraceWriter.write(report, results: useful)
         }
     }
 
@@ -56,7 +57,8 @@ public enum ReportWriter {
         case .ips:
             return IPSTextRenderer.render(report, results: rewritable(report, results))
         case .metricKit: return MetricKitWriter.renderText(report, results: results)
-        case .text, .jsonHeaderText, .microstackshot, .sample: return write(report, results: results)
+        case .text, .jsonHeaderText, .microstackshot, .sample, .swiftBacktrace, .swiftBacktraceJSON:
+            return write(report, results: results)
         }
     }
 

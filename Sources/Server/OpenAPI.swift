@@ -38,7 +38,7 @@ enum OpenAPI {
                 "description": "format=json: every image with its status, every frame with its status and symbols (innermost first; inlined ones marked). Addresses are hex strings.",
                 "required": ["format", "frames_symbolicated", "frames_named_by_report", "frames_total", "complete", "report", "images", "backtraces"],
                 "properties": {
-                  "format": { "type": "string", "enum": ["text", "json-header-text", "ips", "metrickit", "microstackshot", "sample"] },
+                  "format": { "type": "string", "enum": ["text", "json-header-text", "ips", "metrickit", "microstackshot", "sample", "swift-backtrace", "swift-backtrace-json"] },
                   "arch": { "type": "string", "nullable": true },
                   "frames_symbolicated": { "type": "integer" }, "frames_named_by_report": { "type": "integer" },
                   "frames_total": { "type": "integer" }, "complete": { "type": "boolean" },
@@ -198,7 +198,7 @@ enum OpenAPI {
               "content": { "application/json": { "schema": { "type": "object" } } } } } } },
             "/v1/symbolicate": { "post": {
               "summary": "Symbolicate one crash report", "security": [ {}, { "bearer": [] } ],
-              "description": "Body: a report (.crash text, .ips, a MetricKit payload, a spindump, hang or resource report, sample output; as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
+              "description": "Body: a report (.crash text, .ips, a MetricKit payload, a spindump, hang or resource report, sample output, the Swift runtime's own crash report in text or JSON (SWIFT_BACKTRACE); as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
               "parameters": [ { "$ref": "#/components/parameters/format" }, { "$ref": "#/components/parameters/partial" },
                 { "name": "strict", "in": "query", "schema": { "type": "string", "enum": ["1", "true"] }, "description": "Answer 422 (error code missing_symbols, with an images array of name, uuid, arch, path, status) when an image that is not a system image (path under /System, /usr/lib, /usr/libexec) has frames the report does not name and its symbols are missing, mismatched or unreadable." } ],
               "requestBody": { "$ref": "#/components/requestBodies/Report" },

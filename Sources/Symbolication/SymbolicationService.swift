@@ -39,12 +39,13 @@ public struct ProcessedReport: Sendable {
     public var output: [UInt8]
     public var format: OutputFormat
 
-    /// `application/json` only for what is one JSON text: `--format json`, and a MetricKit
-    /// payload. An `.ips` is two (a header line, then the body), which JSON parsers refuse.
+    /// `application/json` only for what is one JSON text: `--format json`, a MetricKit payload and
+    /// the Swift runtime's JSON report. An `.ips` is two (a header line, then the body), which JSON parsers refuse.
     public var contentType: String {
         switch format {
         case .json: return "application/json"
         case .ips where report.format == .metricKit: return "application/json"
+        case .crash where report.format == .swiftBacktraceJSON: return "application/json"
         case .ips, .crash: return "text/plain; charset=utf-8"
         }
     }

@@ -1,0 +1,3 @@
+// zstd from Debian's libzstd-dev.
+#include <zstd.h>
+#include <zstd_errors.h>
