@@ -19,6 +19,9 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     /// The output of macOS's `sample` tool (Report Version 7): a call graph per thread; written
     /// back in place, each node in the form `sample` gives a node it has symbols for.
     case sample
+    /// A KSCrash JSON report (KSCrash 1.x, 2.x, Sentry's SentryCrash fork); written back as the
+    /// same JSON with symbolicated keys added to each frame.
+    case kscrash
 }
 
 /// One `Key: value` header line of a text report (or a top-level scalar of an `.ips` body),

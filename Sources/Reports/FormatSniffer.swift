@@ -86,7 +86,7 @@ enum FormatSniffer {
             return refusal("a MetricKit payload with no diagnostics or call stacks (a metric payload?)")
         }
         if has("report"), has("crash") || has("binary_images") || has("system") {
-            return refusal("KSCrash JSON (render it as an Apple text report first)")
+            return refusal("KSCrash JSON without a `report` object and a `crash` or `binary_images`")
         }
         if has("debug_meta") || has("event_id") || has("sdk") {
             return refusal("a Sentry event JSON")

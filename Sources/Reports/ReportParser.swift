@@ -32,6 +32,13 @@ public enum ReportParser {
                     throw SymbolicateError(.badInput, "malformed MetricKit payload: \(error.message)")
                 }
             }
+            if KSCrashParser.mayBeKSCrash(bytes) {
+                do {
+                    if let report = try KSCrashParser.parse(bytes, from: first.lowerBound) { return report }
+                } catch let error as SymbolicateError {
+                    throw SymbolicateError(.badInput, "malformed KSCrash report: \(error.message)")
+                }
+            }
             throw FormatSniffer.jsonRefusal(bytes, from: first.lowerBound)
         }
         if MicrostackshotParser.isMicrostackshot(bytes, from: 0) {

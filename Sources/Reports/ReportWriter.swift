@@ -45,6 +45,7 @@ public enum ReportWriter {
         switch report.format {
         case .ips: return IPSWriter.write(report, results: useful)
         case .metricKit: return MetricKitWriter.write(report, results: useful)
+        case .kscrash: return KSCrashWriter.write(report, results: useful)
         case .text, .jsonHeaderText, .microstackshot, .sample: return writeText(report, results: useful)
         }
     }
@@ -56,6 +57,7 @@ public enum ReportWriter {
         case .ips:
             return IPSTextRenderer.render(report, results: rewritable(report, results))
         case .metricKit: return MetricKitWriter.renderText(report, results: results)
+        case .kscrash: return KSCrashTextRenderer.render(report, results: rewritable(report, results))
         case .text, .jsonHeaderText, .microstackshot, .sample: return write(report, results: results)
         }
     }
