@@ -122,6 +122,16 @@ put("FuzzReports", "kscrash.json", json.dumps({
     "threads": [kthread], "diagnosis": "d"}, "recrash_report": {"crash": {"crashed_thread": kthread}}},
     indent=1).encode())
 
+# A Sentry event over the same images (oldest frame first, string addresses, a debug_id).
+sframes = [{"instruction_addr": f["instruction_addr"] if isinstance(f["instruction_addr"], str) else hex(f["instruction_addr"]),
+            "image_addr": hex(f.get("object_addr", kimages[0]["image_addr"])), "function": "<redacted>"} for f in reversed(kframes)]
+put("FuzzReports", "sentry-event.json", json.dumps({
+    "event_id": "0" * 32, "platform": "cocoa", "debug_meta": {"images": [
+        {"type": "macho", "debug_id": m["uuid"].lower(), "image_addr": hex(m["image_addr"]), "image_vmaddr": "0x0",
+         "image_size": m["image_size"], "arch": "arm64"} for m in kimages]},
+    "exception": {"values": [{"type": "EXC_BAD_ACCESS", "thread_id": 0, "stacktrace": {"frames": sframes}}]},
+    "threads": {"values": [{"id": 0, "crashed": True, "stacktrace": {"frames": sframes}}]}}, indent=1).encode())
+
 # Archives: reports in a zip (stored and deflated, one nested folder), in a tar and a tar.gz; dSYMs in a zip.
 def zipped(paths, method):
     buf = io.BytesIO()

@@ -22,6 +22,9 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     /// A KSCrash JSON report (KSCrash 1.x, 2.x, Sentry's SentryCrash fork); written back as the
     /// same JSON with symbolicated keys added to each frame.
     case kscrash
+    /// A Sentry event JSON (`exception` / `threads` stack traces, `debug_meta.images`); written back
+    /// as the same JSON with each frame's function, file and line, inlined frames inserted.
+    case sentryEvent = "sentry-event"
 }
 
 /// One `Key: value` header line of a text report (or a top-level scalar of an `.ips` body),

@@ -39,6 +39,13 @@ public enum ReportParser {
                     throw SymbolicateError(.badInput, "malformed KSCrash report: \(error.message)")
                 }
             }
+            if SentryEventParser.mayBeSentryEvent(bytes) {
+                do {
+                    if let report = try SentryEventParser.parse(bytes, from: first.lowerBound) { return report }
+                } catch let error as SymbolicateError {
+                    throw SymbolicateError(.badInput, "malformed Sentry event: \(error.message)")
+                }
+            }
             throw FormatSniffer.jsonRefusal(bytes, from: first.lowerBound)
         }
         if MicrostackshotParser.isMicrostackshot(bytes, from: 0) {

@@ -46,6 +46,7 @@ public enum ReportWriter {
         case .ips: return IPSWriter.write(report, results: useful)
         case .metricKit: return MetricKitWriter.write(report, results: useful)
         case .kscrash: return KSCrashWriter.write(report, results: useful)
+        case .sentryEvent: return SentryEventWriter.write(report, results: useful)
         case .text, .jsonHeaderText, .microstackshot, .sample: return writeText(report, results: useful)
         }
     }
@@ -58,6 +59,7 @@ public enum ReportWriter {
             return IPSTextRenderer.render(report, results: rewritable(report, results))
         case .metricKit: return MetricKitWriter.renderText(report, results: results)
         case .kscrash: return KSCrashTextRenderer.render(report, results: rewritable(report, results))
+        case .sentryEvent: return SentryEventWriter.renderText(report, results: rewritable(report, results))
         case .text, .jsonHeaderText, .microstackshot, .sample: return write(report, results: results)
         }
     }
