@@ -25,6 +25,8 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     /// A Sentry event JSON (`exception` / `threads` stack traces, `debug_meta.images`); written back
     /// as the same JSON with each frame's function, file and line, inlined frames inserted.
     case sentryEvent = "sentry-event"
+    /// A PLCrashReporter protobuf report (`.plcrash`); written as Apple's text.
+    case plcrash
 }
 
 /// One `Key: value` header line of a text report (or a top-level scalar of an `.ips` body),

@@ -1,7 +1,7 @@
 // FormatSniffer: names what a document is when it is not an Apple crash report, so users get
 // "not an Apple crash report: looks like an Android tombstone" instead of a parse failure.
 // It recognises MetricKit payloads, KSCrash and Sentry JSON, Android tombstones, kernel
-// panics, PLCrashReporter protobuf files, Umeng reports and spindump text.
+// panics, Umeng reports and spindump text.
 
 import SymbolicateModel
 
@@ -48,9 +48,6 @@ enum FormatSniffer {
 
     /// Binary formats and binary garbage; nil when the bytes look like text.
     static func binaryRefusal(_ bytes: [UInt8]) -> SymbolicateError? {
-        if ByteText.hasPrefix(bytes, at: 0, "plcrash") {
-            return refusal("a PLCrashReporter protobuf report (convert it to text with plcrashutil first)")
-        }
         if ByteText.hasPrefix(bytes, at: 0, "bplist") {
             return refusal("a binary property list")
         }

@@ -14,6 +14,7 @@ public enum ReportParser {
 
     public static func parse(_ bytes: [UInt8]) throws -> CrashReport {
         guard !bytes.isEmpty else { throw SymbolicateError(.badInput, "empty input: no crash report") }
+        if PLCrashParser.isPLCrash(bytes) { return try PLCrashParser.parse(bytes) }
         if let refusal = FormatSniffer.binaryRefusal(bytes) { throw refusal }
         let lines = ByteText.lines(bytes)
         guard let firstIndex = lines.firstIndex(where: { !ByteText.isBlank(bytes, $0.range) }) else {

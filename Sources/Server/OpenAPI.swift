@@ -202,7 +202,7 @@ enum OpenAPI {
               "content": { "application/json": { "schema": { "type": "object" } } } } } } },
             "/v1/symbolicate": { "post": {
               "summary": "Symbolicate one crash report", "security": [ {}, { "bearer": [] } ],
-              "description": "Body: a report (.crash text, .ips, a MetricKit payload, a KSCrash JSON report, a Sentry event, a spindump, hang or resource report, sample output; as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
+              "description": "Body: a report (.crash text, .ips, a MetricKit payload, a KSCrash JSON report, a Sentry event, a PLCrashReporter .plcrash protobuf report (answered as Apple text), a spindump, hang or resource report, sample output; as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
               "parameters": [ { "$ref": "#/components/parameters/format" } ],
               "requestBody": { "$ref": "#/components/requestBodies/Report" },
               "responses": {

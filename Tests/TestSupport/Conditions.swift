@@ -3,6 +3,7 @@
 // where ../shared/corpus/real is absent. Each condition is written once here, so every target
 // checks it the same way and says the same thing when it is not met.
 
+import Foundation
 import Testing
 
 extension Trait where Self == ConditionTrait {
@@ -29,5 +30,12 @@ extension Trait where Self == ConditionTrait {
     /// The `symbolicate` executable of the same build, beside the test bundle.
     public static var needsExecutable: Self {
         .enabled(if: Repository.executable != nil, "the symbolicate executable was not built beside the tests")
+    }
+
+    /// Debian's protoc (protobuf-compiler), which makes and reads back PLCrashReporter fixtures.
+    public static var needsProtoc: Self {
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/protoc"),
+            "protoc is not installed (scripts/install-deps.sh installs protobuf-compiler)")
     }
 }
