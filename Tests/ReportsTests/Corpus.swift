@@ -37,7 +37,7 @@ enum Corpus {
         let f = e.format
         return !(f.hasPrefix("apple-text") || f.hasPrefix("apple-ips")) && !f.hasPrefix("dsym") && !f.hasPrefix("macho")
             && !f.hasPrefix("metrickit") && !f.hasPrefix("apple-sample") && !f.hasPrefix("apple-spindump")
-            && !f.hasPrefix("kscrash-json") && !f.hasPrefix("sentry-event-json")
+            && !f.hasPrefix("kscrash-json") && !f.hasPrefix("sentry-event-json") && !f.hasPrefix("plcrash")
     }
 
     static func bytes(_ file: String) throws -> [UInt8] {
