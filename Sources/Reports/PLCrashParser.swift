@@ -227,7 +227,10 @@ public enum PLCrashParser {
         var report = CrashReport(format: .plcrash, original: bytes)
         report.images = d.images
         report.arch = d.processor.map { Arch(cpuType: $0.type, cpuSubtype: $0.subtype) } ?? d.images.first?.arch
-        report.fields = PLCrashTextRenderer.header(d).filter { !$0.value.isEmpty }
+        // plcrashutil's placeholders (`TODO`, `???`) say the report has no value: no field.
+        report.fields = PLCrashTextRenderer.header(d).filter {
+            !$0.value.isEmpty && $0.value != "TODO" && !$0.value.contains("???")
+        }
         if let e = d.exception { report.applicationSpecificInformation = "\(e.name): \(e.reason)" }
         for t in d.threads {
             var backtrace = Backtrace(kind: .thread, number: t.number, crashed: t.crashed)
