@@ -117,6 +117,29 @@ def put(target, name, data):
     with open(os.path.join(seeds, target, name), "wb") as out:
         out.write(data)
 
+# A KSCrash JSON report over the samples' images (string and number addresses, a recrash report).
+kimages = [{"image_addr": int(i[6], 16), "image_size": int(i[5], 16), "name": "/app/" + i[1], "uuid": i[3],
+            "cpu_type": 16777228, "cpu_subtype": 0} for i in images if i[0] == "ios-arm64-dwarf5"]
+kframes = [{"instruction_addr": m["image_addr"] + 0x4000 + 4 * k, "object_addr": m["image_addr"],
+            "object_name": m["name"][5:], "symbol_addr": m["image_addr"] + 0x4000, "symbol_name": "f"}
+           for k, m in enumerate(kimages)] + [{"instruction_addr": hex(kimages[0]["image_addr"] + 0x4010)}]
+kthread = {"index": 0, "crashed": True, "name": "main", "backtrace": {"contents": kframes, "skipped": 0}}
+put("FuzzReports", "kscrash.json", json.dumps({
+    "report": {"id": "X", "version": "3.1.0", "timestamp": "2024-01-02T03:04:05Z"}, "binary_images": kimages,
+    "system": {"cpu_arch": "arm64"}, "crash": {"error": {"type": "signal", "signal": {"signal": 6, "name": "SIGABRT"}},
+    "threads": [kthread], "diagnosis": "d"}, "recrash_report": {"crash": {"crashed_thread": kthread}}},
+    indent=1).encode())
+
+# A Sentry event over the same images (oldest frame first, string addresses, a debug_id).
+sframes = [{"instruction_addr": f["instruction_addr"] if isinstance(f["instruction_addr"], str) else hex(f["instruction_addr"]),
+            "image_addr": hex(f.get("object_addr", kimages[0]["image_addr"])), "function": "<redacted>"} for f in reversed(kframes)]
+put("FuzzReports", "sentry-event.json", json.dumps({
+    "event_id": "0" * 32, "platform": "cocoa", "debug_meta": {"images": [
+        {"type": "macho", "debug_id": m["uuid"].lower(), "image_addr": hex(m["image_addr"]), "image_vmaddr": "0x0",
+         "image_size": m["image_size"], "arch": "arm64"} for m in kimages]},
+    "exception": {"values": [{"type": "EXC_BAD_ACCESS", "thread_id": 0, "stacktrace": {"frames": sframes}}]},
+    "threads": {"values": [{"id": 0, "crashed": True, "stacktrace": {"frames": sframes}}]}}, indent=1).encode())
+
 # Archives: reports in a zip (stored and deflated, one nested folder), in a tar and a tar.gz; dSYMs in a zip.
 def zipped(paths, method):
     buf = io.BytesIO()

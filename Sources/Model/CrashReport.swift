@@ -24,6 +24,14 @@ public enum ReportFormat: String, Sendable, Hashable, CaseIterable {
     case swiftBacktrace = "swift-backtrace"
     /// The same in JSON (`format=json`): frame objects gain the runtime's own keys.
     case swiftBacktraceJSON = "swift-backtrace-json"
+    /// A KSCrash JSON report (KSCrash 1.x, 2.x, Sentry's SentryCrash fork); written back as the
+    /// same JSON with symbolicated keys added to each frame.
+    case kscrash
+    /// A Sentry event JSON (`exception` / `threads` stack traces, `debug_meta.images`); written back
+    /// as the same JSON with each frame's function, file and line, inlined frames inserted.
+    case sentryEvent = "sentry-event"
+    /// A PLCrashReporter protobuf report (`.plcrash`); written as Apple's text.
+    case plcrash
 }
 
 /// One `Key: value` header line of a text report (or a top-level scalar of an `.ips` body),

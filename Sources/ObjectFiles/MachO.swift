@@ -104,27 +104,7 @@ struct MachOFile {
         }
     }
 
-    var arch: Arch {
-        let sub = cpuSubtype & ~CPU_SUBTYPE_MASK
-        switch cpuType {
-        case CPU_TYPE_ARM64: return sub == CPU_SUBTYPE_ARM64E ? .arm64e : .arm64
-        case CPU_TYPE_ARM64_32: return .arm64_32
-        case CPU_TYPE_X86_64: return sub == CPU_SUBTYPE_X86_64_H ? .x86_64h : .x86_64
-        case CPU_TYPE_X86: return .i386
-        case CPU_TYPE_ARM:
-            switch sub {
-            case CPU_SUBTYPE_ARM_V6: return .armv6
-            case CPU_SUBTYPE_ARM_V7S: return .armv7s
-            case CPU_SUBTYPE_ARM_V7K: return .armv7k
-            case CPU_SUBTYPE_ARM_V7F: return Arch("armv7f")
-            case CPU_SUBTYPE_ARM_V6M: return Arch("armv6m")
-            case CPU_SUBTYPE_ARM_V7M: return Arch("armv7m")
-            case CPU_SUBTYPE_ARM_V7EM: return Arch("armv7em")
-            default: return .armv7
-            }
-        default: return Arch("cpu-\(cpuType)-\(sub)")
-        }
-    }
+    var arch: Arch { Arch(cpuType: UInt64(cpuType), cpuSubtype: UInt64(cpuSubtype)) }
 
     /// The `__DWARF` sections as `.debug_*` names with their bytes.
     func debugSections() throws -> [String: ByteReader] {

@@ -1,7 +1,7 @@
 // FormatSniffer: names what a document is when it is not an Apple crash report, so users get
 // "not an Apple crash report: looks like an Android tombstone" instead of a parse failure.
 // It recognises MetricKit payloads, KSCrash and Sentry JSON, Android tombstones, kernel
-// panics, PLCrashReporter protobuf files, Umeng reports and spindump text.
+// panics, Umeng reports and spindump text.
 
 import SymbolicateModel
 
@@ -49,9 +49,6 @@ enum FormatSniffer {
 
     /// Binary formats and binary garbage; nil when the bytes look like text.
     static func binaryRefusal(_ bytes: [UInt8]) -> SymbolicateError? {
-        if ByteText.hasPrefix(bytes, at: 0, "plcrash") {
-            return refusal("a PLCrashReporter protobuf report (convert it to text with plcrashutil first)")
-        }
         if ByteText.hasPrefix(bytes, at: 0, "bplist") {
             return refusal("a binary property list")
         }
@@ -87,7 +84,7 @@ enum FormatSniffer {
             return refusal("a MetricKit payload with no diagnostics or call stacks (a metric payload?)")
         }
         if has("report"), has("crash") || has("binary_images") || has("system") {
-            return refusal("KSCrash JSON (render it as an Apple text report first)")
+            return refusal("KSCrash JSON without a `report` object and a `crash` or `binary_images`")
         }
         if has("debug_meta") || has("event_id") || has("sdk") {
             return refusal("a Sentry event JSON")

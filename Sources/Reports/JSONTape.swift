@@ -180,7 +180,18 @@ struct JSONTape: Sendable {
         return nil
     }
 
+    /// The same for an object that may be absent: nil when `i` is nil.
+    func member(_ i: Int?, _ key: String) -> Int? {
+        guard let i else { return nil }
+        return member(i, key)
+    }
+
     func kind(_ i: Int) -> Kind { entries[i].kind }
+
+    /// A number (or a decimal / 0x string) as an Int, when it fits.
+    func int(_ i: Int?) -> Int? {
+        uint64(i).flatMap { Int(exactly: $0) }
+    }
 
     func string(_ i: Int?) -> String? {
         guard let i, entries[i].kind == .string else { return nil }

@@ -56,13 +56,14 @@ enum MetricKitWriter {
     /// rule every JSON writer follows (`FrameKeys.edits`): each key's value replaced where the
     /// object has the key, else the pair added after its last member other than `subFrames`;
     /// `fileName`, `lineNumber` and `inlineFrames` that this result has none for are removed.
-    private static func keyEdits(
+    /// Other JSON formats give their frames their own `keys`, inline array key and members kept last.
+    static func keyEdits(
         _ entry: Int, _ outer: SymbolicatedFrame, inline: ArraySlice<SymbolicatedFrame>, tape: JSONTape,
-        original: [UInt8]
+        original: [UInt8], keys: FrameKeys = .metricKit, inlineFrames: String = inlineFrames,
+        last: Set<String> = ["subFrames"]
     ) -> [ByteEdit] {
         let children = tape.children(entry)
         let style = Style(children, tape: tape, in: original)
-        let keys = FrameKeys.metricKit
         var pairs = keys.values(outer)
         if !inline.isEmpty {
             let objects = inline.map { level in
@@ -81,7 +82,7 @@ enum MetricKitWriter {
         }
         return FrameKeys.edits(
             members, objectStart: tape.entries[entry].range.lowerBound, pairs: pairs,
-            stale: keys.stale(pairs).union([inlineFrames]), last: ["subFrames"], keyValue: style.keyValue,
+            stale: keys.stale(pairs).union([inlineFrames]), last: last, keyValue: style.keyValue,
             separator: style.member)
     }
 

@@ -23,6 +23,7 @@ public enum ReportParser {
 
     private static func parseUnwrapped(_ bytes: [UInt8]) throws -> CrashReport {
         guard !bytes.isEmpty else { throw SymbolicateError(.badInput, "empty input: no crash report") }
+        if PLCrashParser.isPLCrash(bytes) { return try PLCrashParser.parse(bytes) }
         if let refusal = FormatSniffer.binaryRefusal(bytes) { throw refusal }
         let lines = ByteText.lines(bytes)
         guard let firstIndex = lines.firstIndex(where: { !ByteText.isBlank(bytes, $0.range) }) else {
@@ -42,6 +43,20 @@ public enum ReportParser {
                     if let report = try MetricKitParser.parse(bytes, from: first.lowerBound) { return report }
                 } catch let error as SymbolicateError {
                     throw SymbolicateError(.badInput, "malformed MetricKit payload: \(error.message)")
+                }
+            }
+            if KSCrashParser.mayBeKSCrash(bytes) {
+                do {
+                    if let report = try KSCrashParser.parse(bytes, from: first.lowerBound) { return report }
+                } catch let error as SymbolicateError {
+                    throw SymbolicateError(.badInput, "malformed KSCrash report: \(error.message)")
+                }
+            }
+            if SentryEventParser.mayBeSentryEvent(bytes) {
+                do {
+                    if let report = try SentryEventParser.parse(bytes, from: first.lowerBound) { return report }
+                } catch let error as SymbolicateError {
+                    throw SymbolicateError(.badInput, "malformed Sentry event: \(error.message)")
                 }
             }
             throw FormatSniffer.jsonRefusal(bytes, from: first.lowerBound)

@@ -41,10 +41,14 @@ public enum ReportWriter {
     /// The report in its own format with the symbolicated frames of `results` rewritten.
     public static func write(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
         let useful = rewritable(report, results)
+        if report.format == .plcrash { return PLCrashTextRenderer.render(report, results: useful) }
         guard !useful.isEmpty else { return report.original }
         switch report.format {
         case .ips: return IPSWriter.write(report, results: useful)
         case .metricKit: return MetricKitWriter.write(report, results: useful)
+        case .kscrash: return KSCrashWriter.write(report, results: useful)
+        case .sentryEvent: return SentryEventWriter.write(report, results: useful)
+        case .plcrash: return PLCrashTextRenderer.render(report, results: useful)
         case .text, .jsonHeaderText, .microstackshot, .sample: return writeText(report, results: useful)
         case .swiftBacktrace, .swiftBacktraceJSON: return SwiftBacktraceWriter.write(report, results: useful)
         }
@@ -57,7 +61,10 @@ public enum ReportWriter {
         case .ips:
             return IPSTextRenderer.render(report, results: rewritable(report, results))
         case .metricKit: return MetricKitWriter.renderText(report, results: results)
-        case .text, .jsonHeaderText, .microstackshot, .sample, .swiftBacktrace, .swiftBacktraceJSON:
+        case .kscrash: return KSCrashTextRenderer.render(report, results: rewritable(report, results))
+        case .sentryEvent: return SentryEventWriter.renderText(report, results: rewritable(report, results))
+        case .plcrash: return PLCrashTextRenderer.render(report, results: rewritable(report, results))
+                case .text, .jsonHeaderText, .microstackshot, .sample, .swiftBacktrace, .swiftBacktraceJSON:
             return write(report, results: results)
         }
     }

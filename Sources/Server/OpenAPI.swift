@@ -52,6 +52,14 @@ enum OpenAPI {
                 "description": "A MetricKit payload answered in its own format (without format=json): the document as sent, each frame given symbolName, offsetIntoSymbol, fileName, lineNumber and inlineFrames.",
                 "oneOf": [ { "type": "object" }, { "type": "array", "items": { "type": "object" } } ]
               },
+              "KSCrashReport": {
+                "description": "A KSCrash JSON report answered in its own format (without format=json): the document as sent, each symbolicated frame of crash.threads[].backtrace.contents[] given symbolicated_name, symbolicated_offset, source_file, source_line and inlined_frames (innermost first, objects with the same four keys) beside KSCrash's own keys.",
+                "type": "object"
+              },
+              "SentryEvent": {
+                "description": "A Sentry event answered in its own format (without format=json): the event as sent, each symbolicated frame of exception.values[].stacktrace and threads.values[].stacktrace given function, filename and lineno (instruction_addr and every other key kept), with one copy of the frame per inlined function inserted in its place, outermost first, as Symbolicator does.",
+                "type": "object"
+              },
               "ReportSummary": {
                 "type": "object",
                 "description": "What the report states of itself; null where it does not. exception_type is the type and signal without codes or subtype.",
@@ -198,7 +206,7 @@ enum OpenAPI {
               "content": { "application/json": { "schema": { "type": "object" } } } } } } },
             "/v1/symbolicate": { "post": {
               "summary": "Symbolicate one crash report", "security": [ {}, { "bearer": [] } ],
-              "description": "Body: a report (.crash text, .ips, a MetricKit payload, a spindump, hang or resource report, sample output, the Swift runtime's own crash report in text or JSON (SWIFT_BACKTRACE); as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
+              "description": "Body: a report (.crash text, .ips, a MetricKit payload, a KSCrash JSON report, a Sentry event, a PLCrashReporter .plcrash protobuf report (answered as Apple text), a spindump, hang or resource report, sample output, the Swift runtime's own crash report in text or JSON (SWIFT_BACKTRACE); as sent by curl --data-binary @FILE, or a form: curl -F file=@FILE), optionally with Content-Encoding: gzip. Answers the symbolicated report; X-Symbolicate-Missing lists UUIDs without symbols.",
               "parameters": [ { "$ref": "#/components/parameters/format" }, { "$ref": "#/components/parameters/partial" },
                 { "name": "strict", "in": "query", "schema": { "type": "string", "enum": ["1", "true"] }, "description": "Answer 422 (error code missing_symbols, with an images array of name, uuid, arch, path, status) when an image that is not a system image (path under /System, /usr/lib, /usr/libexec) has frames the report does not name and its symbols are missing, mismatched or unreadable." } ],
               "requestBody": { "$ref": "#/components/requestBodies/Report" },
@@ -208,7 +216,7 @@ enum OpenAPI {
                     "X-Symbolicate-Warning": { "schema": { "type": "string" }, "description": "One per warning: the report looks line-wrapped (and what was rejoined), or nothing was symbolicated and why" } },
                   "content": { "text/plain": { "schema": { "type": "string" } },
                     "application/json": { "schema": { "anyOf": [ { "$ref": "#/components/schemas/SymbolicationResult" },
-                      { "$ref": "#/components/schemas/MetricKitPayload" } ] } } } },
+                      { "$ref": "#/components/schemas/MetricKitPayload" }, { "$ref": "#/components/schemas/KSCrashReport" }, { "$ref": "#/components/schemas/SentryEvent" } ] } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                 "415": { "$ref": "#/components/responses/Error" }, "422": { "$ref": "#/components/responses/Error" },
                 "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
@@ -288,7 +296,7 @@ enum OpenAPI {
                 "200": { "description": "The stored record (view=json), or the symbolicated report in the format it was stored in (view=raw)",
                   "headers": { "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "view=raw: comma-separated UUIDs with no symbols" } },
                   "content": { "application/json": { "schema": { "anyOf": [ { "$ref": "#/components/schemas/StoredReport" },
-                      { "$ref": "#/components/schemas/SymbolicationResult" }, { "$ref": "#/components/schemas/MetricKitPayload" } ] } },
+                      { "$ref": "#/components/schemas/SymbolicationResult" }, { "$ref": "#/components/schemas/MetricKitPayload" }, { "$ref": "#/components/schemas/KSCrashReport" }, { "$ref": "#/components/schemas/SentryEvent" } ] } },
                   "text/plain": { "schema": { "type": "string" } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
                 "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } },

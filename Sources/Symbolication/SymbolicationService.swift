@@ -46,6 +46,8 @@ public struct ProcessedReport: Sendable {
         case .json: return "application/json"
         case .ips where report.format == .metricKit: return "application/json"
         case .crash where report.format == .swiftBacktraceJSON: return "application/json"
+        case .ips where report.format == .kscrash: return "application/json"
+        case .ips where report.format == .sentryEvent: return "application/json"
         case .ips, .crash: return "text/plain; charset=utf-8"
         }
     }
@@ -66,7 +68,9 @@ public struct SymbolicationService: Sendable {
         _ bytes: [UInt8], format: OutputFormat?, spelling: FormatSpelling = .commandLineOption
     ) throws -> ProcessedReport {
         let report = try ReportParser.parse(bytes)
-        let isJSON = report.format == .ips || report.format == .metricKit
+        let isJSON =
+            report.format == .ips || report.format == .metricKit || report.format == .kscrash
+            || report.format == .sentryEvent
         let wanted = format ?? (isJSON ? .ips : .crash)
         if wanted == .ips && !isJSON {
             throw SymbolicateError(

@@ -29,11 +29,15 @@ enum Corpus {
     /// spindump's process sections.
     static let spindumpReports: [Entry] = entries.filter { $0.format.hasPrefix("apple-spindump") }
 
+    /// KSCrash JSON reports (KSCrash's own and Sentry's SentryCrash fork).
+    static let ksCrashReports: [Entry] = entries.filter { $0.format.hasPrefix("kscrash-json") }
+
     /// Crash reports in other formats.
     static let otherReports: [Entry] = entries.filter { e in
         let f = e.format
         return !(f.hasPrefix("apple-text") || f.hasPrefix("apple-ips")) && !f.hasPrefix("dsym") && !f.hasPrefix("macho")
             && !f.hasPrefix("metrickit") && !f.hasPrefix("apple-sample") && !f.hasPrefix("apple-spindump")
+            && !f.hasPrefix("kscrash-json") && !f.hasPrefix("sentry-event-json") && !f.hasPrefix("plcrash")
     }
 
     static func bytes(_ file: String) throws -> [UInt8] {

@@ -3,6 +3,7 @@
 // where ../shared/corpus/real is absent. Each condition is written once here, so every target
 // checks it the same way and says the same thing when it is not met.
 
+import Foundation
 import Testing
 
 extension Trait where Self == ConditionTrait {
@@ -34,5 +35,12 @@ extension Trait where Self == ConditionTrait {
     /// sentry-cli, the client of the chunked upload protocol, which `make test` installs into the test venv.
     public static var needsSentryCLI: Self {
         .enabled(if: SentryCLI.path != nil, "sentry-cli is not installed (pip install sentry-cli)")
+    }
+
+    /// Debian's protoc (protobuf-compiler), which makes and reads back PLCrashReporter fixtures.
+    public static var needsProtoc: Self {
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/protoc"),
+            "protoc is not installed (scripts/install-deps.sh installs protobuf-compiler)")
     }
 }
