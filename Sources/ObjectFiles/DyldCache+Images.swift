@@ -13,6 +13,8 @@ extension DyldCache {
         do {
             let (part, reader) = try self.reader(at: entry.address, atLeast: 32)
             let macho = try MachOFile(reader)
+            // The whole __TEXT must be there: a file cut short ends here, not in a misread.
+            _ = try resolve(entry.address, size: macho.textSize)
             guard let uuidBytes = macho.uuid else { throw DecodeError("it has no LC_UUID") }
             let uuid = BuildID(bytes: uuidBytes)
             if let listed = entry.uuid, listed != uuid {

@@ -144,7 +144,8 @@ public struct DyldCache: Sendable {
         guard i > 0 else { throw DecodeError("address 0x\(String(address, radix: 16)) is in no mapping") }
         let m = mappings[i - 1]
         let into = address - m.address
-        guard into < m.size, size <= m.size - into else {
+        guard into < m.size else { throw DecodeError("address 0x\(String(address, radix: 16)) is in no mapping") }
+        guard size <= m.size - into else {
             throw DecodeError(
                 "0x\(String(size, radix: 16)) bytes at 0x\(String(address, radix: 16)) run outside their mapping")
         }

@@ -13,46 +13,6 @@ import Testing
 
 @testable import ObjectFiles
 
-enum CacheFixture {
-    static let script = Repository.samples + "/dyldcache/make_cache.py"
-    static let dyldex: String? = {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/dyldex" }
-        return (path + ["/work/venv/bin/dyldex"]).first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    /// Writes a cache into `dir` and returns its main file's path.
-    static func make(_ layout: String, in dir: String, arch: String = "arm64e", extra: [String] = []) throws -> String {
-        let result = try ProcessRunner.run(
-            "python3", [script, "--layout", layout, "--arch", arch, "--out", dir, "--name", "cache"] + extra)
-        guard result.exited, result.status == 0 else {
-            throw SymbolicateError(.internal, "make_cache.py failed: \(result.stderrText)")
-        }
-        return dir + "/cache"
-    }
-
-    /// Defined symbols of a Mach-O file as llvm-nm-14 prints them: address -> names.
-    static func nm(_ path: String) throws -> [(address: UInt64, type: Character, name: String)] {
-        let result = try ProcessRunner.run("llvm-nm-14", [path])
-        guard result.status == 0 else { throw SymbolicateError(.internal, "llvm-nm-14: \(result.stderrText)") }
-        return result.stdoutText.split(separator: "\n").compactMap { line in
-            let parts = line.split(separator: " ", maxSplits: 2)
-            guard parts.count == 3, let address = UInt64(parts[0], radix: 16), let type = parts[1].first else {
-                return nil
-            }
-            return (address, type, String(parts[2]))
-        }
-    }
-}
-
-extension Trait where Self == ConditionTrait {
-    static var needsDyldExtractor: Self {
-        .enabled(if: CacheFixture.dyldex != nil, "DyldExtractor (dyldex) is not installed: pip install dyldextractor")
-    }
-    static var needsPython: Self {
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "python3 is not installed")
-    }
-}
-
 @Suite(.needsSamples, .needsPython)
 struct DyldCacheTests {
     @Test(.needsDyldExtractor, arguments: ["old", "ios15", "ios16"])
