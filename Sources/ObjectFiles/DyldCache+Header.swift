@@ -123,14 +123,16 @@ extension DyldCache {
         return out
     }
 
-    static func openSubcache(_ path: String, named suffix: String, of head: Header) throws -> ByteStorage {
+    static func openSubcache(_ path: String?, named suffix: String, of head: Header) throws -> ByteStorage {
+        let missing = SymbolicateError(
+            .notFound,
+            "the cache names \(head.subCacheArrayCount) subcaches; \(suffix) is not here: put every file of the"
+                + " cache beside the main one", path: path)
+        guard let path else { throw missing }
         do {
             return try ByteStorage(path: path)
         } catch let error as SymbolicateError where error.code == .notFound {
-            throw SymbolicateError(
-                .notFound,
-                "the cache names \(head.subCacheArrayCount) subcaches; \(suffix) is not here: put every file of the"
-                    + " cache beside the main one", path: path)
+            throw missing
         }
     }
 

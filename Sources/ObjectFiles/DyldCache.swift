@@ -67,8 +67,15 @@ public struct DyldCache: Sendable {
 
     /// Opens the main cache file at `path` and every subcache it names, found beside it.
     public init(path: String) throws {
-        self.path = path
-        let main = Part(path: path, storage: try ByteStorage(path: path))
+        try self.init(file: path, name: path) { path + $0 }
+    }
+
+    /// Opens the main cache file `file`, named `name` in messages, and the subcaches it names,
+    /// which `locate` finds by their suffix (`.01`, `.symbols`): nil when there is none.
+    public init(file: String, name: String, locate: (String) -> String?) throws {
+        let path = name
+        self.path = name
+        let main = Part(path: name, storage: try ByteStorage(path: file))
         do {
             let head = try Self.readHeader(main)
             guard head.imagesCount > 0 else {
@@ -84,7 +91,8 @@ public struct DyldCache: Sendable {
             var parts = [main]
             var mappings = head.mappings.map { Mapping(address: $0.0, size: $0.1, fileOffset: $0.2, part: 0) }
             for sub in try Self.subcaches(main, head) {
-                let part = Part(path: sub.path, storage: try Self.openSubcache(sub.path, named: sub.suffix, of: head))
+                let part = Part(
+                    path: sub.path, storage: try Self.openSubcache(locate(sub.suffix), named: sub.suffix, of: head))
                 let subHead = try Self.readHeader(part)
                 guard subHead.uuid == sub.uuid else {
                     throw SymbolicateError(
@@ -105,7 +113,7 @@ public struct DyldCache: Sendable {
                 local = (0, head.localSymbolsOffset, head.localSymbolsSize)
             } else if let symbolFile = head.symbolFileUUID {
                 let symbolsPath = path + ".symbols"
-                if let storage = try? ByteStorage(path: symbolsPath) {
+                if let located = locate(".symbols"), let storage = try? ByteStorage(path: located) {
                     let part = Part(path: symbolsPath, storage: storage)
                     let symHead = try Self.readHeader(part)
                     guard symHead.uuid == symbolFile else {

@@ -60,4 +60,31 @@ struct DyldCacheImportTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.temporaryDirectory).isEmpty)
         #expect(try store.verify().isHealthy)
     }
+
+    @Test(arguments: ["zip", "tar"])
+    func aSplitCacheInAnArchive(format: String) throws {
+        let folder = try StoreFixtures.scratchFolder()
+        _ = try CacheFixture.make("ios16", in: folder + "/cache")
+        let archive = folder + "/cache." + format
+        let script = """
+            import os, sys, tarfile, zipfile
+            src, out, kind = sys.argv[1:]
+            names = sorted(os.listdir(src))
+            if kind == "zip":
+                with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+                    for n in names: z.write(os.path.join(src, n), "caches/" + n)
+            else:
+                with tarfile.open(out, "w") as t:
+                    for n in names: t.add(os.path.join(src, n), "caches/" + n)
+            """
+        let made = try ProcessRunner.run("python3", ["-c", script, folder + "/cache", archive, format])
+        #expect(made.status == 0, "\(made.stderrText)")
+        let store = try SymbolStore(directory: folder + "/store")
+        let summary = store.importPaths([archive], progress: nil)
+        #expect(summary.failures.isEmpty, "\(summary.failures)")
+        #expect(summary.imported.count == 2 && summary.imported.allSatisfy { $0.kind == .symbolTable })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.temporaryDirectory).isEmpty)
+        let again = store.importPaths([archive], progress: nil)
+        #expect(again.alreadyPresent.count == 2 && again.imported.isEmpty)
+    }
 }
