@@ -44,3 +44,18 @@ struct DyldCacheCLITests {
         #expect(checked >= 2)
     }
 }
+
+@Suite(.needsExecutable, .needsSamples)
+struct DyldCacheAdviceCLITests {
+    /// The sample report states `iPhone OS 15.5 (19F77)` and leaves three arm64e system images'
+    /// frames without symbols. (Its .ips twin names those frames itself: nothing is missing there.)
+    @Test func theSummaryNamesTheCacheToImport() throws {
+        let report = "HoldApp-ios-arm64-dwarf4.crash"
+        let out = try CLI.run([Repository.samplesReports + "/" + report, Repository.samplesBuild + "/ios-arm64-dwarf4"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(
+            out.stderr.contains(
+                "  import the dyld shared cache of 19F77 arm64e (iPhone OS 15.5 (19F77)): libsystem_kernel.dylib,"
+                    + " UIKitCore, libdyld.dylib"), "\(out.stderr)")
+    }
+}
