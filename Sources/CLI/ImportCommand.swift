@@ -20,6 +20,10 @@ enum ImportCommand: Command {
         per build UUID and arch into the store. Builds already present are skipped; debug
         information replaces a symbol-table-only entry of the same build, never the reverse.
 
+        A dyld shared cache is imported from its main file (dyld_shared_cache_arm64e): its
+        subcaches (.1, .01, ...) and .symbols file are read from beside it, or from the same
+        .zip / .tar; each system library in it becomes a build of its own.
+
         """
 
     static let json = CommonOptions.json.adding("The summary is printed as JSON.")

@@ -151,6 +151,7 @@ enum SymbolicateCommand: Command {
             "symbolicated \(outcome.symbolicatedFrames)/\(outcome.totalFrames) frames (\(parts.joined(separator: ", ")))"
         ]
         for image in outcome.images { lines.append("  " + image.summary) }
+        for advice in DyldCacheAdvice.advise(report, missing: outcome.missing) { lines.append("  " + advice.summary) }
         return lines.joined(separator: "\n")
     }
 }

@@ -11,8 +11,17 @@ public enum SymbolKind: String, Sendable, Hashable, Comparable {
     case symbolTable = "symtab"
     /// DWARF: functions, inline chains, file and line.
     case debugInfo = "dwarf"
+    /// Exported names only (a dyld shared cache image without its local symbols): functions
+    /// that are not exported have no name. Any symbol table of the same build is better.
+    case exports
 
-    private var rank: Int { self == .debugInfo ? 1 : 0 }
+    private var rank: Int {
+        switch self {
+        case .exports: return 0
+        case .symbolTable: return 1
+        case .debugInfo: return 2
+        }
+    }
     public static func < (a: SymbolKind, b: SymbolKind) -> Bool { a.rank < b.rank }
 }
 

@@ -6,7 +6,7 @@
 
 public enum SystemImage {
     /// Where system images live, as a report prints their paths.
-    public static let pathPrefixes = ["/System/", "/usr/lib/", "/usr/libexec/"]
+    public static let pathPrefixes = ["/System/", "/usr/lib/", "/usr/libexec/", "/Library/Apple/System/"]
 
     /// The folder a cryptex's images sit under; what follows is a system path as above.
     static let cryptexMarker = "/Cryptexes/OS/"

@@ -25,6 +25,8 @@ extension SymbolStore {
         var present: [(BuildInfo, String)] = []
         var failures: [(String, any Error)] = []
         var slices = 0
+        /// dyld shared cache files (main and subcaches), spooled to files, by member name.
+        var cacheMembers: [String: (member: String, file: TemporaryFile)] = [:]
     }
 
     func importArchive(_ path: String, display: String, depth: Int, run: inout ImportRun) {
@@ -78,6 +80,9 @@ extension SymbolStore {
                 try spool.fill(from: reader, buffer: &buffer, upTo: nil)
                 harvestObject(spool, member: member, name: baseName, into: &harvest)
                 run.report(item: member)
+            } else if DyldCache.looksLikeCache(prefix: prefix) {
+                try spool.fill(from: reader, buffer: &buffer, upTo: nil, forceFile: true)
+                if let file = spool.file { harvest.cacheMembers[entry.name] = (member, file) }
             } else if ArchiveReader.looksLikeArchive(prefix: prefix), depth < SymbolStore.maxArchiveDepth {
                 try spool.fill(from: reader, buffer: &buffer, upTo: nil, forceFile: true)
                 guard let file = spool.file else { continue }
@@ -95,6 +100,7 @@ extension SymbolStore {
             }
             if harvest.pending.count >= SymbolStore.maxPendingBuilds { publish(&harvest, run: &run) }
         }
+        harvestCaches(into: &harvest, run: &run)
         if depth == 0 { run.bytesDone = run.bytesTotal }
     }
 
@@ -113,35 +119,43 @@ extension SymbolStore {
             return
         }
         for slice in slices {
-            harvest.slices += 1
             var info = slice.info
             info.name = name
-            do {
-                if let presence, try presence(info) {
-                    harvest.present.append((info, member))
-                    continue
-                }
-                if let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
-                    isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
-                {
-                    harvest.present.append((info, member))
-                    continue
-                }
-                if let i = harvest.pending.firstIndex(where: {
-                    $0.build.uuid == info.uuid && $0.build.arch == info.arch
-                }) {
-                    if harvest.pending[i].build.kind >= info.kind {
-                        harvest.present.append((info, member))
-                        continue
-                    }
-                    // Debug info found after the binary in the same archive: keep only the better one.
-                    let replaced = harvest.pending.remove(at: i)
-                    harvest.present.append((replaced.build, replaced.source))
-                }
-                harvest.pending.append(try prepare(slice, source: member, name: name))
-            } catch {
-                harvest.failures.append(("\(member) (\(info.arch))", error))
+            harvestBuild(info, member: member, into: &harvest) { try prepare(slice, source: member, name: name) }
+        }
+    }
+
+    /// Adds one build read from `member` to the harvest unless the store, or the harvest, already
+    /// has it at least as good; `prepare` writes its file only when it is needed.
+    func harvestBuild(
+        _ info: BuildInfo, member: String, into harvest: inout ArchiveHarvest, prepare: () throws -> PendingBuild
+    ) {
+        harvest.slices += 1
+        do {
+            if let presence, try presence(info) {
+                harvest.present.append((info, member))
+                return
             }
+            if let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
+                isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
+            {
+                harvest.present.append((info, member))
+                return
+            }
+            if let i = harvest.pending.firstIndex(where: {
+                $0.build.uuid == info.uuid && $0.build.arch == info.arch
+            }) {
+                if harvest.pending[i].build.kind >= info.kind {
+                    harvest.present.append((info, member))
+                    return
+                }
+                // Debug info found after the binary in the same archive: keep only the better one.
+                let replaced = harvest.pending.remove(at: i)
+                harvest.present.append((replaced.build, replaced.source))
+            }
+            harvest.pending.append(try prepare())
+        } catch {
+            harvest.failures.append(("\(member) (\(info.arch))", error))
         }
     }
 }

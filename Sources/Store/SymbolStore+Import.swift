@@ -264,6 +264,8 @@ extension SymbolStore {
         }
         if ArchiveReader.looksLikeArchive(prefix: prefix) {
             importArchive(path, display: path, depth: 0, run: &run)
+        } else if DyldCache.looksLikeCache(prefix: prefix) {
+            importDyldCache(path, prefix: prefix, explicit: explicit, run: &run)
         } else if ObjectFile.looksLikeObjectFile(prefix: prefix) {
             do {
                 for slice in try ObjectFile.slices(atPath: path) {

@@ -1,0 +1,61 @@
+// `symbolicate import` of a dyld shared cache as a user runs it: the main file imports every
+// image, a second import is a no-op, a folder holding the cache passes its subcaches over, and
+// a report whose frames fall in the cache's images is then symbolicated from the store, each
+// frame named as llvm-symbolizer-14 names it from the original dylib's symbol table.
+
+import Foundation
+import TestSupport
+import Testing
+
+@Suite(.needsExecutable, .needsSamples, .needsPython, .needsReferee)
+struct DyldCacheCLITests {
+    @Test func aCacheImportsOnceAndSymbolicatesItsFrames() throws {
+        let dir = try Repository.scratchFolder("dyldcache-cli")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let main = try CacheFixture.make("ios16", in: dir + "/cache")
+        let store = dir + "/store"
+
+        let first = try CLI.run(["import", "--store", store, main])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("imported 2 builds, 0 already present, 0 failed"), "\(first.stderr)")
+        let again = try CLI.run(["import", "--store", store, dir + "/cache"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("imported 0 builds, 2 already present, 0 failed"), "\(again.stderr)")
+
+        let report = Repository.samplesReports + "/HoldApp-ios-arm64-dwarf4.crash"
+        let out = try CLI.run(["--store", store, report])
+        #expect(out.status == 0, "\(out.stderr)")
+        let binary = Repository.samplesBuild + "/ios-arm64-dwarf4/HoldApp.app/Frameworks/HoldKit.framework/HoldKit"
+        let load: UInt64 = 0x1_030a_0000  // the report's HoldKit load address (Samples/build/images.tsv)
+        var checked = 0
+        for (index, line) in out.stdoutText.split(separator: "\n").enumerated() {
+            let columns = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard columns.count >= 5, columns[1] == "HoldKit", columns[2].hasPrefix("0x"),
+                let address = UInt64(columns[2].dropFirst(2), radix: 16), let frame = Int(columns[0])
+            else { continue }
+            let name = columns[3...].joined(separator: " ").components(separatedBy: " + ").first ?? ""
+            let lookup = address - load - (frame == 0 ? 0 : 1)
+            let referee = try LLVMSymbolizer.levels(obj: binary, arch: nil, addresses: [lookup], demangle: true)
+            let expected = referee.first?.last?.function ?? ""
+            if expected.hasPrefix("$s") { continue }  // a Swift name: we print it demangled
+            #expect(name == expected, "line \(index): \(line)")
+            checked += 1
+        }
+        #expect(checked >= 2)
+    }
+}
+
+@Suite(.needsExecutable, .needsSamples)
+struct DyldCacheAdviceCLITests {
+    /// The sample report states `iPhone OS 15.5 (19F77)` and leaves three arm64e system images'
+    /// frames without symbols. (Its .ips twin names those frames itself: nothing is missing there.)
+    @Test func theSummaryNamesTheCacheToImport() throws {
+        let report = "HoldApp-ios-arm64-dwarf4.crash"
+        let out = try CLI.run([Repository.samplesReports + "/" + report, Repository.samplesBuild + "/ios-arm64-dwarf4"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(
+            out.stderr.contains(
+                "  import the dyld shared cache of 19F77 arm64e (iPhone OS 15.5 (19F77)): libsystem_kernel.dylib,"
+                    + " UIKitCore, libdyld.dylib"), "\(out.stderr)")
+    }
+}
