@@ -2,6 +2,7 @@
 // and stored reports (the server's POST /v1/reports) past their retention, in a store folder as
 // in a bucket.
 
+import Foundation
 import Server
 import Store
 import SymbolicateModel
@@ -14,7 +15,8 @@ enum GCCommand: Command {
 
         Removes builds imported more than DAYS days ago and not used by a lookup (or imported again)
         since, and leftovers of imports that were interrupted; and stored reports (POST /v1/reports of
-        `symbolicate serve`) not written for the report retention.
+        `symbolicate serve`) not written for the report retention. Kept originals of removed builds
+        are forgotten, and original files no build names (written over an hour ago) are removed.
 
         """
 
@@ -44,11 +46,18 @@ enum GCCommand: Command {
             return ExitCode.failure
         }
         let removed = try store.garbageCollect(olderThanDays: days, dryRun: dryRun)
+        if !dryRun, let originals = Originals.of(store) {
+            let gone = Set(removed.map(\.uuid)).filter { (try? store.builds(matching: $0).isEmpty) == true }
+            try originals.remove(Array(gone))
+        }
+        let hourAgo = Date().addingTimeInterval(-3600)
+        let unnamed = try Originals.of(store)?.collectGarbage(writtenBefore: hourAgo, dryRun: dryRun) ?? []
         let location = try ReportStorageLocation(parsing: StoreOption.directory(try args.value(StoreOption.store)))
         let expired = try StoredReportRetention.removeExpired(at: location, days: retention, dryRun: dryRun)
         let verb = dryRun ? "would remove" : "removed"
         for b in removed { Console.error("\(verb) \(b.uuid.uuidString) \(b.arch) \(b.name)") }
         Console.error("\(verb) \(count: removed.count, "build")")
+        if !unnamed.isEmpty { Console.error("\(verb) \(count: unnamed.count, "original") no build names") }
         if !expired.isEmpty {
             Console.error("\(verb) \(count: expired.count, "stored report") not written for \(count: retention, "day")")
         }
