@@ -32,6 +32,9 @@ extension SymbolicationServer {
             },
             Route("GET", "/v1/symbols") { request in try SymbolUploads.list(request, context: context) },
             Route("GET", "/v1/symbols/{uuid}") { request in try SymbolUploads.show(request, context: context) },
+            Route("GET", "/v1/symbols/{uuid}/file", offloaded: true) { request in
+                try OriginalDownloads.file(request, context: context)
+            },
             Route("DELETE", "/v1/symbols/{uuid}", access: .write, offloaded: true) { request in
                 try SymbolUploads.delete(request, context: context)
             },
