@@ -61,7 +61,7 @@ extension SymbolicationServer {
                 request in
                 try MozillaCompatibility.symbolicate(request, context: context, limit: reportLimit)
             },
-        ] + ((try? ChunkUploads(context: context))?.routes() ?? [])
+        ] + ((try? ChunkUploads(context: context))?.routes() ?? []) + Debuginfod.routes(context: context)
     }
 
     /// The largest report body symbolicated on the network thread: a crash report is tens of
