@@ -10,6 +10,7 @@ let commandList: [any Command.Type] = [
     RemoveCommand.self,
     GCCommand.self,
     VerifyCommand.self,
+    ReindexCommand.self,
     SyncCommand.self,
     ServeCommand.self,
     HealthcheckCommand.self,

@@ -16,7 +16,8 @@ enum GCCommand: Command {
         Removes builds imported more than DAYS days ago and not used by a lookup (or imported again)
         since, and leftovers of imports that were interrupted; stored reports (POST /v1/reports of
         `symbolicate serve`) not written for the report retention; and chunks of chunked uploads
-        (sentry-cli's, `symbolicate upload`'s) written more than a day ago.
+        (sentry-cli's, `symbolicate upload`'s) written more than a day ago. Kept originals of removed
+        builds are forgotten, and original files no build names (written over an hour ago) are removed.
 
         """
 
@@ -46,11 +47,18 @@ enum GCCommand: Command {
             return ExitCode.failure
         }
         let removed = try store.garbageCollect(olderThanDays: days, dryRun: dryRun)
+        if !dryRun, let originals = Originals.of(store) {
+            let gone = Set(removed.map(\.uuid)).filter { (try? store.builds(matching: $0).isEmpty) == true }
+            try originals.remove(Array(gone))
+        }
+        let hourAgo = Date().addingTimeInterval(-3600)
+        let unnamed = try Originals.of(store)?.collectGarbage(writtenBefore: hourAgo, dryRun: dryRun) ?? []
         let location = try ReportStorageLocation(parsing: StoreOption.directory(try args.value(StoreOption.store)))
         let expired = try StoredReportRetention.removeExpired(at: location, days: retention, dryRun: dryRun)
         let verb = dryRun ? "would remove" : "removed"
         for b in removed { Console.error("\(verb) \(b.uuid.uuidString) \(b.arch) \(b.name)") }
         Console.error("\(verb) \(count: removed.count, "build")")
+        if !unnamed.isEmpty { Console.error("\(verb) \(count: unnamed.count, "original") no build names") }
         if !expired.isEmpty {
             Console.error("\(verb) \(count: expired.count, "stored report") not written for \(count: retention, "day")")
         }

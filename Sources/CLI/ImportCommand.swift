@@ -13,7 +13,7 @@ enum ImportCommand: Command {
     static let name = "import"
     static let summary = "Index dSYMs, apps, archives and binaries into the symbol store"
     static let about = """
-        USAGE: symbolicate import [--store DIR] [--json] [-o FILE] PATH...
+        USAGE: symbolicate import [--store DIR] [--keep-originals] [--json] [-o FILE] PATH...
 
         Reads every Mach-O / ELF slice found in PATH (dSYM bundles, .app bundles, .xcarchives,
         folders, .zip / .tar / .tar.gz archives of these, single files) and writes one symbol table
@@ -35,7 +35,12 @@ enum ImportCommand: Command {
 
     static let options: [any CommandOption] =
         [StoreOption.store.adding("A folder store is created when missing.")] + StoreOption.cacheOptions
-        + [json, output]
+        + [json, output, keepOriginals]
+
+    static let keepOriginals = FlagOption(
+        "--keep-originals",
+        help: "Also keep each plain file the builds were read from, as it was (for a dSYM bundle, its DWARF"
+            + " file), in the store by SHA-256, indexed by build id and kind (debuginfo or executable).")
 
     static let epilogue = """
         EXIT STATUS: 0 every input imported (or already present), 65 some input could not be
@@ -49,7 +54,7 @@ enum ImportCommand: Command {
         let store = try StoreOption.openForWriting(args)
         try store.requireWritable("import")
         let bar = ProgressLine(enabled: Console.stderrIsTerminal)
-        let summary = store.importPaths(args.positionals) { progress in
+        var summary = store.importPaths(args.positionals) { progress in
             var line =
                 "importing \(progress.inputsDone + 1)/\(progress.inputsTotal): \(count: progress.slicesDone, "slice")"
             if progress.bytesTotal > 0 {
@@ -61,6 +66,9 @@ enum ImportCommand: Command {
             bar.update(line + " \(progress.item)")
         }
         bar.finish()
+        if args.has(keepOriginals), let originals = Originals.of(store) {
+            summary.failures += originals.keep(from: summary)
+        }
         let output = try args.value(output)
         if args.has(json) {
             try IO.write(try ImportReport(summary).json(), to: output)

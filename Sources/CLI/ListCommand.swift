@@ -14,7 +14,9 @@ enum ListCommand: Command {
         One line per build: UUID, arch, kind (dwarf or symtab), size, import date, status, name.
         --json adds last_used_at, the last time a lookup used the build or an import found it
         already there (recorded at most hourly; absent until the first), which `gc --older-than`
-        goes by with the import date.
+        goes by with the import date, and `originals`, the kinds of original file kept for the build
+        (`debuginfo`, `executable`; see import --keep-originals). Once the store keeps any originals,
+        the table marks the builds that have none with `(no originals)`: reindex cannot rebuild them.
 
         """
 
@@ -31,11 +33,15 @@ enum ListCommand: Command {
             return ExitCode.failure
         }
         let builds = try store.list()
-        try Console.out(args.has(CommonOptions.json) ? json(builds) : table(builds))
+        var kept: [BuildID: [OriginalKind]] = [:]
+        for entry in try Originals.of(store)?.entries().entries ?? [] {
+            kept[entry.buildID, default: []].append(entry.kind)
+        }
+        try Console.out(args.has(CommonOptions.json) ? json(builds, originals: kept) : table(builds, originals: kept))
         return ExitCode.ok
     }
 
-    static func table(_ builds: [StoredBuild]) -> String {
+    static func table(_ builds: [StoredBuild], originals: [BuildID: [OriginalKind]] = [:]) -> String {
         let dates = ISO8601DateFormatter()
         var out = ""
         for b in builds {
@@ -44,12 +50,13 @@ enum ListCommand: Command {
                 b.kind.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0),
                 String(b.byteSize).leftPadded(10), dates.string(from: b.importedAt), b.status.rawValue, b.name,
             ]
-            out += cols.joined(separator: "  ") + "\n"
+            let mark = originals.isEmpty || originals[b.uuid] != nil ? "" : "  (no originals)"
+            out += cols.joined(separator: "  ") + mark + "\n"
         }
         return out
     }
 
-    static func json(_ builds: [StoredBuild]) -> String {
+    static func json(_ builds: [StoredBuild], originals: [BuildID: [OriginalKind]] = [:]) -> String {
         let dates = ISO8601DateFormatter()
         var w = JSONWriter()
         w.beginArray()
@@ -66,6 +73,9 @@ enum ListCommand: Command {
             w.string("imported_at", dates.string(from: b.importedAt))
             if let used = b.lastUsedAt { w.string("last_used_at", dates.string(from: used)) }
             w.string("status", b.status.rawValue)
+            w.beginArray("originals")
+            for kind in (originals[b.uuid] ?? []).map(\.rawValue).sorted() { w.string(nil, kind) }
+            w.endArray()
             w.endObject()
         }
         w.endArray()

@@ -10,7 +10,7 @@ enum RemoveCommand: Command {
         USAGE: symbolicate remove [--store DIR] UUID...
 
         Removes every build (all archs) with the given UUIDs. UUIDs may be written with or without
-        dashes, in any case.
+        dashes, in any case. Their kept originals are forgotten too (the files go at the next gc).
 
         """
 
@@ -31,6 +31,7 @@ enum RemoveCommand: Command {
             return ExitCode.failure
         }
         let removed = try store.remove(uuids)
+        try Originals.of(store)?.remove(removed.map(\.uuid))
         for b in removed { Console.error("removed \(b.uuid.uuidString) \(b.arch) \(b.name)") }
         let missing = uuids.filter { id in !removed.contains { $0.uuid == id } }
         for id in missing { Console.error("not in the store: \(id.uuidString)") }

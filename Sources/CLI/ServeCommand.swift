@@ -105,7 +105,7 @@ enum ServeCommand: Command {
         ] + StoreOption.cacheOptions + [
             listen, adminListen, tokenFile, readTokenFile, maxBody, importMemory, importCPU, importTimeout, threads,
             maxConcurrent, maxPerAddress, timeout, headerTimeout, reportStore, CommonOptions.reportRetention,
-        ]
+        ] + [ImportCommand.keepOriginals]
 
     static let epilogue = ""
 
@@ -120,6 +120,7 @@ enum ServeCommand: Command {
             storeDirectory: try args.value(StoreOption.store) ?? SymbolStore.defaultDirectory(environment: environment))
         configuration.cacheDirectory = try args.value(StoreOption.cache)
         configuration.cacheBytes = try StoreOption.cacheBytes(args)
+        configuration.keepOriginals = args.has(ImportCommand.keepOriginals)
         if let listen = try args.value(listen) { configuration.listen = listen }
         if let listen = try args.value(adminListen) { configuration.adminListen = listen }
         if let file = try args.value(tokenFile) { configuration.tokens = try TokenSet(file: file) }

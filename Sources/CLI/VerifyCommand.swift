@@ -12,7 +12,8 @@ enum VerifyCommand: Command {
 
         Checks every build of the store: its file exists, opens, has the current schema version and
         matches its catalog row. Removes temporary files left by interrupted imports. Builds that
-        need re-importing are named.
+        need re-importing are named. Kept originals are checked too: every index record names a stored
+        file (--deep: whose bytes still hash to its SHA-256 name).
 
         """
 
@@ -31,7 +32,8 @@ enum VerifyCommand: Command {
         guard let store = try StoreOption.open(args, disabled: false, mustExist: true) else {
             return ExitCode.failure
         }
-        let report = try store.verify(deep: args.has(deep))
+        var report = try store.verify(deep: args.has(deep))
+        report.problems += try Originals.of(store)?.problems(deep: args.has(deep)) ?? []
         for fixed in report.repaired { Console.error("repaired \(fixed.description)") }
         for problem in report.problems { Console.error("problem  \(problem.description)") }
         Console.error(

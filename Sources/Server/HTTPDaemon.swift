@@ -569,9 +569,20 @@ final class HTTPDaemon: @unchecked Sendable {
     private func send(_ response: HTTPResponse, _ exchange: Exchange, _ connection: OpaquePointer) -> MHD_Result {
         exchange.status = response.status
         exchange.bytesSent = response.body.count
-        let created = response.body.withUnsafeBytes { buffer in
-            cmhd_create_response_from_buffer(
-                buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+        var created: OpaquePointer?
+        if let file = response.bodyFile {
+            // libmicrohttpd closes the descriptor with the response.
+            let fd = open(file, O_RDONLY | O_CLOEXEC)
+            if response.bodyFileIsTemporary { unlink(file) }
+            guard fd >= 0 else { return .NO }
+            created = cmhd_create_response_from_fd64(UInt64(max(response.bodyFileSize, 0)), fd)
+            if created == nil { close(fd) }
+            exchange.bytesSent = Int(response.bodyFileSize)
+        } else {
+            created = response.body.withUnsafeBytes { buffer in
+                cmhd_create_response_from_buffer(
+                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+            }
         }
         guard let created else { return .NO }
         for (name, value) in response.headers {

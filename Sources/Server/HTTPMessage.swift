@@ -70,6 +70,12 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// A file sent as the body instead of `body` (a kept original: too large for memory); the
+    /// daemon opens it when it answers and sends `bodyFileSize` bytes of it.
+    public var bodyFile: String? = nil
+    public var bodyFileSize: Int64 = 0
+    /// The file is a copy made for this response: removed once it is open.
+    public var bodyFileIsTemporary = false
 
     public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -264,6 +264,35 @@ enum OpenAPI {
                 "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
                 "403": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" },
                 "503": { "$ref": "#/components/responses/Busy" } } } },
+            "/v1/symbols/{uuid}/file": {
+              "parameters": [ { "name": "uuid", "in": "path", "required": true,
+                "description": "A Mach-O UUID (32 hex digits, dashes optional) or an ELF build id (an even number of hex digits, up to 128)",
+                "schema": { "type": "string", "pattern": "^-*(?:[0-9A-Fa-f]-*[0-9A-Fa-f]-*){1,64}$" } },
+                { "name": "kind", "in": "query", "schema": { "type": "string", "enum": ["debuginfo", "executable"] },
+                  "description": "Which original: the file with DWARF (a dSYM bundle's DWARF file) or the one with only code and symbols; without it, debuginfo first, then executable" } ],
+              "get": { "summary": "The original symbol file of this build, byte for byte as it was imported (kept by serve or import --keep-originals)", "security": [ {}, { "bearer": [] } ], "responses": {
+                "200": { "description": "The file (Content-Disposition names it)", "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "404": { "description": "No original of this kind is kept, or its record names a file that is gone", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+                "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
+            "/buildid/{buildid}/debuginfo": {
+              "parameters": [ { "name": "buildid", "in": "path", "required": true, "description": "The build id in lowercase hex (at most 128 digits)", "schema": { "type": "string", "pattern": "^(?:[0-9a-f]{2}){1,64}$" } } ],
+              "get": { "summary": "debuginfod: the kept debuginfo file of this build id", "security": [ {}, { "bearer": [] } ], "responses": {
+                "200": { "description": "The file, byte for byte", "headers": { "X-DEBUGINFOD-SIZE": { "schema": { "type": "integer" }, "description": "Bytes sent" }, "X-DEBUGINFOD-FILE": { "schema": { "type": "string" }, "description": "The name the file was imported under" } }, "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
+            "/buildid/{buildid}/executable": {
+              "parameters": [ { "name": "buildid", "in": "path", "required": true, "description": "The build id in lowercase hex (at most 128 digits)", "schema": { "type": "string", "pattern": "^(?:[0-9a-f]{2}){1,64}$" } } ],
+              "get": { "summary": "debuginfod: the kept executable file of this build id", "security": [ {}, { "bearer": [] } ], "responses": {
+                "200": { "description": "The file, byte for byte", "headers": { "X-DEBUGINFOD-SIZE": { "schema": { "type": "integer" }, "description": "Bytes sent" }, "X-DEBUGINFOD-FILE": { "schema": { "type": "string" }, "description": "The name the file was imported under" } }, "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+                "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
+            "/buildid/{buildid}/section/{name}": {
+              "parameters": [ { "name": "buildid", "in": "path", "required": true, "description": "The build id in lowercase hex (at most 128 digits)", "schema": { "type": "string", "pattern": "^(?:[0-9a-f]{2}){1,64}$" } }, { "name": "name", "in": "path", "required": true, "schema": { "type": "string", "pattern": "^[A-Za-z0-9._-]{1,255}$" } } ],
+              "get": { "summary": "debuginfod: one ELF section's bytes as the file holds them, from the debug file, else the executable", "security": [ {}, { "bearer": [] } ], "responses": {
+                "200": { "description": "The section", "headers": { "X-DEBUGINFOD-SIZE": { "schema": { "type": "integer" }, "description": "Bytes sent" }, "X-DEBUGINFOD-FILE": { "schema": { "type": "string" }, "description": "The name the file was imported under" } }, "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+                "413": { "$ref": "#/components/responses/Error" }, "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
+            "/buildid/{buildid}/source/{path}": {
+              "parameters": [ { "name": "buildid", "in": "path", "required": true, "description": "The build id in lowercase hex (at most 128 digits)", "schema": { "type": "string", "pattern": "^(?:[0-9a-f]{2}){1,64}$" } }, { "name": "path", "in": "path", "required": true, "schema": { "type": "string" } } ],
+              "get": { "summary": "debuginfod: source files are not kept, so always 404", "security": [ {}, { "bearer": [] } ], "responses": {
+                "400": { "$ref": "#/components/responses/Error" }, "404": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
             "/v1/reports": {
               "post": { "summary": "Symbolicate and store a report; it is re-symbolicated when missing symbols arrive (on any replica sharing the store)",
               "security": [ { "bearer": [] } ],

@@ -32,6 +32,9 @@ extension SymbolicationServer {
             },
             Route("GET", "/v1/symbols") { request in try SymbolUploads.list(request, context: context) },
             Route("GET", "/v1/symbols/{uuid}") { request in try SymbolUploads.show(request, context: context) },
+            Route("GET", "/v1/symbols/{uuid}/file", offloaded: true) { request in
+                try OriginalDownloads.file(request, context: context)
+            },
             Route("DELETE", "/v1/symbols/{uuid}", access: .write, offloaded: true) { request in
                 try SymbolUploads.delete(request, context: context)
             },
@@ -58,7 +61,7 @@ extension SymbolicationServer {
                 request in
                 try MozillaCompatibility.symbolicate(request, context: context, limit: reportLimit)
             },
-        ] + ((try? ChunkUploads(context: context))?.routes() ?? [])
+        ] + ((try? ChunkUploads(context: context))?.routes() ?? []) + Debuginfod.routes(context: context)
     }
 
     /// The largest report body symbolicated on the network thread: a crash report is tens of

@@ -83,6 +83,9 @@ public struct ServerConfiguration: Sendable {
     /// The access log's file descriptor (stderr); -1 silences it.
     public var logDescriptor: Int32 = 2
 
+    /// Uploads keep their original files (the import child is given --keep-originals).
+    public var keepOriginals = false
+
     public init(storeDirectory: String) {
         self.storeDirectory = storeDirectory
     }
@@ -99,7 +102,8 @@ public struct ServerConfiguration: Sendable {
 
     /// The store options an import child is given.
     var storeArguments: [String] {
-        guard isBucketStore else { return ["--store", storeDirectory] }
-        return ["--store", storeDirectory, "--cache", localDirectory, "--cache-size", String(cacheBytes)]
+        let keep = keepOriginals ? ["--keep-originals"] : []
+        guard isBucketStore else { return ["--store", storeDirectory] + keep }
+        return ["--store", storeDirectory, "--cache", localDirectory, "--cache-size", String(cacheBytes)] + keep
     }
 }

@@ -21,6 +21,7 @@ static struct {
     enum MHD_Result (*add_response_header)(struct MHD_Response *, const char *, const char *);
     enum MHD_Result (*queue_response)(struct MHD_Connection *, unsigned int, struct MHD_Response *);
     void (*destroy_response)(struct MHD_Response *);
+    struct MHD_Response *(*create_response_from_fd64)(uint64_t, int);
 } api;
 
 #define CMHD_ENTRY(field) {"MHD_" #field, (void **)&api.field}
@@ -40,6 +41,7 @@ static const symbolicate_entry_point points[] = {
     CMHD_ENTRY(add_response_header),
     CMHD_ENTRY(queue_response),
     CMHD_ENTRY(destroy_response),
+    CMHD_ENTRY(create_response_from_fd64),
 };
 
 // SYMBOLICATE_LIBMICROHTTPD names another file to load instead (a system that names it differently).
@@ -82,6 +84,9 @@ enum MHD_Result cmhd_destroy_post_processor(struct MHD_PostProcessor *processor)
 
 struct MHD_Response *cmhd_create_response_from_buffer(size_t size, void *buffer, enum MHD_ResponseMemoryMode mode) {
     return api.create_response_from_buffer(size, buffer, mode);
+}
+struct MHD_Response *cmhd_create_response_from_fd64(uint64_t size, int fd) {
+    return api.create_response_from_fd64(size, fd);
 }
 enum MHD_Result cmhd_add_response_header(struct MHD_Response *response, const char *header, const char *content) {
     return api.add_response_header(response, header, content);

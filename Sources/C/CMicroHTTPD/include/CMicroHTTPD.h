@@ -41,6 +41,8 @@ enum MHD_Result cmhd_post_process(struct MHD_PostProcessor *processor, const cha
 enum MHD_Result cmhd_destroy_post_processor(struct MHD_PostProcessor *processor);
 
 struct MHD_Response *cmhd_create_response_from_buffer(size_t size, void *buffer, enum MHD_ResponseMemoryMode mode);
+// Sends `size` bytes of the open file `fd` (which the response closes when it is destroyed).
+struct MHD_Response *cmhd_create_response_from_fd64(uint64_t size, int fd);
 enum MHD_Result cmhd_add_response_header(struct MHD_Response *response, const char *header, const char *content);
 enum MHD_Result cmhd_queue_response(struct MHD_Connection *connection, unsigned int status_code,
                                     struct MHD_Response *response);

@@ -1,0 +1,61 @@
+// `GET /v1/symbols/{uuid}/file` on a server that keeps originals: a dSYM uploaded by sentry-cli
+// comes back byte-identical to the bundle's DWARF file, read tokens apply, `kind` chooses the
+// file, and a record whose file is gone is a 404 that says so.
+
+import Digest
+import Foundation
+import Store
+import SymbolicateModel
+import TestSupport
+import Testing
+
+@testable import Server
+
+@Suite("Original downloads", .tags(.server), .needsSentryCLI, .needsSamples, .needsExecutable)
+struct OriginalDownloadTests {
+    static let reader = "reader-token-0002"
+    static let uuid = "4C4C4497-5555-3144-A1DD-16472FD51F14"
+    static let dwarf = "ios-arm64-dwarf4/HoldApp.app.dSYM/Contents/Resources/DWARF/HoldApp"
+
+    @Test func uploadedDSYMComesBackByteIdentical() throws {
+        let token = SentryCLI.newToken()
+        let server = try TestServer {
+            $0.tokens = TokenSet(tokens: [token])
+            $0.readTokens = TokenSet(named: [(name: "debugger", token: Self.reader)])
+            $0.keepOriginals = true
+        }
+        let upload = try SentryCLI.run(
+            [
+                "debug-files", "upload", "--wait", "--org", "team", "--project", "app",
+                Repository.samplesBuild + "/ios-arm64-dwarf4/HoldApp.app.dSYM",
+            ], port: Int(server.port), token: token)
+        #expect(upload.status == 0, "\(upload.stdoutText)\(upload.stderrText)")
+
+        let path = "/v1/symbols/\(Self.uuid)/file"
+        #expect(try server.get(path).status == 401)
+        let read = [("Authorization", "Bearer \(Self.reader)")]
+        let file = try server.get(path, headers: read)
+        #expect(file.status == 200, "\(file.text)")
+        let expected = try #require(FileManager.default.contents(atPath: Repository.samplesBuild + "/" + Self.dwarf))
+        #expect(file.body == [UInt8](expected))
+        #expect(file.headers["content-type"] == "application/octet-stream")
+
+        let debuginfo = try server.get(path + "?kind=debuginfo", headers: read)
+        #expect(debuginfo.body == [UInt8](expected))
+        let executable = try server.get(path + "?kind=executable", headers: read)
+        #expect(executable.status == 404)
+        #expect(executable.text.contains("no executable file of \(Self.uuid) is kept"), "\(executable.text)")
+        #expect(try server.get(path + "?kind=source", headers: read).status == 400)
+        let unknown = try server.get("/v1/symbols/4C4C4497-5555-3144-A1DD-000000000000/file", headers: read)
+        #expect(unknown.status == 404)
+
+        // The index still names the file, but the file is gone.
+        let digest = SHA256.hex([UInt8](expected))
+        unlink(
+            server.server.configuration.storeDirectory + "/blobs/sha256/" + digest.prefix(2) + "/" + digest.dropFirst(2)
+        )
+        let gone = try server.get(path, headers: read)
+        #expect(gone.status == 404)
+        #expect(gone.text.contains("is indexed but its file sha256:\(digest) is not stored"), "\(gone.text)")
+    }
+}
