@@ -130,7 +130,16 @@ final class ChunkUploads: @unchecked Sendable {
             }
             chunks.append((key, bytes))
         }
-        for chunk in chunks { try blobs.put(chunk.bytes, as: chunk.key) }
+        // A chunk the store held already was sent again: the log says how many, so a client that
+        // resends what the server has (not resuming, or asking too little) shows in the log.
+        var held = 0
+        for chunk in chunks {
+            if (try? blobs.exists(chunk.key)) == true { held += 1 }
+            try blobs.put(chunk.bytes, as: chunk.key)
+        }
+        if !chunks.isEmpty {
+            context.log.event("chunks_received", ["count": String(chunks.count), "already_held": String(held)])
+        }
         return .json([:])
     }
 

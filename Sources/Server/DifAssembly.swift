@@ -1,7 +1,8 @@
 // sentry-cli's chunked upload protocol, the assembly half: `POST /api/0/projects/{org}/{project}/
 // files/difs/assemble/` names files by their SHA-1 and lists each one's chunks. Per file the answer
 // is a state as Sentry's: `not_found` with the chunks the store lacks, `created` when assembly
-// starts, `assembling` while it runs here, `ok` with the `dif` it made, or `error` with a detail;
+// starts, `assembling` while it runs here or on another replica (AssemblyClaim.swift), `ok` with
+// the `dif` it made, or `error` with a detail;
 // `missingChunks` is on every entry (sentry-cli fails without it). Assembly runs off the request:
 // the chunks are joined into a staged file, checked against the file's SHA-1, and handed to the
 // same import child as `POST /v1/symbols`. What it made is recorded in the blob store's backend
@@ -135,6 +136,8 @@ final class DifAssembly: Sendable {
                     "\(file.name) is \(total) bytes; this server takes files of at most \(maxFileSize) bytes (--max-body)"
             )
         }
+        // Another replica assembles it (this one has no assembly of it running).
+        if try AssemblyClaim.isFresh(file.checksum, in: blobs.backend) { return Self.entry("assembling") }
         let started = progress.withLock { table -> Bool in
             guard table[file.checksum] == nil else { return false }
             table[file.checksum] = .running
@@ -156,6 +159,8 @@ final class DifAssembly: Sendable {
 
     /// Assembles and imports one file, then records the outcome (or remembers the failure).
     private func run(_ file: FileRequest, token: String?) {
+        let claim = AssemblyClaim.hold(file.checksum, in: blobs.backend)
+        defer { AssemblyClaim.release(file.checksum, claim, in: blobs.backend) }
         let outcome: Result<AssemblyRecord, HTTPError>
         do {
             outcome = .success(try DifImport(context: context, blobs: blobs, file: file, token: token).run())
