@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """symbolic_bench.py -- the Sentry `symbolic` side of the benchmarks (run in Benchmarks/.cache/venv).
 
-  symcache DSYM OUT            builds the SymCache of the dSYM's arm64 slice and writes it to OUT
+  symcache DSYM OUT            builds the SymCache of the dSYM's arm64 slice (or of the one object
+                               of an ELF) and writes it to OUT
                                (the import run.sh times against `symbolicate import`)
   lookups SYMCACHE ADDRESSES TEXT_VMADDR [MIN_SECONDS]
                                looks up every address of the list (one hex address a line, in the
@@ -23,7 +24,10 @@ from symbolic import Archive, SymCache
 
 def build_symcache(dsym, out):
     archive = Archive.open(dsym)
-    obj = archive.get_object(arch="arm64")
+    objects = list(archive.iter_objects())
+    obj = next((o for o in objects if o.arch == "arm64"), objects[0] if len(objects) == 1 else None)
+    if obj is None:
+        sys.exit("symbolic_bench.py: %s has no arm64 slice" % dsym)
     cache = obj.make_symcache()
     with open(out, "wb") as handle:
         cache.dump_into(handle)

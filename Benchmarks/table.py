@@ -14,6 +14,11 @@ TARGET_IMPORT_WALL_RATIO = 0.6  # our import's wall time / llvm-gsymutil's, on 2
 TARGET_LOOKUPS = 600_000  # lookups per CPU second, one thread, inline chains included
 TARGET_REPORT_CPU_SECONDS = 0.010  # 60-frame report, whole process, warm store
 TARGET_LARGE_RSS_MB = 300  # importing ~200 MB of DWARF
+# Every input (DWARF 5 and 4, C++ and Swift, ~40 and ~200 MB): the import's CPU and wall time
+# against gsymutil's on the same file, and its peak RSS at ~200 MB of DWARF
+TARGET_VARIANT_CPU_RATIO = 0.5
+TARGET_VARIANT_WALL_RATIO = 0.4
+TARGET_VARIANT_LARGE_RSS_MB = 150
 
 
 def figures(name):
@@ -36,17 +41,68 @@ def verdict(ok):
     return "PASS" if ok else "MISS"
 
 
+def variants(out, directory):
+    """The import of every input run.sh measured (DWARF 5 and 4, Swift, the large ones): one row each."""
+    if not directory or not os.path.exists(os.path.join(directory, "order")):
+        return
+    out.append("")
+    out.append("### The import, on every shape of DWARF")
+    out.append("")
+    out.append("Each input imported into an empty store by `symbolicate import` and converted by "
+               "`llvm-gsymutil-14 --convert` (and by symbolic's SymCache, but for the ~200 MB inputs), median of 3 "
+               "runs. Targets: CPU <= %.1f x gsymutil's, wall <= %.1f x, peak RSS <= %d MB at ~200 MB of DWARF."
+               % (TARGET_VARIANT_CPU_RATIO, TARGET_VARIANT_WALL_RATIO, TARGET_VARIANT_LARGE_RSS_MB))
+    out.append("")
+    out.append("| input | DWARF | CPU: ours / gsymutil / symbolic | CPU ratio | wall: ours / gsymutil | wall ratio "
+               "| peak RSS: ours / gsymutil | verdict |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    with open(os.path.join(directory, "order")) as handle:
+        names = [line.strip() for line in handle if line.strip()]
+    for name in names:
+        def read(kind):
+            path = os.path.join(directory, name, kind)
+            if not os.path.exists(path):
+                return {}
+            values = {}
+            with open(path) as handle:
+                for line in handle:
+                    key, sep, value = line.partition(": ")
+                    if sep:
+                        values[key.strip()] = value.strip()
+            return values
+        meta, ours, gsym, symc = read("meta"), read("ours"), read("gsym"), read("symc")
+        cpu, gcpu, scpu = (number(v, "median_cpu_seconds") for v in (ours, gsym, symc))
+        wall, gwall = number(ours, "median_seconds"), number(gsym, "median_seconds")
+        rss, grss = number(ours, "peak_rss_mb"), number(gsym, "peak_rss_mb")
+        if cpu is None or not gcpu or not gwall:
+            continue
+        large = name.endswith("large")
+        checks = [cpu / gcpu <= TARGET_VARIANT_CPU_RATIO, wall / gwall <= TARGET_VARIANT_WALL_RATIO]
+        if large:
+            checks.append(rss <= TARGET_VARIANT_LARGE_RSS_MB)
+        failed = [what for what, ok in zip(("CPU", "wall", "RSS"), checks) if not ok]
+        out.append("| %s (`%s`) | %s MB | %.2f / %.2f / %s s | %.2f x | %.2f / %.2f s | %.2f x | %.0f / %.0f MB | %s |"
+                   % (meta.get("label", name), name, meta.get("dwarf_mb", "?"), cpu, gcpu,
+                      "%.2f" % scpu if scpu is not None else "-", cpu / gcpu, wall, gwall, wall / gwall, rss, grss,
+                      "PASS" if not failed else "MISS (%s)" % ", ".join(failed)))
+
+
 def main():
     env = os.environ
     ours_i, gsym_i, symc_i = figures("ours_import"), figures("gsym_import"), figures("symc_import")
     ours_l, symc_l = figures("ours_lookups"), figures("symc_lookups")
     ours_r, llvm_r, symc_r = figures("ours_report"), figures("llvm_report"), figures("symc_report")
-    large_i, large_g = figures("large_import"), figures("large_gsym")
-    mid_i, mid_g = figures("mid_import"), figures("mid_gsym")
 
     out = ["# Benchmark results", ""]
     out.append("Measured %s on %s, by `Benchmarks/run.sh` (`make bench`)." % (env.get("DATE"), env.get("MACHINE")))
     out.append("Load average while measuring: %s." % env.get("LOAD", "?"))
+    before, after = figures("calibration_before"), figures("calibration_after")
+    out.append("Calibration (`Benchmarks/calibrate.sh`, a fixed C loop of about 1.6 billion instructions on one "
+               "core): %s ms of CPU before the run (load %s), %s ms after (load %s). Seconds below compare with "
+               "another run's only through this figure; instruction counts and ratios to the other tools, "
+               "measured in the same run, compare directly."
+               % (before.get("calibration_ms", "?"), before.get("load_average", "?"),
+                  after.get("calibration_ms", "?"), after.get("load_average", "?")))
     out.append("")
     out.append("Input: the synthetic SynthApp (%s MB of DWARF 5 in its dSYM, %s functions, %s locations and %s "
                "ranges in its symbol table), its 60-frame 4-image report, and the Samples' HoldApp/HoldKit "
@@ -95,39 +151,6 @@ def main():
     row("60-frame report, whole process, CPU", ours_r, llvm_r, symc_r, "median_cpu_seconds", 1000, "ms",
         "<= 10 ms", lambda a, b, c: a is not None and a <= TARGET_REPORT_CPU_SECONDS)
     row("60-frame report, peak RSS", ours_r, llvm_r, symc_r, "peak_rss_mb", 1, "MB", "", None)
-    if large_i:
-        # The memory curve: the import above (~40 MB of DWARF), then ~100 and ~200 MB.
-        for label, mb, i, g in (("", env.get("DWARF_MB"), ours_i, gsym_i),
-                                ("", env.get("MID_DWARF_MB"), mid_i, mid_g),
-                                ("", env.get("LARGE_DWARF_MB"), large_i, large_g)):
-            if not i:
-                continue
-            rss = number(i, "peak_rss_mb")
-            ok = verdict(rss <= TARGET_LARGE_RSS_MB) if i is large_i else ""
-            out.append("| import of %s MB of DWARF, peak RSS | %.0f MB | %.0f MB | | %.2f x | | %s | %s |"
-                       % (mb, rss, number(g, "peak_rss_mb"), rss / number(g, "peak_rss_mb"),
-                          "<= 300 MB" if i is large_i else "", ok))
-            cpu, gcpu = number(i, "median_cpu_seconds"), number(g, "median_cpu_seconds")
-            out.append("| import of %s MB of DWARF, CPU | %.2f s | %.2f s | | %.2f x | | %s | %s |"
-                       % (mb, cpu, gcpu, cpu / gcpu, "<= 1.0 x gsymutil" if i is large_i else "",
-                          verdict(cpu <= TARGET_IMPORT_RATIO * gcpu) if i is large_i else ""))
-            wall, gwall = number(i, "median_seconds"), number(g, "median_seconds")
-            out.append("| import of %s MB of DWARF, wall | %.2f s | %.2f s | | %.2f x | | %s | %s |"
-                       % (mb, wall, gwall, wall / gwall, "<= 0.6 x gsymutil" if i is large_i else "",
-                          verdict(wall <= TARGET_IMPORT_WALL_RATIO * gwall) if i is large_i else ""))
-        build = (env.get("LARGE_BUILD") or "").split()
-        if len(build) == 3:
-            wall, cpu = float(build[0]), float(build[1]) + float(build[2])
-            out.append("| building the %s MB input (compile, link, dsymutil; timed by the run that built it) | %.1f min wall, %.1f min CPU | | | | | "
-                       "<= 15 min on 2 cores | %s |"
-                       % (env.get("LARGE_DWARF_MB"), wall / 60, cpu / 60,
-                          verdict(cpu / 2 <= 15 * 60) + " (CPU / 2 cores)"))
-    else:
-        rss, dwarf = number(ours_i, "peak_rss_mb"), float(env.get("DWARF_MB") or 0)
-        per_mb = rss / dwarf if rss and dwarf else 0
-        out.append("| import of ~200 MB of DWARF, peak RSS | not run (`run.sh --large`); %.1f MB of RSS per MB of "
-                   "DWARF above, so about %.0f MB | | | | | <= 300 MB | %s |"
-                   % (per_mb, 200 * per_mb, verdict(200 * per_mb <= TARGET_LARGE_RSS_MB) + " (extrapolated)"))
     out.append("")
     out.append("Lookups: %s addresses (pseudo-random in __TEXT plus every range start), %s levels per answer "
                "(ours) / %s (symbolic); %s of them checked against SymbolTable.lookup on the dSYM, %s differ. "
@@ -141,6 +164,14 @@ def main():
                "`symbolicate --help` alone takes %s ms of CPU (process start)."
                % (env.get("SYMBOLICATED"), env.get("FRAMES"), env.get("FRAMES"),
                   "%.1f" % (1000 * (number(figures("ours_start"), "median_cpu_seconds") or 0))))
+    variants(out, env.get("VARIANTS_DIR"))
+    build = (env.get("LARGE_BUILD") or "").split()
+    if len(build) == 3:
+        wall, cpu = float(build[0]), float(build[1]) + float(build[2])
+        out.append("")
+        out.append("Building the ~200 MB DWARF 5 input (compile, link, dsymutil; timed by the run that built it): "
+                   "%.1f min wall, %.1f min CPU; target <= 15 min on 2 cores: %s (CPU / 2 cores)."
+                   % (wall / 60, cpu / 60, verdict(cpu / 2 <= 15 * 60)))
     print("\n".join(out))
 
 

@@ -5,7 +5,7 @@ The app, SynthApp, is C++ generated from a fixed seed: many modules (one source 
 non-inlined functions that call each other across modules, and headers of `static inline`
 helpers nested three deep (top -> mid -> leaf) plus small class templates, so the DWARF is full
 of inlined subroutines, template instances and line rows. It is compiled with the Swift
-toolchain's clang for arm64-apple-ios15.0 (-O2 -gdwarf-5), linked with ld64.lld-14 and its dSYM
+toolchain's clang for arm64-apple-ios15.0 (-O2 -gdwarf-5, or -gdwarf-4 with `--dwarf 4`), linked with ld64.lld-14 and its dSYM
 written by dsymutil-19, as Samples/generate.sh does for the small fixtures. Debug paths and
 object paths are fixed, so the same tools give the same bytes and the same LC_UUID.
 
@@ -16,10 +16,13 @@ llvm-objdump-14), plus frames.tsv listing every frame (image, dSYM, address to l
 
 Outputs land in <cache>/<variant>/ and are made only when missing (a stamp records the
 parameters). `--large` builds the ~200 MB-of-DWARF variant instead of the default ~40 MB one,
-`--mid` one of about 100 MB (the middle of the import's memory curve). Modules compile in
+`--mid` one of about 100 MB (the middle of the import's memory curve). `--dwarf 4` builds the same
+sources with -gdwarf-4, as clang does for older deployment targets and as most dSYMs in the field
+are: range lists in .debug_ranges, location lists in .debug_loc, names as DW_FORM_strp and
+version-4 line programs; its variants land in <cache>/<variant>-dwarf4/. Modules compile in
 parallel (`--jobs`, one per core by default); a module's object is remade only when its source
 changed.
-Usage: generate.py [--cache DIR] [--large | --mid] [--jobs N]
+Usage: generate.py [--cache DIR] [--large | --mid] [--dwarf 4|5] [--jobs N]
 """
 
 import argparse
@@ -44,7 +47,7 @@ VARIANTS = {"synth": (400, 40, 32), "synth-mid": (950, 40, 64), "synth-large": (
 HELPERS = 6  # leaf, mid and top helpers per header
 TEMPLATES = 4
 # Bumped when the generated sources or build flags change, so cached builds are remade.
-FORMAT = 1
+FORMAT = 2
 
 
 def die(message):
@@ -76,6 +79,8 @@ def header_source(k, rng):
                 "    unsigned a = h%d_leaf%d(x, y);" % (k, l1),
                 "    if (a & %du)" % (1 << rng.randrange(8)),
                 "        a = synth::rotl(a, %d);" % rng.randrange(1, 31),
+                "    if (__builtin_expect((a & 0xfffu) == %du, 0))" % rng.randrange(0x1000),
+                "        a = synth_cold(a, y);",
                 "    unsigned b = h%d_leaf%d(a, x ^ y);" % (k, l2),
                 "    return a ^ (b << 1);",
                 "}", ""]
@@ -94,6 +99,9 @@ def header_source(k, rng):
 
 TEMPLATE_HEADER = """// synthetic templates shared by every module
 #pragma once
+// out of line, on paths marked unlikely: the code around its calls is moved to the end of the
+// function, so inlined helpers span several address ranges (range lists in the DWARF)
+extern "C" __attribute__((noinline, cold)) unsigned synth_cold(unsigned x, unsigned y);
 namespace synth {
 template <typename T> static inline T rotl(T x, unsigned k) {
     return (T)((x << (k & 31)) | (x >> ((32 - k) & 31)));
@@ -160,6 +168,7 @@ def module_source(m, modules, functions, headers, rng):
 
 def main_source(modules):
     out = ['extern "C" unsigned synth_mod%d_entry(unsigned x);' % m for m in range(modules)]
+    out += ['extern "C" unsigned synth_cold(unsigned x, unsigned y) { return x * 2654435761u ^ y; }']
     out += ["", "int main(void) {", "    unsigned r = 1;"]
     out += ["    r += synth_mod%d_entry(r);" % m for m in range(modules)]
     out += ["    return (int)(r & 1);", "}", ""]
@@ -200,7 +209,7 @@ def find_clang():
     return clang
 
 
-def build(variant_dir, modules, functions, headers, jobs):
+def build(variant_dir, modules, functions, headers, jobs, dwarf):
     src, obj = os.path.join(variant_dir, "src"), os.path.join(variant_dir, "obj")
     os.makedirs(obj, exist_ok=True)
     names = write_sources(src, modules, functions, headers)
@@ -211,7 +220,7 @@ def build(variant_dir, modules, functions, headers, jobs):
         if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(os.path.join(src, name)):
             return out
         run([clang, "-target", "arm64-apple-ios15.0", "-x", "c++", "-std=c++17", "-fno-exceptions", "-fno-rtti",
-             "-O2", "-g", "-gdwarf-5", "-ffreestanding", "-fno-stack-protector", "-fno-common",
+             "-O2", "-g", "-gdwarf-%d" % dwarf, "-ffreestanding", "-fno-stack-protector", "-fno-common",
              "-fdebug-compilation-dir=" + DEBUG_DIR, "-I.", "-c", name, "-o", out + ".tmp"], cwd=src)
         os.replace(out + ".tmp", out)
         return out
@@ -361,6 +370,7 @@ def main():
     parser.add_argument("--cache", default=os.path.join(os.path.dirname(HERE), ".cache"))
     parser.add_argument("--large", action="store_true", help="build the ~200 MB-of-DWARF variant")
     parser.add_argument("--mid", action="store_true", help="build the ~100 MB-of-DWARF variant")
+    parser.add_argument("--dwarf", type=int, choices=(4, 5), default=5, help="the DWARF version to compile with")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--modules", type=int, help="override the module count (for trying sizes)")
     args = parser.parse_args()
@@ -368,13 +378,15 @@ def main():
     variant = "synth-large" if args.large else "synth-mid" if args.mid else "synth"
     modules, functions, headers = VARIANTS[variant]
     modules = args.modules or modules
-    variant_dir = os.path.join(os.path.abspath(args.cache), variant)
+    variant_dir = os.path.join(os.path.abspath(args.cache), variant + ("-dwarf4" if args.dwarf == 4 else ""))
     stamp = os.path.join(variant_dir, "stamp")
     key = "seed %d modules %d functions %d headers %d format %d" % (SEED, modules, functions, headers, FORMAT)
+    if args.dwarf != 5:
+        key += " dwarf %d" % args.dwarf
     built = os.path.exists(stamp) and open(stamp).read().strip() == key
     if not built:
         os.makedirs(variant_dir, exist_ok=True)
-        build(variant_dir, modules, functions, headers, args.jobs)
+        build(variant_dir, modules, functions, headers, args.jobs, args.dwarf)
         with open(stamp, "w") as handle:
             handle.write(key + "\n")
     report = os.path.join(variant_dir, "report.crash")

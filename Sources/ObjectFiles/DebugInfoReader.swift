@@ -308,6 +308,8 @@ struct UnitReader {
     /// What `originNames` indexes.
     private var origins: [(linkage: DieString?, name: DieString?)] = []
     private var rangeContext: RangeContext
+    /// The ranges of the DIE being entered, kept between DIEs for its capacity.
+    private var rangeBuffer: [(start: UInt64, end: UInt64)] = []
     private var table = LineTable()
     private var unitFiles: [UInt32] = []
     static let maxDepth = 256
@@ -453,19 +455,27 @@ struct UnitReader {
         guard tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine else { return (true, parent) }
         // Most DIEs state one range as low and high pc: no list is made for those.
         var single: (start: UInt64, end: UInt64)? = nil
-        var ranges: [(start: UInt64, end: UInt64)] = []
+        // The others' ranges go into one array kept for the unit's DIEs, not one made for each.
+        var ranges = rangeBuffer
+        rangeBuffer = []
+        defer {
+            ranges.removeAll(keepingCapacity: true)
+            rangeBuffer = ranges
+        }
         if let low = attrs.lowPC, let high = attrs.highPC {
             let end = attrs.highIsOffset ? low &+ high : high
             guard end > low else { return (false, parent) }
             single = (low, end)
         } else {
-            ranges = try pcRanges(attrs)
+            if let r = attrs.ranges { try rangeContext.ranges(form: r.form, value: r.value, into: &ranges) }
             guard !ranges.isEmpty else { return (false, parent) }
         }
+        var lowest = UInt64.max
+        for r in ranges { lowest = min(lowest, r.start) }
         let isInline = tag == DW_TAG_inlined_subroutine
         let node = DebugInfo.Node(
             name: try name(of: attrs, origin),
-            entry: isInline ? 0 : (attrs.lowPC ?? ranges.map(\.start).min() ?? 0),
+            entry: isInline ? 0 : (attrs.lowPC ?? (ranges.isEmpty ? 0 : lowest)),
             parent: isInline ? parent : -1,
             callFile: isInline
                 ? (attrs.callFile.map { file($0) } ?? SymbolTableConstants.none) : SymbolTableConstants.none,

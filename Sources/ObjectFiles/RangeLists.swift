@@ -15,16 +15,24 @@ struct RangeContext {
 
     /// The half-open ranges of a DW_AT_ranges value of `form`.
     func ranges(form: UInt16, value: UInt64) throws -> [(start: UInt64, end: UInt64)] {
+        var out: [(start: UInt64, end: UInt64)] = []
+        try ranges(form: form, value: value, into: &out)
+        return out
+    }
+
+    /// The same ranges appended to `out`: a unit's reader keeps one array for every DIE with
+    /// DW_AT_ranges instead of allocating one each (and converting it between tuple types).
+    func ranges(form: UInt16, value: UInt64, into out: inout [(start: UInt64, end: UInt64)]) throws {
         if form == DW_FORM_rnglistx || format.version >= 5 {
-            return try rangeList(form: form, value: value)
+            return try rangeList(form: form, value: value, into: &out)
         }
         guard var r = debugRanges else { throw DecodeError("DW_AT_ranges without a .debug_ranges section") }
         try r.seek(Int(clamping: value))
         var base = baseAddress
-        var out: [(UInt64, UInt64)] = []
-        while r.remaining >= format.addressSize * 2 {
-            let start = try r.unsigned(size: format.addressSize)
-            let end = try r.unsigned(size: format.addressSize)
+        let size = format.addressSize
+        while r.remaining >= size * 2 {
+            let start = try r.unsigned(size: size)
+            let end = try r.unsigned(size: size)
             if start == 0 && end == 0 { break }
             if start == format.maxAddress {
                 base = end
@@ -32,7 +40,6 @@ struct RangeContext {
             }
             if end > start { out.append((base &+ start, base &+ end)) }
         }
-        return out
     }
 
     private func indexedAddress(_ index: UInt64) throws -> UInt64 {
@@ -44,7 +51,7 @@ struct RangeContext {
         return try r.unsigned(size: format.addressSize)
     }
 
-    private func rangeList(form: UInt16, value: UInt64) throws -> [(start: UInt64, end: UInt64)] {
+    private func rangeList(form: UInt16, value: UInt64, into out: inout [(start: UInt64, end: UInt64)]) throws {
         guard var r = debugRnglists else { throw DecodeError("DW_AT_ranges without a .debug_rnglists section") }
         var offset = value
         if form == DW_FORM_rnglistx {
@@ -55,12 +62,11 @@ struct RangeContext {
         }
         try r.seek(Int(clamping: offset))
         var base = baseAddress
-        var out: [(UInt64, UInt64)] = []
         func add(_ s: UInt64, _ e: UInt64) { if e > s { out.append((s, e)) } }
         while true {
             let kind = try r.u8()
             switch kind {
-            case DW_RLE_end_of_list: return out
+            case DW_RLE_end_of_list: return
             case DW_RLE_base_addressx: base = try indexedAddress(try r.uleb())
             case DW_RLE_startx_endx:
                 let s = try indexedAddress(try r.uleb())
