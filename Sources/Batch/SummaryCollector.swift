@@ -8,6 +8,7 @@
 import Foundation
 import SymbolicateModel
 
+// @unchecked: every stored var is read and written only inside `lock.withLock`.
 final class SummaryCollector: @unchecked Sendable {
     private struct Tally {
         var count = 0
@@ -42,7 +43,7 @@ final class SummaryCollector: @unchecked Sendable {
     static let notAReport = "not a crash report"
     static let other = "(other)"
 
-    private let lock = NSLock()
+    private let lock = Locked(())
     /// The `--report-list` file, written under the lock.
     private let reportList: ReportList?
     private var counts = BatchSummary.Counts()
@@ -61,7 +62,7 @@ final class SummaryCollector: @unchecked Sendable {
 
     /// Writes out the rest of the report list; throws the first error writing it met.
     func finishReportList() throws(SymbolicateError) {
-        let error: SymbolicateError? = lock.withLock {
+        let error: SymbolicateError? = lock.withLock { _ in
             reportList?.flush()
             return reportList?.failure
         }
@@ -70,16 +71,16 @@ final class SummaryCollector: @unchecked Sendable {
 
     /// The counts so far, without ranking anything (cheap enough for every progress tick).
     var currentCounts: BatchSummary.Counts {
-        lock.withLock { counts }
+        lock.withLock { _ in counts }
     }
 
     /// Files whose handling is complete (for progress).
     var finishedCount: Int {
-        lock.withLock { finished }
+        lock.withLock { _ in finished }
     }
 
     func recordReport(_ facts: ReportFacts, path: String, written: Bool) {
-        lock.withLock {
+        lock.withLock { _ in
             counts.files += 1
             counts.reportsRead += 1
             finished += 1
@@ -133,7 +134,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     func recordUnparsable(reason: String, path: String, kind: String) {
-        lock.withLock {
+        lock.withLock { _ in
             counts.files += 1
             counts.reportsRead += 1
             counts.unparsable += 1
@@ -144,7 +145,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     func recordUnreadable(reason: String, path: String) {
-        lock.withLock {
+        lock.withLock { _ in
             counts.files += 1
             counts.unreadable += 1
             finished += 1
@@ -156,7 +157,7 @@ final class SummaryCollector: @unchecked Sendable {
     /// A report not written because symbols it needs could not be read now: read, listed with
     /// the cause among the unreadable reasons, and not done (`--resume` does it again).
     func recordSymbolsUnreadable(reason: String, path: String) {
-        lock.withLock {
+        lock.withLock { _ in
             counts.files += 1
             counts.reportsRead += 1
             counts.symbolsUnreadable = (counts.symbolsUnreadable ?? 0) + 1
@@ -178,7 +179,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     private func recordSkipped(_ count: WritableKeyPath<BatchSummary.Counts, Int?>, reason: String, path: String) {
-        lock.withLock {
+        lock.withLock { _ in
             counts.files += 1
             counts[keyPath: count] = (counts[keyPath: count] ?? 0) + 1
             finished += 1
@@ -187,7 +188,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     func recordNonReport(path: String) {
-        lock.withLock {
+        lock.withLock { _ in
             counts.files += 1
             counts.skippedNonReports += 1
             finished += 1
@@ -206,7 +207,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     func recordAlreadyDone(path: String) {
-        lock.withLock {
+        lock.withLock { _ in
             counts.files += 1
             counts.alreadyDone += 1
             finished += 1
@@ -215,7 +216,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     func recordInputError(_ message: String) {
-        lock.withLock { inputErrors.append(message) }
+        lock.withLock { _ in inputErrors.append(message) }
     }
 
     private static func add(_ reason: String, _ path: String, to map: inout [String: Tally]) {
@@ -228,7 +229,7 @@ final class SummaryCollector: @unchecked Sendable {
 
     /// Everything recorded so far, ranked: most frequent first, ties by name for stable output.
     func summary() -> BatchSummary {
-        lock.withLock {
+        lock.withLock { _ in
             var s = BatchSummary()
             s.counts = counts
             s.inputErrors = inputErrors

@@ -64,7 +64,7 @@ public enum ReportWriter {
         case .kscrash: return KSCrashTextRenderer.render(report, results: rewritable(report, results))
         case .sentryEvent: return SentryEventWriter.renderText(report, results: rewritable(report, results))
         case .plcrash: return PLCrashTextRenderer.render(report, results: rewritable(report, results))
-                case .text, .jsonHeaderText, .microstackshot, .sample, .swiftBacktrace, .swiftBacktraceJSON:
+        case .text, .jsonHeaderText, .microstackshot, .sample, .swiftBacktrace, .swiftBacktraceJSON:
             return write(report, results: results)
         }
     }

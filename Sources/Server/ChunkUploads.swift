@@ -13,7 +13,7 @@ import Foundation
 import Store
 import SymbolicateModel
 
-/// Unchecked: the sweep timer is set up in `init` and only cancelled in `deinit`.
+// @unchecked: the sweep timer is set up in `init` and only cancelled in `deinit`.
 final class ChunkUploads: @unchecked Sendable {
     /// Bytes of one chunk, as Sentry's default (8 MiB).
     static let chunkSize = 8 << 20
