@@ -7,7 +7,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 BIN = .build/release/symbolicate
 
-.PHONY: deps build release demo test test-under-load lint webpage samples bench clean fuzz asan tsan
+.PHONY: deps build release demo test test-under-load lint webpage webpage-source samples bench clean fuzz asan tsan
 
 deps:
 	@scripts/install-deps.sh
@@ -41,7 +41,7 @@ test-under-load: deps
 # Benchmarks. `swift format format -i -r Sources Tests` fixes most findings. Then no shared state
 # behind Synchronization's Mutex, whose contended hand-over ThreadSanitizer cannot see: use Locked.
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Plugins Fuzz/Sources Benchmarks/LookupBench
+	$(SWIFT) format lint --strict -r Sources Tests Fuzz/Sources Benchmarks/LookupBench
 	@! grep -rn --include='*.swift' -E '\bMutex(<|\()' Sources \
 	  || { echo "lint: use Locked (Sources/Model/Locked.swift), not Synchronization's Mutex" >&2; exit 1; }
 	@! grep -rn --include='*.swift' -E '\b(NSLock|NSCondition|DispatchSemaphore)\(' Sources \
@@ -51,6 +51,10 @@ lint:
 # The web page in headless Chromium (1280x900 and 390x844, light and dark); skipped without chromium.
 webpage: build
 	scripts/webpage-check.sh .build/debug/symbolicate webpage-check
+
+# The web page's files made into Sources/Server/WebPageDocument.swift (run after editing them).
+webpage-source:
+	$(SWIFT) run embed-web-page Sources/Server/WebPage Sources/Server/WebPageDocument.swift
 
 samples:
 	Samples/generate.sh

@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.0
 // symbolicate: crash-report symbolication for Linux.
 // The targets follow the data: a report is parsed (Reports), its images' symbol files are read
 // (ObjectFiles) or found in the index (Store, whose per-build files are BuildFiles), frames are
@@ -81,13 +81,11 @@ let package = Package(
                 "Symbolication", "Store", "BuildFiles", "SystemSupport", "Reports", "ObjectFiles", "SymbolicateModel",
                 "CMicroHTTPD", "Digest", "CProcess", "ObjectStorage", "Compression",
             ],
-            path: "Sources/Server", exclude: ["WebPage"],
-            plugins: ["EmbedWebPage"]),
-        // The web page's files (Sources/Server/WebPage) made into one document at build time.
+            path: "Sources/Server", exclude: ["WebPage"]),
+        // Makes the web page's files (Sources/Server/WebPage) into one document, WebPageDocument.swift
+        // (`make webpage-source`). Not a build-tool plugin: fuzz and sanitizer builds would build it
+        // with their instrumentation, which a host tool cannot link.
         .executableTarget(name: "embed-web-page", path: "Sources/BuildTools/EmbedWebPage"),
-        .plugin(
-            name: "EmbedWebPage", capability: .buildTool(), dependencies: ["embed-web-page"],
-            path: "Plugins/EmbedWebPage"),
         .target(
             name: "Batch",
             dependencies: [

@@ -1,6 +1,6 @@
 // The web page served at `/`: one HTML document with inline CSS and JavaScript, no external
 // assets. Its files are Sources/Server/WebPage (index.html, page.css, page.js); the
-// EmbedWebPage build-tool plugin puts them together into `WebPage.html` at build time. Paste a report, pick it, or drop it anywhere on the page to see a summary of the
+// embed-web-page tool puts them together into `WebPage.html` (WebPageDocument.swift, `make webpage-source`). Paste a report, pick it, or drop it anywhere on the page to see a summary of the
 // crash (app, version, OS, device, exception, crashed thread), every backtrace in the report's
 // own order (Last Exception Backtrace first, as Apple prints it; the crashed thread marked,
 // inline frames marked, frames the report names itself shown as named by the report), the

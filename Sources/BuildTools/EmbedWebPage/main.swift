@@ -1,9 +1,9 @@
-// embed-web-page: makes the web page one document at build time. The page is kept as real files
-// (Sources/Server/WebPage: index.html, page.css, page.js) that a browser opens as they are and a
-// formatter reads; the server must still ship as one binary with nothing beside it, and serve one
-// self-contained document (its Content-Security-Policy allows no other origin). So this tool,
-// run by the EmbedWebPage build-tool plugin, puts the style sheet and the script in place of the
-// `<link>` and `<script src>` lines that name them and writes the result as a Swift raw string.
+// embed-web-page: makes the web page one document (`make webpage-source`). The page is kept as
+// real files (Sources/Server/WebPage: index.html, page.css, page.js) that a browser opens as they
+// are and a formatter reads; the server must still ship as one binary with nothing beside it, and
+// serve one self-contained document (its Content-Security-Policy allows no other origin). So this
+// tool puts the style sheet and the script in place of the `<link>` and `<script src>` lines that
+// name them and writes the result as a Swift raw string.
 //
 // Usage: embed-web-page WEBPAGE_FOLDER OUTPUT.swift
 
@@ -45,7 +45,9 @@ while page.contains("\\" + hashes) || page.contains("\"\"\"" + hashes) || page.c
     hashes += "#"
 }
 let source = """
-    // Generated at build time from Sources/Server/WebPage by embed-web-page; edit those files.
+    // swift-format-ignore-file
+    // Generated from Sources/Server/WebPage by `make webpage-source` (embed-web-page); edit those files,
+    // then run it. ServerBasicsTests.webPageIsSelfContained fails while this file is out of date.
     extension WebPage {
         static let html = \(hashes)\"\"\"
     \(page)
