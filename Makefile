@@ -44,8 +44,6 @@ lint:
 	$(SWIFT) format lint --strict -r Sources Tests Fuzz/Sources Benchmarks/LookupBench
 	@! grep -rn --include='*.swift' -E '\bMutex(<|\()' Sources \
 	  || { echo "lint: use Locked (Sources/Model/Locked.swift), not Synchronization's Mutex" >&2; exit 1; }
-	@! grep -rn --include='*.swift' -E '\b(NSLock|NSCondition|DispatchSemaphore)\(' Sources \
-	  || { echo "lint: use Locked and Locked.Condition (Sources/Model/Locked.swift)" >&2; exit 1; }
 	@scripts/lint-unchecked.sh
 
 # The web page in headless Chromium (1280x900 and 390x844, light and dark); skipped without chromium.

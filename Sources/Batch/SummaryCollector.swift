@@ -8,7 +8,7 @@
 import Foundation
 import SymbolicateModel
 
-// @unchecked: every stored var is read and written only inside `lock.withLock`.
+// @unchecked: every stored var is read and written only with `lock` held.
 final class SummaryCollector: @unchecked Sendable {
     private struct Tally {
         var count = 0
@@ -43,7 +43,7 @@ final class SummaryCollector: @unchecked Sendable {
     static let notAReport = "not a crash report"
     static let other = "(other)"
 
-    private let lock = Locked(())
+    private let lock = NSLock()
     /// The `--report-list` file, written under the lock.
     private let reportList: ReportList?
     private var counts = BatchSummary.Counts()
@@ -62,7 +62,7 @@ final class SummaryCollector: @unchecked Sendable {
 
     /// Writes out the rest of the report list; throws the first error writing it met.
     func finishReportList() throws(SymbolicateError) {
-        let error: SymbolicateError? = lock.withLock { _ in
+        let error: SymbolicateError? = lock.withLock {
             reportList?.flush()
             return reportList?.failure
         }
@@ -71,16 +71,16 @@ final class SummaryCollector: @unchecked Sendable {
 
     /// The counts so far, without ranking anything (cheap enough for every progress tick).
     var currentCounts: BatchSummary.Counts {
-        lock.withLock { _ in counts }
+        lock.withLock { counts }
     }
 
     /// Files whose handling is complete (for progress).
     var finishedCount: Int {
-        lock.withLock { _ in finished }
+        lock.withLock { finished }
     }
 
     func recordReport(_ facts: ReportFacts, path: String, written: Bool) {
-        lock.withLock { _ in
+        lock.withLock {
             counts.files += 1
             counts.reportsRead += 1
             finished += 1
@@ -134,7 +134,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     func recordUnparsable(reason: String, path: String, kind: String) {
-        lock.withLock { _ in
+        lock.withLock {
             counts.files += 1
             counts.reportsRead += 1
             counts.unparsable += 1
@@ -145,7 +145,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     func recordUnreadable(reason: String, path: String) {
-        lock.withLock { _ in
+        lock.withLock {
             counts.files += 1
             counts.unreadable += 1
             finished += 1
@@ -157,7 +157,7 @@ final class SummaryCollector: @unchecked Sendable {
     /// A report not written because symbols it needs could not be read now: read, listed with
     /// the cause among the unreadable reasons, and not done (`--resume` does it again).
     func recordSymbolsUnreadable(reason: String, path: String) {
-        lock.withLock { _ in
+        lock.withLock {
             counts.files += 1
             counts.reportsRead += 1
             counts.symbolsUnreadable = (counts.symbolsUnreadable ?? 0) + 1
@@ -179,7 +179,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     private func recordSkipped(_ count: WritableKeyPath<BatchSummary.Counts, Int?>, reason: String, path: String) {
-        lock.withLock { _ in
+        lock.withLock {
             counts.files += 1
             counts[keyPath: count] = (counts[keyPath: count] ?? 0) + 1
             finished += 1
@@ -188,7 +188,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     func recordNonReport(path: String) {
-        lock.withLock { _ in
+        lock.withLock {
             counts.files += 1
             counts.skippedNonReports += 1
             finished += 1
@@ -207,7 +207,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     func recordAlreadyDone(path: String) {
-        lock.withLock { _ in
+        lock.withLock {
             counts.files += 1
             counts.alreadyDone += 1
             finished += 1
@@ -216,7 +216,7 @@ final class SummaryCollector: @unchecked Sendable {
     }
 
     func recordInputError(_ message: String) {
-        lock.withLock { _ in inputErrors.append(message) }
+        lock.withLock { inputErrors.append(message) }
     }
 
     private static func add(_ reason: String, _ path: String, to map: inout [String: Tally]) {
@@ -229,7 +229,7 @@ final class SummaryCollector: @unchecked Sendable {
 
     /// Everything recorded so far, ranked: most frequent first, ties by name for stable output.
     func summary() -> BatchSummary {
-        lock.withLock { _ in
+        lock.withLock {
             var s = BatchSummary()
             s.counts = counts
             s.inputErrors = inputErrors

@@ -46,8 +46,10 @@ public final class BuildCache: Sendable {
     // swift-format-ignore: AlwaysUseLowerCamelCase
     static let UTIME_OMIT = (1 << 30) - 2
 
-    /// One lock per build being fetched: the callers that miss the same build wait on it.
-    private typealias FetchLock = Locked<Void>
+    // @unchecked: an NSLock, which threads share by design.
+    private final class FetchLock: @unchecked Sendable {
+        let lock = NSLock()
+    }
 
     public init(root: String, location: S3Location, capacity: Int64) throws {
         let name = location.prefix.isEmpty ? location.bucket : location.bucket + "/" + location.folder
@@ -94,44 +96,44 @@ public final class BuildCache: Sendable {
         if recentlyMissing(relativeKey) { return nil }
         let fetch = fetchLocks.withLock { locks in
             if let lock = locks[relativeKey] { return lock }
-            let lock = FetchLock(())
+            let lock = FetchLock()
             locks[relativeKey] = lock
             return lock
         }
+        fetch.lock.lock()
         defer {
+            fetch.lock.unlock()
             // Only this fetch's own lock: a caller that came after it was removed made another.
             fetchLocks.withLock { locks in if locks[relativeKey] === fetch { locks[relativeKey] = nil } }
         }
-        return try fetch.withLock { _ throws -> String? in
-            // Another caller may have fetched it while this one waited.
-            if let hit = hit(path, expectedSize: expectedSize) { return hit }
-            if recentlyMissing(relativeKey) { return nil }
-            counters.withLock { $0.misses += 1 }
-            for attempt in 0..<2 {
-                var failure: ObjectStorageError? = nil
-                do throws(ObjectStorageError) {
-                    try download(path)
-                } catch {
-                    failure = error
-                }
-                guard let failure else {
-                    misses.withLock { _ = $0.removeValue(forKey: relativeKey) }
-                    var st = stat()
-                    let size = stat(path, &st) == 0 ? Int64(st.st_size) : 0
-                    counters.withLock { $0.bytes += size }
-                    evict(keeping: path)
-                    return path
-                }
-                if failure.code == .noSuchKey {
-                    misses.withLock { $0[relativeKey] = Date() }
-                    return nil
-                }
-                // .io is most likely a full disk: make room (all but what is in use) and try once more.
-                guard failure.code == .io, attempt == 0 else { throw failure }
-                evict(keeping: path, toBytes: 0)
+        // Another caller may have fetched it while this one waited.
+        if let hit = hit(path, expectedSize: expectedSize) { return hit }
+        if recentlyMissing(relativeKey) { return nil }
+        counters.withLock { $0.misses += 1 }
+        for attempt in 0..<2 {
+            var failure: ObjectStorageError? = nil
+            do {
+                try download(path)
+            } catch {
+                failure = error
             }
-            return nil
+            guard let failure else {
+                misses.withLock { _ = $0.removeValue(forKey: relativeKey) }
+                var st = stat()
+                let size = stat(path, &st) == 0 ? Int64(st.st_size) : 0
+                counters.withLock { $0.bytes += size }
+                evict(keeping: path)
+                return path
+            }
+            if failure.code == .noSuchKey {
+                misses.withLock { $0[relativeKey] = Date() }
+                return nil
+            }
+            // .io is most likely a full disk: make room (all but what is in use) and try once more.
+            guard failure.code == .io, attempt == 0 else { throw failure }
+            evict(keeping: path, toBytes: 0)
         }
+        return nil
     }
 
     /// Adds a file this process already has (a build it just uploaded) under `relativeKey`.
