@@ -28,7 +28,10 @@ public final class BuildCache: Sendable {
     /// `<cache>/tmp`: temporary files of the bucket store (imports, downloads in flight).
     public let temporaryDirectory: String
     public let capacity: Int64
-    private let fetchLocks = Locked<[String: FetchLock]>([:])
+    /// The keys being fetched now: a second caller for one of them waits on `fetchDone` until the
+    /// first has finished, then finds the file (or the remembered miss) instead of fetching again.
+    private let fetching = Locked<Set<String>>([])
+    private let fetchDone = Locked<Set<String>>.Condition()
     private let misses = Locked<[String: Date]>([:])
     private let counters = Locked<Counters>(Counters())
 
@@ -45,11 +48,6 @@ public final class BuildCache: Sendable {
     static let UTIME_NOW = (1 << 30) - 1
     // swift-format-ignore: AlwaysUseLowerCamelCase
     static let UTIME_OMIT = (1 << 30) - 2
-
-    // @unchecked: an NSLock, which threads share by design.
-    private final class FetchLock: @unchecked Sendable {
-        let lock = NSLock()
-    }
 
     public init(root: String, location: S3Location, capacity: Int64) throws {
         let name = location.prefix.isEmpty ? location.bucket : location.bucket + "/" + location.folder
@@ -94,17 +92,10 @@ public final class BuildCache: Sendable {
         let path = path(for: relativeKey)
         if let hit = hit(path, expectedSize: expectedSize) { return hit }
         if recentlyMissing(relativeKey) { return nil }
-        let fetch = fetchLocks.withLock { locks in
-            if let lock = locks[relativeKey] { return lock }
-            let lock = FetchLock()
-            locks[relativeKey] = lock
-            return lock
-        }
-        fetch.lock.lock()
+        fetching.wait(on: fetchDone, until: { !$0.contains(relativeKey) }, then: { _ = $0.insert(relativeKey) })
         defer {
-            fetch.lock.unlock()
-            // Only this fetch's own lock: a caller that came after it was removed made another.
-            fetchLocks.withLock { locks in if locks[relativeKey] === fetch { locks[relativeKey] = nil } }
+            fetching.withLock { _ = $0.remove(relativeKey) }
+            fetchDone.broadcast()
         }
         // Another caller may have fetched it while this one waited.
         if let hit = hit(path, expectedSize: expectedSize) { return hit }
