@@ -82,6 +82,17 @@ public struct SymbolicateError: Error, Sendable, CustomStringConvertible, Custom
 }
 
 extension SymbolicateError {
+    /// `error` itself when it is one of ours, else an internal error that describes it and keeps
+    /// it as the cause (so its errno or SQLite code still decides what it means).
+    public static func wrapping(
+        _ error: any Error, path: String? = nil, function: String = #function, file: String = #fileID,
+        line: Int = #line
+    ) -> SymbolicateError {
+        if let ours = error as? SymbolicateError { return ours }
+        return SymbolicateError(
+            .internal, "\(error)", path: path, cause: error, function: function, file: file, line: line)
+    }
+
     /// `path` does not exist. A name that is not valid UTF-8 reaches a Swift program repaired
     /// (U+FFFD in its place) and so names no file: the message says so when the path holds one.
     public static func noSuchFile(_ path: String) -> SymbolicateError {

@@ -34,7 +34,7 @@ extension BucketStore {
             staging = try makeStaging()
         } catch {
             var summary = ImportSummary()
-            let e = error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)")
+            let e = SymbolicateError.wrapping(error)
             for input in paths { summary.failures.append(.init(path: input, error: e)) }
             return summary
         }
@@ -77,7 +77,7 @@ extension BucketStore {
         do {
             rows = try staging.list()
         } catch {
-            let e = error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)")
+            let e = SymbolicateError.wrapping(error)
             for item in summary.imported { summary.failures.append(.init(path: item.source, error: e)) }
             summary.imported = []
             return
@@ -93,7 +93,7 @@ extension BucketStore {
                     try publish(row, file: staging.absolutePath(row.file)))
             } catch {
                 outcomes[BuildKey(uuid: row.uuid, arch: row.arch)] = .failure(
-                    error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)"))
+                    SymbolicateError.wrapping(error))
             }
         }
         var imported: [ImportSummary.Item] = []

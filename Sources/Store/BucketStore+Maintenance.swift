@@ -324,7 +324,7 @@ extension BucketStore {
                 totals.failed += 1
                 progress(
                     index + 1, builds.count, build, .failed,
-                    error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)"))
+                    SymbolicateError.wrapping(error))
             }
         }
         return totals

@@ -25,7 +25,7 @@ extension Originals {
             do {
                 try keep(source, for: builds[source] ?? [])
             } catch {
-                let e = error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)")
+                let e = SymbolicateError.wrapping(error)
                 failures.append(
                     .init(
                         path: source,

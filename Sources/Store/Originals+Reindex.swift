@@ -91,7 +91,7 @@ extension Originals {
                 .init(path: label, error: SymbolicateError($0.error.code, $0.error.message))
             }
         } catch {
-            let e = error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)")
+            let e = SymbolicateError.wrapping(error)
             report.failures.append(.init(path: label, error: e))
         }
         return report

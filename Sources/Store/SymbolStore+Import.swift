@@ -147,7 +147,7 @@ extension SymbolStore {
     /// `error` as one line naming the build and the store (what a full disk, a read-only folder
     /// or a damaged catalog says to the person importing).
     func importFailure(_ error: any Error, _ build: BuildInfo, source: String) -> SymbolicateError {
-        let cause = error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)", cause: error)
+        let cause = SymbolicateError.wrapping(error)
         var reason = cause.message
         if cause.isDiskFull {
             reason = "the disk is full (\(reason)); free some space and import again"
@@ -362,7 +362,7 @@ struct ImportRun {
     var bytesTotal: Int64 = 0
 
     mutating func fail(_ path: String, _ error: any Error) {
-        let e = error as? SymbolicateError ?? SymbolicateError(.internal, "\(error)", path: path)
+        let e = SymbolicateError.wrapping(error, path: path)
         summary.failures.append(.init(path: path, error: e))
     }
 
