@@ -100,7 +100,7 @@ extension ArchiveReader {
         }
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0, lseek(file, off_t(start), SEEK_SET) == off_t(start) else {
-            let reason = String(cString: strerror(errno))
+            let reason = Errno.current.description
             if file >= 0 { close(file) }
             carchive_read_free(a)
             throw ArchiveError(.cannotOpen, "cannot open the archive: \(reason)", path: path, fatal: true)

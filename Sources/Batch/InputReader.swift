@@ -103,7 +103,7 @@ final class InputReader {
                     collector.recordSkippedLink(reason: "a link to a file that does not exist", path: path)
                 case .inaccessible(let error):
                     collector.recordUnreadable(
-                        reason: "cannot be looked at: \(String(cString: strerror(error)))", path: path)
+                        reason: "cannot be looked at: \(Errno(rawValue: error).description)", path: path)
                 case .notARegularFile:
                     collector.recordSkippedLink(reason: "not a regular file (a device, pipe or socket)", path: path)
                 }

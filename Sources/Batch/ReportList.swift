@@ -24,8 +24,7 @@ final class ReportList {
         self.path = path
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw SymbolicateError(
-                .io, "cannot create the report list: \(String(cString: strerror(errno)))", path: path)
+            throw SymbolicateError.system("cannot create the report list", path: path)
         }
         self.descriptor = descriptor
     }
@@ -82,8 +81,7 @@ final class ReportList {
             let n = buffer.withUnsafeBytes { write(descriptor, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
-                failure = SymbolicateError(
-                    .io, "cannot write the report list: \(String(cString: strerror(errno)))", path: path)
+                failure = SymbolicateError.system("cannot write the report list", path: path)
                 break
             }
             offset += n

@@ -114,7 +114,7 @@ struct HealthcheckTarget {
             let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if sent < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw failure("sending the request failed: \(String(cString: strerror(errno)))")
+                throw failure("sending the request failed: \(Errno.current.description)")
             }
             bytes.removeFirst(sent)
         }
@@ -127,7 +127,7 @@ struct HealthcheckTarget {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw failure("reading the answer failed: \(String(cString: strerror(errno)))")
+                throw failure("reading the answer failed: \(Errno.current.description)")
             }
             if count == 0 {
                 if received.isEmpty { throw failure("the server closed the connection without answering") }
@@ -159,14 +159,14 @@ struct HealthcheckTarget {
         ) { fd, info, lastError in
             if Glibc.connect(fd, info.ai_addr, info.ai_addrlen) == 0 { return true }
             guard errno == EINPROGRESS else {
-                lastError = String(cString: strerror(errno))
+                lastError = Errno.current.description
                 return false
             }
             try wait(fd, for: Int16(POLLOUT), until: deadline, doing: "connecting")
             var socketError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             if getsockopt(fd, SOL_SOCKET, SO_ERROR, &socketError, &length) == 0, socketError == 0 { return true }
-            lastError = String(cString: strerror(socketError))
+            lastError = Errno(rawValue: socketError).description
             return false
         }
         switch outcome {
@@ -191,7 +191,7 @@ struct HealthcheckTarget {
             let ready = poll(&entry, 1, milliseconds)
             if ready > 0 { return }
             if ready == 0 { throw timeout(what) }
-            if errno != EINTR { throw failure("\(what) failed: \(String(cString: strerror(errno)))") }
+            if errno != EINTR { throw failure("\(what) failed: \(Errno.current.description)") }
         }
     }
 

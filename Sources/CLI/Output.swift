@@ -43,7 +43,7 @@ enum StandardOutput {
         default:
             throw SymbolicateError(
                 .io,
-                "cannot write to standard output: \(String(cString: strerror(code))); "
+                "cannot write to standard output: \(Errno(rawValue: code).description); "
                     + "free some space or write the output elsewhere (-o FILE)")
         }
     }

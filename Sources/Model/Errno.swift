@@ -73,3 +73,15 @@ extension SymbolicateError {
     /// A full disk (or quota), by the number underneath: ENOSPC / EDQUOT, or SQLITE_FULL.
     public var isDiskFull: Bool { errno?.isDiskFull == true || sqliteResult?.isDiskFull == true }
 }
+
+extension SymbolicateError {
+    /// A failed system call: `what` (what was being done), then the system's words for
+    /// `errno`, which is kept as the cause.
+    public static func system(
+        _ what: String, code: Code = .io, path: String? = nil, errno: Errno = .current,
+        function: String = #function, file: String = #fileID, line: Int = #line
+    ) -> SymbolicateError {
+        SymbolicateError(
+            code, "\(what): \(errno)", path: path, cause: errno, function: function, file: file, line: line)
+    }
+}

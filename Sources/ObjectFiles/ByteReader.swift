@@ -21,12 +21,12 @@ final class ByteStorage: @unchecked Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code: SymbolicateError.Code = errno == ENOENT ? .notFound : .io
-            throw SymbolicateError(code, "cannot open: \(String(cString: strerror(errno)))", path: path)
+            throw SymbolicateError.system("cannot open", code: code, path: path)
         }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else {
-            throw SymbolicateError(.io, "cannot stat: \(String(cString: strerror(errno)))", path: path)
+            throw SymbolicateError.system("cannot stat", path: path)
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             throw SymbolicateError(.unsupported, "not a regular file", path: path)
@@ -41,7 +41,7 @@ final class ByteStorage: @unchecked Sendable {
         }
         let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0)
         guard let p, p != MAP_FAILED else {
-            throw SymbolicateError(.io, "cannot map: \(String(cString: strerror(errno)))", path: path)
+            throw SymbolicateError.system("cannot map", path: path)
         }
         base = p
         count = size

@@ -51,7 +51,7 @@ public enum SymbolFileFinder {
     /// looks like when that is known.
     public static func whyNotAnObjectFile(_ path: String) -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "cannot be opened: " + String(cString: strerror(errno)) }
+        guard fd >= 0 else { return "cannot be opened: " + Errno.current.description }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 64)
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 64) }

@@ -266,7 +266,7 @@ private final class Transfer {
                 if written < 0 {
                     if errno == EINTR { continue }
                     failure = TransportFailure(
-                        kind: .io, message: "cannot write the download: " + String(cString: strerror(errno)),
+                        kind: .io, message: "cannot write the download: " + Errno.current.description,
                         retryable: false)
                     return false
                 }
@@ -314,7 +314,7 @@ private final class Transfer {
                 if got < 0 && errno == EINTR { continue }
                 guard got > 0 else {
                     let reason =
-                        got < 0 ? String(cString: strerror(errno)) : "the file is shorter than when the upload began"
+                        got < 0 ? Errno.current.description : "the file is shorter than when the upload began"
                     failure = TransportFailure(
                         kind: .io, message: "cannot read the upload: " + reason, retryable: false)
                     return nil

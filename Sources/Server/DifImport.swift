@@ -20,7 +20,7 @@ struct DifImport {
     func run() throws -> AssemblyRecord {
         let folder = context.configuration.uploadDirectory + "/assemble-" + UUID().uuidString
         guard mkdir(folder, 0o700) == 0 else {
-            throw HTTPError(500, "io", "cannot stage the assembly: \(String(cString: strerror(errno)))")
+            throw HTTPError(500, "io", "cannot stage the assembly: \(Errno.current.description)")
         }
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let staged = folder + "/" + SymbolUploads.safeFileName(file.name)
@@ -45,7 +45,7 @@ struct DifImport {
     private func join(into path: String) throws -> [UInt8] {
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw HTTPError(500, "io", "cannot create the assembled file: \(String(cString: strerror(errno)))")
+            throw HTTPError(500, "io", "cannot create the assembled file: \(Errno.current.description)")
         }
         defer { close(descriptor) }
         var hash = SHA1()
@@ -64,7 +64,7 @@ struct DifImport {
             if head.count < ContentKind.prefixLength { head += bytes.prefix(ContentKind.prefixLength - head.count) }
             let code = bytes.withUnsafeBytes { OutputFile.writeAll(descriptor, $0) }
             guard code == 0 else {
-                throw HTTPError(500, "io", "cannot write the assembled file: \(String(cString: strerror(code)))")
+                throw HTTPError(500, "io", "cannot write the assembled file: \(Errno(rawValue: code).description)")
             }
         }
         let digest = hexString(hash.finalize())

@@ -169,7 +169,7 @@ final class Exchange: @unchecked Sendable {
                 fileDescriptor = fd
                 bodyFile = path
             } else {
-                writeError = "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))"
+                writeError = "cannot create a temporary file in \(directory): \(Errno.current.description)"
             }
         } else if case .memory = policy, let length = headers["content-length"].flatMap(Int.init), length > 0,
             length <= policy.limit
@@ -241,7 +241,7 @@ final class Exchange: @unchecked Sendable {
         body.removeAll(keepingCapacity: true)
         bodyLength = 0
         if fileDescriptor >= 0, ftruncate(fileDescriptor, 0) != 0 || lseek(fileDescriptor, 0, SEEK_SET) != 0 {
-            writeError = "cannot rewind the upload's temporary file: \(String(cString: strerror(errno)))"
+            writeError = "cannot rewind the upload's temporary file: \(Errno.current.description)"
         }
     }
 
@@ -270,7 +270,7 @@ final class Exchange: @unchecked Sendable {
         case .file:
             guard fileDescriptor >= 0 else { return }
             let code = OutputFile.writeAll(fileDescriptor, bytes)
-            if code != 0 { writeError = "cannot write the upload to disk: \(String(cString: strerror(code)))" }
+            if code != 0 { writeError = "cannot write the upload to disk: \(Errno(rawValue: code).description)" }
         }
     }
 

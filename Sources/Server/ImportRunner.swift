@@ -228,6 +228,6 @@ struct ImportRunner: Sendable {
     }
 
     private func ioError(_ call: String) -> SymbolicateError {
-        SymbolicateError(.io, "cannot start the import process (\(call): \(String(cString: strerror(errno))))")
+        SymbolicateError(.io, "cannot start the import process (\(call): \(Errno.current.description))")
     }
 }

@@ -82,7 +82,7 @@ public enum TCPAddresses {
             entry = info.pointee.ai_next
             let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | flags, 0)
             guard fd >= 0 else {
-                lastError = String(cString: strerror(errno))
+                lastError = Errno.current.description
                 continue
             }
             let kept: Bool
@@ -110,7 +110,7 @@ struct ListenSocket {
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
             guard bind(fd, info.ai_addr, info.ai_addrlen) == 0, listen(fd, backlog) == 0 else {
-                lastError = String(cString: strerror(errno))
+                lastError = Errno.current.description
                 return false
             }
             return true

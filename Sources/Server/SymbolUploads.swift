@@ -35,7 +35,7 @@ enum SymbolUploads {
         let folder = PathParts.parent(file) + "/import-" + UUID().uuidString
         let named = folder + "/" + fileName(request)
         guard mkdir(folder, 0o700) == 0, link(file, named) == 0 else {
-            throw HTTPError(500, "io", "cannot stage the upload: \(String(cString: strerror(errno)))")
+            throw HTTPError(500, "io", "cannot stage the upload: \(Errno.current.description)")
         }
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let reportPath = folder + "/" + reportName

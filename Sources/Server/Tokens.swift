@@ -28,7 +28,7 @@ public struct TokenSet: Sendable {
     /// Reads a token file; an empty or unreadable file is an error, so a typo cannot open the server to everyone.
     public init(file path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
-            let why = access(path, R_OK) == 0 ? "it is not a readable file" : String(cString: strerror(errno))
+            let why = access(path, R_OK) == 0 ? "it is not a readable file" : Errno.current.description
             throw SymbolicateError(.io, "cannot read the token file: \(why)", path: path)
         }
         let text = String(decoding: data, as: UTF8.self)
@@ -47,7 +47,7 @@ public struct TokenSet: Sendable {
     /// lines as the server reads, `NAME:TOKEN` or a bare `TOKEN`.
     public static func firstToken(inFile path: String) throws -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
-            let why = access(path, R_OK) == 0 ? "it is not a readable file" : String(cString: strerror(errno))
+            let why = access(path, R_OK) == 0 ? "it is not a readable file" : Errno.current.description
             throw SymbolicateError(.io, "cannot read the token file: \(why)", path: path)
         }
         let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)

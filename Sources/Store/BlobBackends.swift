@@ -50,7 +50,7 @@ public struct FolderBlobBackend: BlobBackend {
         var status = stat()
         guard stat(file(path), &status) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw SymbolicateError(.io, "cannot read \(file(path)): \(String(cString: strerror(errno)))")
+            throw SymbolicateError.system("cannot read \(file(path))")
         }
         return (status.st_mode & S_IFMT) == S_IFREG ? Int64(status.st_size) : nil
     }
@@ -73,7 +73,7 @@ public struct FolderBlobBackend: BlobBackend {
 
     public func delete(_ path: String) throws {
         guard unlink(file(path)) == 0 || errno == ENOENT else {
-            throw SymbolicateError(.io, "cannot remove \(file(path)): \(String(cString: strerror(errno)))")
+            throw SymbolicateError.system("cannot remove \(file(path))")
         }
     }
 }

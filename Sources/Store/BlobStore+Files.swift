@@ -88,7 +88,7 @@ extension BlobStore {
     }
 
     static func fileError(_ what: String, _ code: Int32, _ path: String) -> SymbolicateError {
-        SymbolicateError(.io, "\(what) the file: \(String(cString: strerror(code)))", path: path)
+        SymbolicateError.system("\(what) the file", path: path, errno: Errno(rawValue: code))
     }
 }
 

@@ -299,8 +299,7 @@ extension SymbolStore {
     static func readPrefix(_ path: String, count: Int = 4096) throws -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             let code = access(path, R_OK) == 0 ? EIO : errno
-            throw SymbolicateError(
-                .io, "cannot open the file for reading: \(String(cString: strerror(code)))", path: path)
+            throw SymbolicateError.system("cannot open the file for reading", path: path, errno: Errno(rawValue: code))
         }
         defer { try? handle.close() }
         do {
@@ -334,7 +333,7 @@ extension SymbolStore {
                                 + " rename it to import it", path: path))
                 case .inaccessible(let error):
                     unreadable.append(
-                        SymbolicateError(.io, "cannot be looked at: \(String(cString: strerror(error)))", path: path))
+                        SymbolicateError.system("cannot be looked at", path: path, errno: Errno(rawValue: error)))
                 case .danglingLink, .notARegularFile:
                     break
                 }

@@ -47,7 +47,7 @@ public enum Folders {
         case EACCES, EPERM: return "no permission to write in \(parent) (check its owner and mode)"
         case EROFS: return "\(parent) is on a read-only file system"
         case ENOSPC, EDQUOT: return "no space left on the device holding \(parent)"
-        default: return "\(path): \(String(cString: strerror(code)))"
+        default: return "\(path): \(Errno(rawValue: code).description)"
         }
     }
 

@@ -18,7 +18,7 @@ public struct ChunkedFile: Sendable {
     public init(_ file: UploadFile, chunkSize: Int) throws {
         let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw SymbolicateError(.io, "cannot read it: \(String(cString: strerror(errno)))", path: file.path)
+            throw SymbolicateError.system("cannot read it", path: file.path)
         }
         defer { close(descriptor) }
         var whole = SHA1()
@@ -45,7 +45,7 @@ public struct ChunkedFile: Sendable {
     func chunk(_ index: Int) throws -> [UInt8] {
         let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw SymbolicateError(.io, "cannot read it: \(String(cString: strerror(errno)))", path: file.path)
+            throw SymbolicateError.system("cannot read it", path: file.path)
         }
         defer { close(descriptor) }
         var buffer = [UInt8](repeating: 0, count: chunkSize)
@@ -67,7 +67,7 @@ public struct ChunkedFile: Sendable {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw SymbolicateError(.io, "cannot read it: \(String(cString: strerror(errno)))", path: path)
+                throw SymbolicateError.system("cannot read it", path: path)
             }
             if n == 0 { break }
             done += n

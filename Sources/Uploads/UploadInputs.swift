@@ -70,12 +70,12 @@ public enum UploadInputs {
             let name = PathParts.last(entry.name) ?? entry.name
             let folder = scratch + "/\(files.count)-" + UUID().uuidString.prefix(8)
             guard mkdir(folder, 0o700) == 0 else {
-                throw SymbolicateError(.io, "cannot create \(folder): \(String(cString: strerror(errno)))")
+                throw SymbolicateError.system("cannot create \(folder)")
             }
             let target = folder + "/" + (name.hasPrefix(".") || name.isEmpty ? "member" : name)
             let descriptor = open(target, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
-                throw SymbolicateError(.io, "cannot create \(target): \(String(cString: strerror(errno)))")
+                throw SymbolicateError.system("cannot create \(target)")
             }
             var head: [UInt8] = []
             var size: Int64 = 0
@@ -93,7 +93,7 @@ public enum UploadInputs {
                 }
                 guard code == 0 else {
                     close(descriptor)
-                    throw SymbolicateError(.io, "cannot write \(target): \(String(cString: strerror(code)))")
+                    throw SymbolicateError.system("cannot write \(target)", errno: Errno(rawValue: code))
                 }
                 size += Int64(count)
             }
