@@ -160,6 +160,10 @@ final class DieDecoder {
         _ r: inout ByteReader, _ start: Int, _ abbrev: Abbreviation, _ context: DwarfUnitContext
     ) throws {
         let format = context.header.format
+        if let fixed = abbrev.fixedSize {
+            try r.skip(fixed.size(in: format))
+            return
+        }
         try context.table.specs.withUnsafeBufferPointer { specs in
             for i in abbrev.specs {
                 let form = specs[i].form

@@ -119,6 +119,43 @@ struct Abbreviation: Sendable {
     var tag: UInt16
     var hasChildren: Bool
     var specs: Range<Int>
+    /// The size of a DIE's attributes when every form of the abbreviation has a size known from
+    /// the unit's format alone (the type, member and variable DIEs the walk skips, mostly), so
+    /// that such a DIE is skipped with one bounds check instead of one per attribute; nil when a
+    /// form's size is in the data (LEB128, strings, blocks, indirect).
+    var fixedSize: FixedSize?
+
+    /// Bytes, plus so many addresses, offsets and DW_FORM_ref_addr references of the unit's sizes.
+    struct FixedSize: Sendable {
+        var bytes: Int32 = 0
+        var addresses: Int32 = 0
+        var offsets: Int32 = 0
+        var refAddrs: Int32 = 0
+
+        func size(in f: DwarfFormat) -> Int {
+            Int(bytes) + Int(addresses) * f.addressSize + Int(offsets) * f.offsetSize + Int(refAddrs) * f.refAddrSize
+        }
+
+        /// Adds `form`; false when its size is in the data (the sizes of DieDecoder.skip).
+        mutating func add(_ form: UInt16) -> Bool {
+            switch form {
+            case DW_FORM_flag_present, DW_FORM_implicit_const: break
+            case DW_FORM_data1, DW_FORM_ref1, DW_FORM_flag, DW_FORM_strx1, DW_FORM_addrx1: bytes += 1
+            case DW_FORM_data2, DW_FORM_ref2, DW_FORM_strx2, DW_FORM_addrx2: bytes += 2
+            case DW_FORM_strx3, DW_FORM_addrx3: bytes += 3
+            case DW_FORM_data4, DW_FORM_ref4, DW_FORM_strx4, DW_FORM_addrx4, DW_FORM_ref_sup4: bytes += 4
+            case DW_FORM_data8, DW_FORM_ref8, DW_FORM_ref_sig8, DW_FORM_ref_sup8: bytes += 8
+            case DW_FORM_data16: bytes += 16
+            case DW_FORM_addr: addresses += 1
+            case DW_FORM_ref_addr: refAddrs += 1
+            case DW_FORM_strp, DW_FORM_line_strp, DW_FORM_sec_offset, DW_FORM_strp_sup, DW_FORM_GNU_ref_alt,
+                DW_FORM_GNU_strp_alt:
+                offsets += 1
+            default: return false
+            }
+            return true
+        }
+    }
 }
 
 /// The abbreviations of one table, by code: dense codes in an array, any others in a dictionary.
@@ -159,6 +196,7 @@ struct AbbreviationTable: Sendable {
             let tag = try r.uleb()
             let children = try r.u8()
             let first = table.specs.count
+            var fixed: Abbreviation.FixedSize? = Abbreviation.FixedSize()
             while true {
                 let name = try r.uleb()
                 let form = try r.uleb()
@@ -169,16 +207,17 @@ struct AbbreviationTable: Sendable {
                     throw DecodeError(
                         "abbreviation \(code) at \(offset) has more than \(maxAttributesPerAbbreviation) attributes")
                 }
-                table.specs.append(
-                    AttributeSpec(
-                        name: name <= 0xffff ? UInt16(name) : 0, form: form <= 0xffff ? UInt16(form) : 0,
-                        implicitConst: implicit))
+                let spec = AttributeSpec(
+                    name: name <= 0xffff ? UInt16(name) : 0, form: form <= 0xffff ? UInt16(form) : 0,
+                    implicitConst: implicit)
+                table.specs.append(spec)
+                if fixed?.add(spec.form) == false { fixed = nil }
             }
             let index = Int32(table.abbreviations.count)
             table.abbreviations.append(
                 Abbreviation(
                     tag: tag <= 0xffff ? UInt16(tag) : 0, hasChildren: children == DW_CHILDREN_yes,
-                    specs: first..<table.specs.count))
+                    specs: first..<table.specs.count, fixedSize: fixed))
             if code < maxDenseCode {
                 if Int(code) >= table.dense.count {
                     table.dense += repeatElement(-1, count: Int(code) + 1 - table.dense.count)
