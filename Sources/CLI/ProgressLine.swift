@@ -28,4 +28,12 @@ final class ProgressLine: Sendable {
         let width = last.withLock { $0.width }
         if width > 0 { Console.raw("\r" + String(repeating: " ", count: width) + "\r", to: STDERR_FILENO) }
     }
+
+    /// Prints `message` as a line of its own, above the progress line (which the next update
+    /// draws again).
+    func say(_ message: String) {
+        finish()
+        last.withLock { $0 = (0, 0) }
+        Console.error(message)
+    }
 }

@@ -63,13 +63,15 @@ enum UploadCommand: Command {
         let files = try UploadInputs.collect(args.positionals, scratch: scratch)
 
         let bar = ProgressLine(enabled: Console.stderrIsTerminal)
-        let uploader = try ChunkedUploader(server: url, token: token) { progress in
-            var line = "\(progress.phase): \(progress.filesDone)/\(progress.filesTotal) files"
-            if progress.bytesToSend > 0 {
-                line += ", \(progress.bytesSent * 100 / progress.bytesToSend)% of \(progress.bytesToSend) bytes"
-            }
-            bar.update(line)
-        }
+        let uploader = try ChunkedUploader(
+            server: url, token: token, notice: { bar.say($0) },
+            progress: { progress in
+                var line = "\(progress.phase): \(progress.filesDone)/\(progress.filesTotal) files"
+                if progress.bytesToSend > 0 {
+                    line += ", \(progress.bytesSent * 100 / progress.bytesToSend)% of \(progress.bytesToSend) bytes"
+                }
+                bar.update(line)
+            })
         let options = try uploader.options()
         var chunked: [ChunkedFile] = []
         for (index, file) in files.enumerated() {

@@ -59,6 +59,8 @@ public final class ChunkedUploader: Sendable {
     let token: String
     let retry: RetryPolicy
     let progress: (@Sendable (UploadProgress) -> Void)?
+    /// Told each time a request is tried again, and why (for a person watching the upload).
+    let notice: (@Sendable (String) -> Void)?
     /// Longest the uploader waits for the server to assemble what it sent.
     let assembleTimeout: Double
     /// The server ignores them: one server is one store.
@@ -67,7 +69,8 @@ public final class ChunkedUploader: Sendable {
 
     public init(
         server: String, token: String, retry: RetryPolicy = RetryPolicy(maxAttempts: 6, baseDelay: 0.5, maxDelay: 30),
-        assembleTimeout: Double = 1800, progress: (@Sendable (UploadProgress) -> Void)? = nil
+        assembleTimeout: Double = 1800, notice: (@Sendable (String) -> Void)? = nil,
+        progress: (@Sendable (UploadProgress) -> Void)? = nil
     ) throws {
         var base = server
         while base.hasSuffix("/") { base.removeLast() }
@@ -84,6 +87,7 @@ public final class ChunkedUploader: Sendable {
         self.retry = retry
         self.assembleTimeout = assembleTimeout
         self.progress = progress
+        self.notice = notice
     }
 
     // MARK: Requests
@@ -121,7 +125,10 @@ public final class ChunkedUploader: Sendable {
                 throw SymbolicateError(
                     .unavailable, "\(method) \(url) failed \(attempt) times; last: \(problem); run the upload again")
             }
-            let delay = max(retryAfter ?? 0, retry.delay(beforeRetry: attempt, using: &generator))
+            let delay = min(max(retryAfter ?? 0, retry.delay(beforeRetry: attempt, using: &generator)), 60)
+            notice?(
+                "\(method) \(url): \(problem); trying again in \(String(format: "%.1f", delay)) s (attempt"
+                    + " \(attempt + 1) of \(retry.maxAttempts))")
             usleep(UInt32(min(delay, 60) * 1_000_000))
         }
     }

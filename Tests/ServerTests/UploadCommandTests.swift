@@ -120,10 +120,13 @@ struct UploadCommandTests {
             "upload", "--server", "http://127.0.0.1:\(port)/", "--token-file", folder + "/tokens.txt",
             Repository.samplesBuild + "/ios-arm64-dwarf5/HoldKit.framework.dSYM",
         ]
-        let errors = Pipe()
-        upload.standardError = errors
+        let errorsFile = folder + "/upload-errors.txt"
+        _ = FileManager.default.createFile(atPath: errorsFile, contents: nil)
+        upload.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorsFile))
         try upload.run()
-        sleep(2)
+        func errors() -> String { (try? String(contentsOfFile: errorsFile, encoding: .utf8)) ?? "" }
+        // The server starts once the upload has found nothing listening and said it tries again.
+        #expect(Eventually.waitFor { errors().contains("trying again") }, "\(errors())")
         let server = Process()
         server.executableURL = URL(fileURLWithPath: executable)
         server.arguments = [
@@ -136,8 +139,8 @@ struct UploadCommandTests {
             server.terminate()
             server.waitUntilExit()
         }
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         upload.waitUntilExit()
+        let text = errors()
         #expect(upload.terminationStatus == 0, "\(text)")
         #expect(text.contains("uploaded 1 file"), "\(text)")
     }
