@@ -22,6 +22,10 @@ public enum SentryEventParser {
             var name: String
             var isException: Bool
             var frames: [Int]
+            /// Inline frames an earlier symbolication here inserted (`SentryEventWriter.insertedKey`),
+            /// each with the frame object before it in the list and the frame they were inserted
+            /// for: not frames of the trace, and replaced when that frame is symbolicated again.
+            var inserted: [(entry: Int, previous: Int, frame: Int)] = []
         }
 
         var tape: JSONTape
@@ -51,10 +55,20 @@ public enum SentryEventParser {
             known = true
             for (i, entry) in tape.children(values).enumerated() where tape.kind(entry) == .object {
                 guard let list = tape.member(tape.member(entry, "stacktrace"), "frames") else { continue }
-                traces.append(
-                    Layout.Trace(
-                        entry: entry, name: "\(key).values[\(i)]", isException: isException,
-                        frames: tape.children(list).filter { tape.kind($0) == .object }))
+                var trace = Layout.Trace(
+                    entry: entry, name: "\(key).values[\(i)]", isException: isException, frames: [])
+                var previous: Int?
+                for frame in tape.children(list) where tape.kind(frame) == .object {
+                    if let previous, let outer = trace.frames.last,
+                        tape.bool(tape.member(frame, SentryEventWriter.insertedKey)) == true
+                    {
+                        trace.inserted.append((frame, previous, outer))
+                    } else {
+                        trace.frames.append(frame)
+                    }
+                    previous = frame
+                }
+                traces.append(trace)
             }
         }
         return known ? Layout(tape: tape, traces: traces) : nil

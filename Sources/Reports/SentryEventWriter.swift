@@ -5,7 +5,9 @@
 // kept), and, where functions were inlined, one frame object per level in place of the frame, as
 // Symbolicator does: copies of the frame, each with its level's function and line, oldest first
 // (the outermost function, then those inlined into it) as Sentry orders frames. `filename` and
-// `lineno` the result has none for are removed. Every other byte stays as it was.
+// `lineno` the result has none for are removed. Every other byte stays as it was. The inserted
+// copies carry `"symbolicate_inlined": true`: an event symbolicated again (a stored one, when
+// another dSYM arrives) has them removed and made afresh, never read as frames of their own.
 //
 // `renderText`: each stack trace as an Apple text backtrace (innermost first), then the images.
 
@@ -14,6 +16,8 @@ import SymbolicateModel
 enum SentryEventWriter {
     /// The keys Sentry's frames use; the offset is not one of them (`symbol_addr` is the device's).
     static let keys = FrameKeys(symbol: "function", offset: "symbol_offset", file: "filename", line: "lineno")
+    /// The key that marks a frame object inserted for an inlined function.
+    static let insertedKey = "symbolicate_inlined"
 
     static func write(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
         let original = report.original
@@ -29,6 +33,7 @@ enum SentryEventWriter {
                 separator = Array(
                     original[tape.entries[frames[0]].range.upperBound..<tape.entries[frames[1]].range.lowerBound])
             }
+            var expanded: Set<Int> = []
             for (d, entry) in frames.enumerated() {
                 guard let result = results[FrameID(backtrace: b, frame: frames.count - 1 - d)],
                     result.status == .symbolicated, !result.frames.isEmpty
@@ -46,16 +51,35 @@ enum SentryEventWriter {
                             bytes: $0.bytes)
                     }
                     return ByteEdit.apply(shifted, to: object)
-                }
+                }.enumerated().map { i, copy in i == 0 ? copy : Self.markedInserted(copy) }
                 var bytes: [UInt8] = []
                 for (i, copy) in copies.enumerated() {
                     if i > 0 { bytes += separator }
                     bytes += copy
                 }
                 edits.append(ByteEdit(range: range, bytes: bytes))
+                expanded.insert(entry)
+            }
+            // The inline frames an earlier symbolication inserted for a frame written afresh go,
+            // each with the separator before it.
+            for (entry, previous, frame) in trace.inserted where expanded.contains(frame) {
+                edits.append(
+                    ByteEdit(
+                        range: tape.entries[previous].range.upperBound..<tape.entries[entry].range.upperBound, bytes: []
+                    ))
             }
         }
         return ByteEdit.apply(edits, to: original)
+    }
+
+    /// `object` (a frame object's bytes) with `insertedKey` first, laid out as its first member.
+    static func markedInserted(_ object: [UInt8]) -> [UInt8] {
+        guard let open = object.firstIndex(of: UInt8(ascii: "{")) else { return object }
+        var first = open + 1
+        while first < object.count, [0x20, 0x09, 0x0A, 0x0D].contains(object[first]) { first += 1 }
+        let space = Array(object[(open + 1)..<first])
+        return Array(object[...open]) + space + Array("\"\(insertedKey)\": true,".utf8)
+            + (space.isEmpty ? Array(" ".utf8) : space) + Array(object[first...])
     }
 
     static func renderText(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {

@@ -126,4 +126,13 @@ struct KSCrashSymbolicationTests {
         let (again, _) = try Self.process(processed.output)
         #expect(again.output == processed.output)
     }
+
+    /// A report written here, symbolicated again (a stored report when another dSYM arrives),
+    /// comes out as it went in: its added keys are replaced, not added a second time.
+    @Test func aReportSymbolicatedTwiceIsWrittenTheSame() throws {
+        let (first, _) = try Self.process(try KSCrashSample.report())
+        let (second, _) = try Self.process(first.output)
+        #expect(second.report.backtraces.map(\.frames.count) == first.report.backtraces.map(\.frames.count))
+        #expect(second.output == first.output, "written again differently")
+    }
 }

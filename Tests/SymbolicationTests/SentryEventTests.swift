@@ -109,6 +109,23 @@ import Testing
         #expect(NSDictionary(dictionary: a).isEqual(to: b))
     }
 
+    /// An event written here, symbolicated again (a stored event when another dSYM arrives):
+    /// the inline frames inserted the first time are replaced, not inserted a second time, and
+    /// the answer is the first one byte for byte.
+    @Test(.enabled(if: KSCrashSample.available, "Samples/build is absent (run Samples/generate.sh)"))
+    func anEventSymbolicatedTwiceGetsItsInlineFramesOnce() throws {
+        let (first, _) = try Self.process(try Self.sampleEvent(), paths: [Paths.samples + "/build"])
+        let (second, _) = try Self.process(first.output, paths: [Paths.samples + "/build"])
+        #expect(second.report.backtraces.map(\.frames.count) == first.report.backtraces.map(\.frames.count))
+        #expect(second.output == first.output, "written again differently")
+        let written = try #require(try JSONSerialization.jsonObject(with: Data(first.output)) as? [String: Any])
+        let frames = try #require(
+            ((((written["threads"] as? [String: Any])?["values"] as? [[String: Any]])?.first?["stacktrace"])
+                as? [String: Any])?["frames"] as? [[String: Any]])
+        let inserted = frames.filter { $0["symbolicate_inlined"] as? Bool == true }
+        #expect(!inserted.isEmpty && frames.count - inserted.count == first.report.backtraces[1].frames.count)
+    }
+
     @Test func eventsWithoutDebugMetaOrWithStrayThreadIdsAreRead() throws {
         let event = """
             {"event_id": "x", "exception": {"values": [{"type": "SIGSEGV", "thread_id": 42,
