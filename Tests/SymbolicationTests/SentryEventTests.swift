@@ -42,35 +42,9 @@ import Testing
         #expect(try SymbolicationCheck.compare(processed, locator: locator) == named)
     }
 
-    /// An event over the sample build: one exception and one thread with the sample's frames,
-    /// oldest first.
-    static func sampleEvent() throws -> [UInt8] {
-        let sample = try KSCrashSample.sample()
-        let images: [[String: Any]] = sample.images.map {
-            [
-                "type": "macho", "debug_id": $0.uuid.lowercased(), "image_addr": "0x" + String($0.load, radix: 16),
-                "image_vmaddr": "0x0", "image_size": $0.size, "code_file": "/private/var/\($0.name)", "arch": "arm64",
-            ]
-        }
-        let frames: [[String: Any]] = sample.frames.reversed().map {
-            [
-                "instruction_addr": "0x" + String($0.address, radix: 16),
-                "image_addr": "0x" + String($0.load, radix: 16),
-                "package": "/private/var/\($0.image)", "function": "<redacted>", "in_app": true,
-            ]
-        }
-        let event: [String: Any] = [
-            "event_id": "0123456789abcdef0123456789abcdef", "platform": "cocoa", "level": "fatal",
-            "exception": ["values": [["type": "EXC_BAD_ACCESS", "thread_id": 99, "stacktrace": ["frames": frames]]]],
-            "threads": ["values": [["id": 0, "crashed": true, "stacktrace": ["frames": frames]]]],
-            "debug_meta": ["images": images],
-        ]
-        return [UInt8](try JSONSerialization.data(withJSONObject: event, options: [.prettyPrinted, .sortedKeys]))
-    }
-
     @Test(.enabled(if: KSCrashSample.available, "Samples/build is absent (run Samples/generate.sh)"), .needsReferee)
     func sampleEventMatchesLLVMSymbolizerAndInsertsInlineFrames() throws {
-        let input = try Self.sampleEvent()
+        let input = try KSCrashSample.sentryEvent()
         let (processed, locator) = try Self.process(input, paths: [Paths.samples + "/build"])
         #expect(processed.report.format == .sentryEvent && processed.contentType == "application/json")
         let frames = processed.report.backtraces[0].frames
@@ -114,7 +88,7 @@ import Testing
     /// the answer is the first one byte for byte.
     @Test(.enabled(if: KSCrashSample.available, "Samples/build is absent (run Samples/generate.sh)"))
     func anEventSymbolicatedTwiceGetsItsInlineFramesOnce() throws {
-        let (first, _) = try Self.process(try Self.sampleEvent(), paths: [Paths.samples + "/build"])
+        let (first, _) = try Self.process(try KSCrashSample.sentryEvent(), paths: [Paths.samples + "/build"])
         let (second, _) = try Self.process(first.output, paths: [Paths.samples + "/build"])
         #expect(second.report.backtraces.map(\.frames.count) == first.report.backtraces.map(\.frames.count))
         #expect(second.output == first.output, "written again differently")
