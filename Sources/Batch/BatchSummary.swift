@@ -37,8 +37,31 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         /// The diagnostics of the MetricKit payloads read (each payload counts once in
         /// `reportsRead`); absent when there were none.
         public var metricKitDiagnostics: Int?
+        /// Reports read, by kind (`crash`, `ips`, `kscrash`, `sentry-event`, `plcrash`,
+        /// `metrickit`, `swift-backtrace`...), unparsable ones under the kind they seemed to be.
+        public var kinds: [String: Int] = [:]
 
         public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            files = try c.decode(Int.self, forKey: .files)
+            reportsRead = try c.decode(Int.self, forKey: .reportsRead)
+            fullySymbolicated = try c.decode(Int.self, forKey: .fullySymbolicated)
+            partiallySymbolicated = try c.decode(Int.self, forKey: .partiallySymbolicated)
+            notSymbolicated = try c.decode(Int.self, forKey: .notSymbolicated)
+            unparsable = try c.decode(Int.self, forKey: .unparsable)
+            unreadable = try c.decode(Int.self, forKey: .unreadable)
+            skippedNonReports = try c.decode(Int.self, forKey: .skippedNonReports)
+            skippedNames = try c.decodeIfPresent(Int.self, forKey: .skippedNames)
+            skippedLinks = try c.decodeIfPresent(Int.self, forKey: .skippedLinks)
+            symbolsUnreadable = try c.decodeIfPresent(Int.self, forKey: .symbolsUnreadable)
+            alreadyDone = try c.decode(Int.self, forKey: .alreadyDone)
+            written = try c.decode(Int.self, forKey: .written)
+            metricKitDiagnostics = try c.decodeIfPresent(Int.self, forKey: .metricKitDiagnostics)
+            // Summaries written before kinds were counted have none.
+            kinds = try c.decodeIfPresent([String: Int].self, forKey: .kinds) ?? [:]
+        }
     }
 
     /// A reason and how many files it applies to.
@@ -137,6 +160,10 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         if let n = counts.skippedLinks { rows.append(("skipped (link or special)", n)) }
         rows.append(("outputs written", counts.written))
         if let n = counts.metricKitDiagnostics { rows.append(("MetricKit diagnostics", n)) }
+        if counts.kinds.count > 1 {
+            let kinds = counts.kinds.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            rows += kinds.map { ("  of kind \($0.key)", $0.value) }
+        }
         for (label, value) in rows {
             out += "  " + label.padding(toLength: 26, withPad: " ", startingAt: 0) + String(value) + "\n"
         }

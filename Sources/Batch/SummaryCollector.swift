@@ -130,6 +130,7 @@ final class SummaryCollector: Sendable {
         mutating func recordReport(_ facts: ReportFacts, path: String, written: Bool) {
             counts.files += 1
             counts.reportsRead += 1
+            counts.kinds[facts.kind, default: 0] += 1
             finished += 1
             if written { counts.written += 1 }
             if facts.diagnostics > 0 {
@@ -182,6 +183,7 @@ final class SummaryCollector: Sendable {
         mutating func recordUnparsable(reason: String, path: String, kind: String) {
             counts.files += 1
             counts.reportsRead += 1
+            counts.kinds[kind, default: 0] += 1
             counts.unparsable += 1
             finished += 1
             Record.add(reason, path, to: &unparsable)

@@ -139,5 +139,6 @@ extension BatchSummary.Counts {
         if let n = other.skippedNames { skippedNames = (skippedNames ?? 0) + n }
         if let n = other.skippedLinks { skippedLinks = (skippedLinks ?? 0) + n }
         if let n = other.metricKitDiagnostics { metricKitDiagnostics = (metricKitDiagnostics ?? 0) + n }
+        kinds.merge(other.kinds, uniquingKeysWith: +)
     }
 }

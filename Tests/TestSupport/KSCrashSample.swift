@@ -14,8 +14,9 @@ public enum KSCrashSample {
     }
 
     /// The sample build's images (name, load address, size, UUID) from build/images.tsv, and
-    /// the HoldApp / HoldKit frames of the sample report (address, image name, load address), innermost first.
-    public static func sample() throws -> (
+    /// the HoldApp / HoldKit frames of the sample report (address, image name, load address), innermost first:
+    /// every thread's, or the crashed thread's alone.
+    public static func sample(crashedThreadOnly: Bool = false) throws -> (
         images: [(name: String, load: UInt64, size: UInt64, uuid: String)],
         frames: [(address: UInt64, image: String, load: UInt64)]
     ) {
@@ -30,7 +31,11 @@ public enum KSCrashSample {
         let loads = Dictionary(images.map { ($0.name, $0.load) }) { a, _ in a }
         let text = try String(contentsOfFile: Repository.samples + "/reports/HoldApp-\(variant).crash", encoding: .utf8)
         var frames: [(address: UInt64, image: String, load: UInt64)] = []
-        for line in text.split(separator: "\n") {
+        var inCrashed = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("Thread ") { inCrashed = line.hasSuffix("Crashed:") }
+            if line.isEmpty { inCrashed = false }
+            if crashedThreadOnly && !inCrashed { continue }
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard words.count >= 3, Int(words[0]) != nil, let load = loads[String(words[1])],
                 words[2].hasPrefix("0x"), let address = UInt64(words[2].dropFirst(2), radix: 16)
@@ -41,8 +46,8 @@ public enum KSCrashSample {
     }
 
     /// A KSCrash report with one thread holding every HoldApp / HoldKit frame of the sample report.
-    public static func report() throws -> [UInt8] {
-        let sample = try sample()
+    public static func report(crashedThreadOnly: Bool = false) throws -> [UInt8] {
+        let sample = try sample(crashedThreadOnly: crashedThreadOnly)
         let images: [[String: Any]] = sample.images.map {
             [
                 "image_addr": $0.load, "image_size": $0.size, "name": "/private/var/containers/Bundle/\($0.name)",
@@ -66,8 +71,8 @@ public enum KSCrashSample {
 
     /// An event over the sample build: one exception and one thread with the sample's frames,
     /// oldest first.
-    public static func sentryEvent() throws -> [UInt8] {
-        let sample = try KSCrashSample.sample()
+    public static func sentryEvent(crashedThreadOnly: Bool = false) throws -> [UInt8] {
+        let sample = try KSCrashSample.sample(crashedThreadOnly: crashedThreadOnly)
         let images: [[String: Any]] = sample.images.map {
             [
                 "type": "macho", "debug_id": $0.uuid.lowercased(), "image_addr": "0x" + String($0.load, radix: 16),
