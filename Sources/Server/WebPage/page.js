@@ -18,7 +18,9 @@ async function errorText(response) {
 }
 
 // What the last symbolication produced: the report's text, its file name, the symbolicated text.
-const current = { report: "", name: "", format: "", text: "" };
+// A file that is not UTF-8 text (a PLCrashReporter protobuf report) is kept as its bytes and sent
+// as it is, with a placeholder line in the text box.
+const current = { report: "", name: "", format: "", text: "", bytes: null, placeholder: "" };
 
 function renderSummary(summary, backtraces) {
   const box = $("summary"); box.textContent = "";
@@ -129,10 +131,11 @@ async function post(query, body) {
 }
 
 async function symbolicate() {
-  const body = $("report").value;
-  if (!body.trim()) { setStatus("Paste, pick or drop a report first.", true); return; }
+  const typed = $("report").value;
+  const body = current.bytes && typed === current.placeholder ? current.bytes : typed;
+  if (!typed.trim()) { setStatus("Paste, pick or drop a report first.", true); return; }
   setStatus("Symbolicating\u2026", false);
-  current.report = body; current.text = ""; current.format = "";
+  current.report = typed; current.text = ""; current.format = "";
   $("stack").textContent = ""; $("text").textContent = ""; showText(false);
   $("summary").hidden = true; $("missing").hidden = true; $("actions").hidden = true; $("shareLink").hidden = true;
   try {
@@ -176,7 +179,10 @@ async function copyText(text) {
 
 // A file keeps its name and extension (the report comes back in its own format); a pasted
 // report gets the extension its format is saved with.
-const extensions = { "text": ".crash", "json-header-text": ".crash", "ips": ".ips", "metrickit": ".json", "microstackshot": ".txt", "sample": ".txt" };
+const extensions = {
+  "text": ".crash", "json-header-text": ".crash", "ips": ".ips", "metrickit": ".json", "microstackshot": ".txt", "sample": ".txt",
+  "kscrash": ".json", "sentry-event": ".json", "plcrash": ".crash", "swift-backtrace": ".txt", "swift-backtrace-json": ".json",
+};
 function symbolicatedName() {
   const m = current.name.match(/^(.*?)(\.[A-Za-z0-9]+)?$/);
   const ext = m && m[2] ? m[2] : (extensions[current.format] || ".txt");
@@ -207,9 +213,18 @@ $("view").addEventListener("click", () => showText($("text").hidden));
 
 function readFileInto(file) {
   const reader = new FileReader();
-  reader.onload = () => { current.name = file.name || ""; $("report").value = reader.result; symbolicate(); };
+  reader.onload = () => {
+    current.name = file.name || "";
+    const bytes = new Uint8Array(reader.result);
+    let text = null;
+    try { text = new TextDecoder("utf-8", { fatal: true }).decode(bytes); } catch (e) { text = null; }
+    current.bytes = text === null ? bytes : null;
+    current.placeholder = text === null ? "(" + current.name + ": " + bytes.length + " bytes, not text: sent as they are)" : "";
+    $("report").value = text === null ? current.placeholder : text;
+    symbolicate();
+  };
   reader.onerror = () => setStatus("The file " + file.name + " could not be read.", true);
-  reader.readAsText(file);
+  reader.readAsArrayBuffer(file);
 }
 
 $("go").addEventListener("click", () => { current.name = ""; symbolicate(); });
