@@ -7,10 +7,13 @@
 //   function (in Image) + 40                 symbol table only
 //   0x1000                                   not found
 // An address that is not a number is an error (exit 65) naming the word and where it came from,
-// before anything is printed; -arch must name a slice the file has.
+// before anything is printed; -arch must name a slice the file has. With --build-id (a Mach-O
+// UUID or an ELF build id, as reports write them) the symbols come from the store instead of a
+// file: what a server-side Swift report names an image by.
 
 import Foundation
 import ObjectFiles
+import Store
 import SymbolicateModel
 import Symbolication
 
@@ -20,6 +23,7 @@ enum LookupCommand: Command {
     static let about = """
         USAGE: symbolicate lookup -o DSYM_OR_BINARY [-arch ARCH] [-l LOADADDR | -s SLIDE]
                                   [-i [-d DELIMITER]] [-fullPath] [-f FILE] [ADDR...]
+               symbolicate lookup --build-id ID [--store S] [-arch ARCH] [-l LOADADDR | -s SLIDE] ...
 
         Prints the function and file:line for each ADDR (from the arguments, from -f FILE, or
         whitespace-separated on stdin when neither is given), in atos's format. An ADDR is hex
@@ -29,6 +33,11 @@ enum LookupCommand: Command {
 
     static let symbolFile = ValueOption<String>(
         "-o", value: "PATH", help: "The symbol file: a .dSYM bundle, its DWARF file, a binary or an ELF file.")
+    static let buildID = ValueOption<BuildID>.parsed(
+        "--build-id", value: "ID", expected: "a Mach-O UUID or an ELF build id in hex",
+        help: "Look up in the store's build of this id (a Mach-O UUID or an ELF build id, as reports write"
+            + " them) instead of a file (-o)."
+    ) { BuildID(string: $0) }
     static let arch = ValueOption<Arch>(
         ["-arch", "--arch"], value: "ARCH",
         help: "The slice to use (arm64, arm64e, x86_64, ...); it must be one the file has.",
@@ -51,7 +60,8 @@ enum LookupCommand: Command {
         help: "Print source files with their full path, as the debug information has it.")
 
     static let options: [any CommandOption] = [
-        symbolFile, arch, loadAddress, slide, addressFile, inlines, delimiter, fullPath,
+        symbolFile, buildID, arch, loadAddress, slide, addressFile, inlines, delimiter, fullPath, StoreOption.store,
+        StoreOption.cache, StoreOption.cacheSize,
     ]
 
     static let epilogue = """
@@ -61,6 +71,7 @@ enum LookupCommand: Command {
         EXAMPLES:
           symbolicate lookup -o App.app.dSYM -arch arm64 -l 0x102bc4000 -i 0x102bca4bc
           symbolicate lookup -o App.app.dSYM -s 0x2bc4000 -f addresses.txt
+          symbolicate lookup --store /srv/symbols --build-id 3f2a9c0e41d7b6a85e0f2c9d1b7a64e3d2c1f0a9 -i 0x4011a8
 
         """
 
@@ -71,7 +82,10 @@ enum LookupCommand: Command {
     }
 
     static func run(_ args: Arguments) throws -> Int32 {
-        guard let path = try args.value(symbolFile) else { throw UsageError("-o DSYM_OR_BINARY is required") }
+        let path = try args.value(symbolFile)
+        let id = try args.value(buildID)
+        if path == nil && id == nil { throw UsageError("-o DSYM_OR_BINARY (or --build-id ID) is required") }
+        if path != nil && id != nil { throw UsageError("give either -o DSYM_OR_BINARY or --build-id ID, not both") }
         if args.given(loadAddress) && args.given(slide) {
             throw UsageError("give either -l LOADADDR or -s SLIDE, not both")
         }
@@ -82,9 +96,16 @@ enum LookupCommand: Command {
         let words = try addressWords(args)
         let addresses = try parseWords(words)
 
-        let slice = try pickSlice(path: path, arch: try args.value(arch))
-        let table = try slice.loadSymbolTable()
-        let vmaddr = table.build.textVMAddress
+        let source: any SymbolSource
+        if let path {
+            source = try pickSlice(path: path, arch: try args.value(arch)).loadSymbolTable()
+        } else if let id {
+            source = try storedSource(id, arch: try args.value(arch), args)
+        } else {
+            throw UsageError("-o DSYM_OR_BINARY (or --build-id ID) is required")
+        }
+        let build = source.build
+        let vmaddr = build.textVMAddress
         var base = vmaddr
         if let loadedAt { base = loadedAt }
         if let slidBy {
@@ -102,12 +123,15 @@ enum LookupCommand: Command {
                 out += "\(word)\n"
                 continue
             }
-            let result = symbolicator.lookup(address - base, in: table, isReturnAddress: false)
+            let result = symbolicator.lookup(address - base, in: source, isReturnAddress: false)
+            if result.status == .failed {
+                throw SymbolicateError(.io, result.error ?? "the symbols could not be read", path: build.path)
+            }
             guard result.status == .symbolicated else {
                 out += "\(word)\n"
                 continue
             }
-            let lines = result.frames.map { atosLine($0, image: table.build.name, fullPath: settings.fullPath) }
+            let lines = result.frames.map { atosLine($0, image: build.name, fullPath: settings.fullPath) }
             if let delimiter = settings.delimiter {
                 out += lines.joined(separator: delimiter) + "\n"
             } else {
@@ -116,6 +140,22 @@ enum LookupCommand: Command {
         }
         try Console.out(out)
         return ExitCode.ok
+    }
+
+    /// The store's build of `id` (of `arch` when given; a build id names one build, a UUID one
+    /// slice of a universal binary); the store must exist.
+    static func storedSource(_ id: BuildID, arch: Arch?, _ args: Arguments) throws -> any SymbolSource {
+        guard let store = try StoreOption.open(args, disabled: false, mustExist: true) else {
+            throw SymbolicateError(.notFound, "no symbol store to look \(id.uuidString) up in")
+        }
+        guard let source = try store.source(for: id, arch: arch) else {
+            let which = arch.map { " for \($0)" } ?? ""
+            throw SymbolicateError(
+                .notFound,
+                "the store has no build \(id.uuidString)\(which); import its symbol file first (`symbolicate import"
+                    + " PATH`), or see `symbolicate list`")
+        }
+        return source
     }
 
     /// One word of input and where it was read, for messages.
