@@ -11,7 +11,8 @@ enum ListCommand: Command {
     static let about = """
         USAGE: symbolicate list [--store DIR] [--json]
 
-        One line per build: UUID, arch, kind (dwarf or symtab), size, import date, status, name.
+        One line per build: UUID, arch, kind (dwarf or symtab), size, import date, status, name; an
+        ELF build id of a length other than 8, 16 or 20 bytes is marked unusual (it is kept).
         --json adds last_used_at, the last time a lookup used the build or an import found it
         already there (recorded at most hourly; absent until the first), which `gc --older-than`
         goes by with the import date, and `originals`, the kinds of original file kept for the build
@@ -50,7 +51,8 @@ enum ListCommand: Command {
                 b.kind.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0),
                 String(b.byteSize).leftPadded(10), dates.string(from: b.importedAt), b.status.rawValue, b.name,
             ]
-            let mark = originals.isEmpty || originals[b.uuid] != nil ? "" : "  (no originals)"
+            var mark = originals.isEmpty || originals[b.uuid] != nil ? "" : "  (no originals)"
+            if !b.uuid.hasUsualLength { mark += "  (a build id of \(b.uuid.bytes.count) bytes: unusual)" }
             out += cols.joined(separator: "  ") + mark + "\n"
         }
         return out
@@ -73,6 +75,7 @@ enum ListCommand: Command {
             w.string("imported_at", dates.string(from: b.importedAt))
             if let used = b.lastUsedAt { w.string("last_used_at", dates.string(from: used)) }
             w.string("status", b.status.rawValue)
+            if !b.uuid.hasUsualLength { w.bool("unusual_build_id_length", true) }
             w.beginArray("originals")
             for kind in (originals[b.uuid] ?? []).map(\.rawValue).sorted() { w.string(nil, kind) }
             w.endArray()

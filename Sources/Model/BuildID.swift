@@ -40,6 +40,11 @@ public struct BuildID: Hashable, Comparable, Sendable, CustomStringConvertible {
         UInt8(exactly: scalar.value).flatMap(ASCII.hexDigitValue)
     }
 
+    /// Whether the id has a length builds have in practice: 16 bytes (a Mach-O UUID, an ELF
+    /// `--build-id=md5` or `uuid`), 8 (`fast`, xxHash) or 20 (`sha1`, the default). Any other
+    /// length (an `--build-id=0xHEX` picked by hand) is kept, and `list` says it is unusual.
+    public var hasUsualLength: Bool { [8, 16, 20].contains(bytes.count) }
+
     /// `82D13D98-219E-3040-B62A-07A297007A7C` for 16-byte ids, plain uppercase hex otherwise.
     public var uuidString: String {
         let hex = BuildID.hex(bytes, uppercase: true)

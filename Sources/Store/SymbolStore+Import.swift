@@ -132,7 +132,10 @@ extension SymbolStore {
         -> PendingBuild
     {
         guard !build.uuid.bytes.isEmpty else {
-            throw SymbolicateError(.badInput, "the symbol file has no UUID or build id", path: source)
+            throw SymbolicateError(
+                .badInput,
+                "the symbol file has no UUID or build id, so no report can name it; link ELF files with"
+                    + " -Wl,--build-id", path: source)
         }
         do {
             let temporary = try TemporaryFile(in: buildsDirectory, suffix: ".sqlite")
