@@ -83,8 +83,9 @@ public enum CommandLineTool {
         } catch is StandardOutput.Closed {
             return .outputClosed
         } catch let error as UsageError {
-            Console.error("error: \(error.message)\n")
-            Console.error(command.help)
+            // One line for the mistake and the usage line, not the whole help.
+            Console.error("error: \(error.message)")
+            Console.error(usageLines(command))
             return .exit(ExitCode.usage)
         } catch let error as SymbolicateError {
             Console.error("error: \(error.description)")
@@ -98,6 +99,14 @@ public enum CommandLineTool {
             }
             return .exit(ExitCode.failure)
         }
+    }
+
+    /// The command's `USAGE:` line (with its continuation lines) and where the rest of the help is.
+    static func usageLines(_ command: any Command.Type) -> String {
+        let lines = command.about.split(separator: "\n", omittingEmptySubsequences: false)
+        let usage = lines.drop { !$0.hasPrefix("USAGE:") }.prefix { !$0.isEmpty }
+        let name = command == SymbolicateCommand.self ? "symbolicate" : "symbolicate \(command.name)"
+        return (usage.map(String.init) + ["run `\(name) --help` for every option"]).joined(separator: "\n")
     }
 
     /// The first word when it is neither a command nor a report: no file of that name, and a

@@ -15,7 +15,7 @@ enum CommonOptions {
         help: "crash (Apple text; translates .ips and MetricKit), ips (the JSON an .ips or MetricKit input came"
             + " as; not for text reports) or json (every frame with its status). Default: the input's format."
     ) { text in
-        guard let format = OutputFormat(rawValue: text) else {
+        guard let format = OutputFormat(rawValue: text.lowercased()) else {
             throw UsageError("--format must be crash, ips or json, not '\(text)'")
         }
         return format

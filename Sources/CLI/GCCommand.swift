@@ -56,17 +56,19 @@ enum GCCommand: Command {
         let location = try ReportStorageLocation(parsing: StoreOption.directory(try args.value(StoreOption.store)))
         let expired = try StoredReportRetention.removeExpired(at: location, days: retention, dryRun: dryRun)
         let verb = dryRun ? "would remove" : "removed"
-        for b in removed { Console.error("\(verb) \(b.uuid.uuidString) \(b.arch) \(b.name)") }
-        Console.error("\(verb) \(count: removed.count, "build")")
-        if !unnamed.isEmpty { Console.error("\(verb) \(count: unnamed.count, "original") no build names") }
+        // What was (or would be) removed goes to stdout, for scripts and pipes.
+        func say(_ line: String) throws { try Console.out(line + "\n") }
+        for b in removed { try say("\(verb) \(b.uuid.uuidString) \(b.arch) \(b.name)") }
+        try say("\(verb) \(count: removed.count, "build")")
+        if !unnamed.isEmpty { try say("\(verb) \(count: unnamed.count, "original") no build names") }
         if !expired.isEmpty {
-            Console.error("\(verb) \(count: expired.count, "stored report") not written for \(count: retention, "day")")
+            try say("\(verb) \(count: expired.count, "stored report") not written for \(count: retention, "day")")
         }
         if let blobs = BlobStore.of(store) {
             let cutoff = Date().addingTimeInterval(-BlobStore.chunkLifetime)
             let chunks = try blobs.list(.sha1, olderThan: cutoff)
             if !dryRun { for chunk in chunks { try blobs.remove(chunk.key) } }
-            if !chunks.isEmpty { Console.error("\(verb) \(count: chunks.count, "upload chunk") older than a day") }
+            if !chunks.isEmpty { try say("\(verb) \(count: chunks.count, "upload chunk") older than a day") }
         }
         return ExitCode.ok
     }

@@ -83,15 +83,38 @@ enum ImportCommand: Command {
         return ExitCode.badInput
     }
 
+    private struct ImportedBuild: Hashable {
+        var uuid: BuildID
+        var arch: Arch
+    }
+
+    /// A build is counted once: the slices of one build found twice in a run (an .app's symbol
+    /// table beside its dSYM) are the build this run imported, not "already present", and debug
+    /// information replacing a table imported earlier in the run is that one build imported.
     static func text(_ s: ImportSummary) -> String {
-        var lines = [
-            "imported \(count: s.imported.count, "build"), \(s.alreadyPresent.count) already present, \(s.failures.count) failed"
-        ]
+        var builds: [ImportedBuild: ImportSummary.Item] = [:]
+        var order: [ImportedBuild] = []
         for item in s.imported {
+            let key = ImportedBuild(uuid: item.uuid, arch: item.arch)
+            if let earlier = builds[key] {
+                var latest = item
+                if earlier.outcome == .imported { latest.outcome = .imported }
+                builds[key] = latest
+            } else {
+                builds[key] = item
+                order.append(key)
+            }
+        }
+        var seen = Set(order)
+        let present = s.alreadyPresent.filter { seen.insert(ImportedBuild(uuid: $0.uuid, arch: $0.arch)).inserted }
+        var lines = [
+            "imported \(count: order.count, "build"), \(present.count) already present, \(s.failures.count) failed"
+        ]
+        for item in order.compactMap({ builds[$0] }) {
             let verb = item.outcome == .superseded ? "replaced" : "imported"
             lines.append("  \(verb) \(item.uuid.uuidString) \(item.arch) \(item.name) (\(item.kind.rawValue))")
         }
-        for item in s.alreadyPresent {
+        for item in present {
             lines.append("  present  \(item.uuid.uuidString) \(item.arch) \(item.name) (\(item.kind.rawValue))")
         }
         for failure in s.failures { lines.append("  failed   \(failure.description)") }

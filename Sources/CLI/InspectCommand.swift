@@ -26,7 +26,9 @@ enum InspectCommand: Command {
             throw UsageError("inspect takes exactly one REPORT")
         }
         let report = try ReportParser.parse(try IO.read(path))
-        try Console.out(args.has(CommonOptions.json) ? ReportInspector.json(report) : ReportInspector.text(report))
+        // The JSON ends with a newline as the text does (and as `--format json` does).
+        try Console.out(
+            args.has(CommonOptions.json) ? ReportInspector.json(report) + "\n" : ReportInspector.text(report))
         return ExitCode.ok
     }
 }

@@ -138,15 +138,17 @@ enum ServeCommand: Command {
         if let days = try args.value(CommonOptions.reportRetention) { configuration.reportRetentionDays = days }
         // What a server killed mid-request left behind (its import children died with it).
         let stale = SymbolStore.removeStaleTransfers(inStore: configuration.localDirectory)
-        if !stale.isEmpty {
-            Console.error(
-                "removed \(count: stale.count, "upload") left in \(configuration.localDirectory)/tmp by a stopped server"
-            )
-        }
         let server = try SymbolicationServer(configuration: configuration)
         try server.start()
+        // Once started, everything the server says is a JSON log line.
+        if !stale.isEmpty {
+            server.logEvent(
+                "stale_uploads_removed",
+                ["count": String(stale.count), "folder": configuration.localDirectory + "/tmp"])
+        }
         if configuration.tokens == nil {
-            Console.error("warning: no --token-file given: uploads and other writes are refused")
+            server.logEvent(
+                "warning", ["message": "no --token-file given: uploads and other writes are refused"])
         }
         return server.runUntilSignal()
     }

@@ -81,7 +81,7 @@ enum SymbolicateCommand: Command {
         try IO.write(processed.output, to: try args.value(output))
 
         Console.error(summary(processed))
-        for note in processed.report.notes { Console.error(note) }
+        for note in processed.warnings { Console.error(note) }
         if store == nil, !args.has(CommonOptions.noStore), try StoreOption.defaultIsAbsent(args),
             processed.outcome.symbolicatedFrames < processed.outcome.totalFrames
         {
@@ -103,7 +103,6 @@ enum SymbolicateCommand: Command {
             Console.error(failure)
             return ExitCode.failure
         }
-        if let nothing = processed.outcome.nothingResolved { Console.error(nothing) }
         let failures = processed.outcome.strictFailures
         if args.has(strict), !failures.isEmpty {
             Console.error(
@@ -146,7 +145,11 @@ enum SymbolicateCommand: Command {
         var parts = ["\(report.format.rawValue) report"]
         if !report.threads.isEmpty || trees == 0 { parts.append("\(count: report.threads.count, "thread")") }
         if trees > 0 { parts.append("\(count: trees, "sample tree")") }
-        parts.append("\(count: report.images.count, "image")")
+        if processed.missingImageList != nil {
+            parts.append("no image list")
+        } else {
+            parts.append("\(count: report.images.count, "image")")
+        }
         var lines = [
             "symbolicated \(outcome.symbolicatedFrames)/\(outcome.totalFrames) frames (\(parts.joined(separator: ", ")))"
         ]

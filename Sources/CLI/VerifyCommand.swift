@@ -34,11 +34,13 @@ enum VerifyCommand: Command {
         }
         var report = try store.verify(deep: args.has(deep))
         report.problems += try Originals.of(store)?.problems(deep: args.has(deep)) ?? []
-        for fixed in report.repaired { Console.error("repaired \(fixed.description)") }
-        for problem in report.problems { Console.error("problem  \(problem.description)") }
-        Console.error(
+        // The results go to stdout, for scripts and pipes; errors stay on stderr.
+        var lines = report.repaired.map { "repaired \($0.description)" }
+        lines += report.problems.map { "problem  \($0.description)" }
+        lines.append(
             "checked \(count: report.buildsChecked, "build"): "
                 + (report.isHealthy ? "healthy" : "\(count: report.problems.count, "problem")"))
+        try Console.out(lines.joined(separator: "\n") + "\n")
         return report.isHealthy ? ExitCode.ok : ExitCode.failure
     }
 }

@@ -49,6 +49,7 @@ enum FormatSniffer {
 
     /// Binary formats and binary garbage; nil when the bytes look like text.
     static func binaryRefusal(_ bytes: [UInt8]) -> SymbolicateError? {
+        if let container = ContainerSniffer.refusal(bytes) { return container }
         if ByteText.hasPrefix(bytes, at: 0, "bplist") {
             return refusal("a binary property list")
         }

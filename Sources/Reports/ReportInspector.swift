@@ -50,17 +50,17 @@ public enum ReportInspector {
         var parts: [String] = []
         parts.append("\"format\":\(q(r.format.rawValue))")
         parts.append("\"arch\":\(q(r.arch?.rawValue))")
-        parts.append("\"jsonHeader\":\(q(r.jsonHeader))")
+        parts.append("\"json_header\":\(q(r.jsonHeader))")
         parts.append(
             "\"fields\":[" + r.fields.map { "{\"key\":\(q($0.key)),\"value\":\(q($0.value))}" }.joined(separator: ",")
                 + "]")
-        parts.append("\"applicationSpecificInformation\":\(q(r.applicationSpecificInformation))")
+        parts.append("\"application_specific_information\":\(q(r.applicationSpecificInformation))")
         let backtraces = r.backtraces.map { b -> String in
             let frames = b.frames.map { f -> String in
-                "{\"number\":\(f.number),\"image\":\(q(f.imageName)),\"imageIndex\":\(n(f.imageIndex)),"
-                    + "\"address\":\(q(f.addressText)),\"symbol\":\(q(f.symbol)),\"symbolOffset\":\(n(f.symbolOffset)),"
-                    + "\"sourceFile\":\(q(f.sourceFile)),\"sourceLine\":\(n(f.sourceLine)),"
-                    + "\"isReturnAddress\":\(f.isReturnAddress),\"malformed\":\(f.isMalformed)}"
+                "{\"number\":\(f.number),\"image\":\(q(f.imageName)),\"image_index\":\(n(f.imageIndex)),"
+                    + "\"address\":\(q(f.addressText)),\"symbol\":\(q(f.symbol)),\"symbol_offset\":\(n(f.symbolOffset)),"
+                    + "\"source_file\":\(q(f.sourceFile)),\"source_line\":\(n(f.sourceLine)),"
+                    + "\"return_address\":\(f.isReturnAddress),\"malformed\":\(f.isMalformed)}"
             }
             return
                 "{\"kind\":\(q(b.kind.rawValue)),\"number\":\(n(b.number)),\"name\":\(q(b.name)),\"queue\":\(q(b.queue)),"
@@ -69,7 +69,7 @@ public enum ReportInspector {
         parts.append("\"backtraces\":[" + backtraces.joined(separator: ",") + "]")
         let images = r.images.map { i -> String in
             "{\"name\":\(q(i.name)),\"uuid\":\(q(i.uuid?.description)),\"arch\":\(q(i.arch?.rawValue)),"
-                + "\"loadAddress\":\(q(ASCII.hex(i.loadAddress))),\"size\":\(n(i.size)),\"path\":\(q(i.path)),"
+                + "\"load_address\":\(q(ASCII.hex(i.loadAddress))),\"size\":\(n(i.size)),\"path\":\(q(i.path)),"
                 + "\"version\":\(q(i.version)),\"marked\":\(i.isMarked)}"
         }
         parts.append("\"images\":[" + images.joined(separator: ",") + "]")

@@ -9,15 +9,26 @@
 //   answers `results[].stacks` and `found_modules`.
 
 import Foundation
+import Reports
 import SymbolicateModel
 import Symbolication
 
 enum SentryCompatibility {
+    /// A crash report sent here instead of to `/v1/symbolicate`.
+    static let sentReport = HTTPError.badRequest(
+        "this endpoint takes Symbolicator's JSON (`modules`, `stacktraces`); text reports go to /v1/symbolicate")
+
     static func symbolicate(_ request: HTTPRequest, context: ServiceContext, limit: Int) throws -> HTTPResponse {
         let body = try ContentDecoding.decode(request.body, encoding: request.header("content-encoding"), limit: limit)
-        let object = try JSONValue.object(body)
+        let object: [String: Any]
+        do {
+            object = try JSONValue.object(body)
+        } catch {
+            throw ReportParser.looksLikeReport(body) ? sentReport : error
+        }
         guard let modules = (object["modules"] ?? [Any]()) as? [Any], let stacktraces = object["stacktraces"] as? [Any]
         else {
+            if object["stacktraces"] == nil, ReportParser.looksLikeReport(body) { throw sentReport }
             throw HTTPError.badRequest("expected `stacktraces` (array) and `modules` (array)")
         }
         var images: [BinaryImage] = []

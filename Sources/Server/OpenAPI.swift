@@ -213,7 +213,7 @@ enum OpenAPI {
               "responses": {
                 "200": { "description": "The symbolicated report", "headers": {
                     "X-Symbolicate-Missing": { "schema": { "type": "string" }, "description": "Comma-separated UUIDs with no symbols" },
-                    "X-Symbolicate-Warning": { "schema": { "type": "string" }, "description": "One per warning: the report looks line-wrapped (and what was rejoined), or nothing was symbolicated and why" } },
+                    "X-Symbolicate-Warning": { "schema": { "type": "string" }, "description": "One per warning: the report looks line-wrapped (and what was rejoined), its image list is missing, or nothing was symbolicated and why" } },
                   "content": { "text/plain": { "schema": { "type": "string" } },
                     "application/json": { "schema": { "anyOf": [ { "$ref": "#/components/schemas/SymbolicationResult" },
                       { "$ref": "#/components/schemas/MetricKitPayload" }, { "$ref": "#/components/schemas/KSCrashReport" }, { "$ref": "#/components/schemas/SentryEvent" } ] } } } },

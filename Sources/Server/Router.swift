@@ -98,6 +98,13 @@ public struct Router: Sendable {
         case notFound
     }
 
+    /// The pattern of the first route whose path matches, whatever its method: what a 405 is
+    /// counted under in /metrics.
+    public func pattern(matching path: String) -> String? {
+        let segments = PathParts.split(path)
+        return routes.first { $0.match(segments) != nil }?.pattern
+    }
+
     public func resolve(method: String, path: String) -> Resolution {
         let segments = PathParts.split(path)
         var allowed: [String] = []

@@ -9,9 +9,7 @@ import Symbolication
 enum StrictAnswer {
     /// One `X-Symbolicate-Warning` header per line the CLI would say on stderr.
     static func warnings(_ processed: ProcessedReport) -> [(String, String)] {
-        (processed.report.notes + [processed.outcome.nothingResolved].compactMap { $0 }).map {
-            ("X-Symbolicate-Warning", $0)
-        }
+        processed.warnings.map { ("X-Symbolicate-Warning", $0) }
     }
 
     /// True for `?strict=1` (or `true`).

@@ -33,7 +33,11 @@ enum SymbolUploads {
         try checkKind(file)
         // The store names a single binary after its file: give the upload the client's file name.
         let folder = PathParts.parent(file) + "/import-" + UUID().uuidString
-        let named = folder + "/" + fileName(request)
+        var name = fileName(request)
+        if UploadName.isUnnamed(request), let fromReports = UploadName.fromReports(file, context: context) {
+            name = safeFileName(fromReports)
+        }
+        let named = folder + "/" + name
         guard mkdir(folder, 0o700) == 0, link(file, named) == 0 else {
             throw HTTPError(500, "io", "cannot stage the upload: \(Errno.current.description)")
         }

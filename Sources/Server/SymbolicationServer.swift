@@ -96,6 +96,12 @@ public final class SymbolicationServer: @unchecked Sendable {
     /// Connections the admin port holds at once: probes and scrapers, not clients.
     static let adminConnectionLimit = 64
 
+    /// A message of the server's own (a warning at start) as a log event, so that the log stays
+    /// one JSON object per line.
+    public func logEvent(_ event: String, _ fields: [String: String] = [:]) {
+        log.event(event, fields)
+    }
+
     /// Stops accepting, waits up to the grace period for requests in flight, then closes all connections.
     public func stop() {
         let alreadyStopping = stopping.withLock { stopping in
@@ -173,6 +179,8 @@ public final class SymbolicationServer: @unchecked Sendable {
             let hint = admin ? "this port serves /healthz, /readyz and /metrics" : "see /openapi.json"
             return .respond(HTTPError.notFound("no endpoint at \(exchange.path); \(hint)").response)
         case .methodNotAllowed(let allowed):
+            // Counted under its route in /metrics, not as an unmatched path.
+            exchange.routeName = (admin ? adminRouter : router).pattern(matching: exchange.path) ?? exchange.routeName
             let error = HTTPError(
                 405, "method_not_allowed",
                 "\(exchange.method) is not allowed here; use \(allowed.joined(separator: ", "))",

@@ -2,6 +2,7 @@
 // `TOKEN` that is then named by its fingerprint (the first 8 hex digits of its SHA-256); blank lines
 // and `#` comments are ignored. The name is what logs and metrics may show; the token itself never
 // reaches a log or an error message. A missing `Authorization` header is a 401, a wrong token a 403.
+// A client may send the token or its whole `NAME:TOKEN` line, as the README's `$(cat tokens.txt)` does.
 
 import Digest
 import Foundation
@@ -93,9 +94,18 @@ public struct TokenSet: Sendable {
     }
 
     /// The name of the token equal to `given`; every entry is compared, in constant time each.
+    /// A whole `NAME:TOKEN` line of the token file (`Bearer $(cat tokens.txt)`) is accepted too:
+    /// its token part is compared, in constant time, with the token of that name.
     func match(_ given: [UInt8]) -> String? {
         var matched: String?
         for entry in entries where TokenSet.constantTimeEqual(entry.value, given) { matched = entry.name }
+        if matched == nil, given.contains(UInt8(ascii: ":")) {
+            let (name, token) = TokenSet.parseLine(String(decoding: given, as: UTF8.self))
+            let value = Array(token.utf8)
+            for entry in entries where entry.name == name && TokenSet.constantTimeEqual(entry.value, value) {
+                matched = entry.name
+            }
+        }
         return matched
     }
 

@@ -93,7 +93,7 @@ pre#text { white-space:pre; overflow:auto; max-width:100%; max-height:600px; fon
 </head>
 <body>
 <header class="top"><h1>symbolicate</h1><span class="tagline">Apple crash reports and diagnostics symbolicated against this server's symbol store</span>
-  <span id="tokenBox"><input id="token" type="password" placeholder="Token" autocomplete="off" aria-label="Token"> <button id="forget" class="secondary" type="button">Forget token</button></span></header>
+  <span id="tokenBox"><input id="token" type="password" placeholder="Token or NAME:TOKEN line" autocomplete="off" aria-label="Token (or its NAME:TOKEN line)"> <button id="forget" class="secondary" type="button">Forget token</button></span></header>
 <main>
   <div>
     <section>

@@ -16,6 +16,12 @@ public enum OutcomeJSON {
         w.number("frames_total", outcome.totalFrames)
         w.number("frames_failed", outcome.failedFrames)
         w.bool("complete", outcome.isComplete)
+        let warnings = ProcessedReport(report: report, outcome: outcome, output: [], format: .json).warnings
+        if !warnings.isEmpty {
+            w.beginArray("warnings")
+            for warning in warnings { w.string(nil, warning) }
+            w.endArray()
+        }
         let summary = ReportSummary(report)
         w.beginObject("report")
         w.string("app", summary.app)

@@ -63,7 +63,7 @@ struct BucketStoreCLITests {
 
         // gc keeps what was just imported, however small --older-than (a bucket has no lock).
         let gc = try run(["gc", "--store", store, "--cache", folder + "/cache2", "--older-than", "0"])
-        #expect(gc.status == 0 && gc.stderr.contains("removed 0 builds"), "\(gc.stderr)")
+        #expect(gc.status == 0 && gc.stdoutText.contains("removed 0 builds"), "\(gc.stderr)")
 
         let uuid = try #require(builds.first?["uuid"] as? String)
         #expect(try run(["remove", "--store", store, "--cache", folder + "/cache2", uuid]).status == 0)

@@ -26,12 +26,12 @@ struct ChunkGCTests {
 
         let dryRun = try CLI.run(["gc", "--store", store, "--older-than", "30", "--dry-run"])
         #expect(dryRun.status == 0)
-        #expect(dryRun.stderr.contains("would remove 1 upload chunk older than a day"), "\(dryRun.stderr)")
+        #expect(dryRun.stdoutText.contains("would remove 1 upload chunk older than a day"), "\(dryRun.stdoutText)")
         #expect(FileManager.default.fileExists(atPath: old))
 
         let gc = try CLI.run(["gc", "--store", store, "--older-than", "30"])
         #expect(gc.status == 0)
-        #expect(gc.stderr.contains("removed 1 upload chunk older than a day"), "\(gc.stderr)")
+        #expect(gc.stdoutText.contains("removed 1 upload chunk older than a day"), "\(gc.stdoutText)")
         #expect(!FileManager.default.fileExists(atPath: old))
         #expect(FileManager.default.fileExists(atPath: young))
     }

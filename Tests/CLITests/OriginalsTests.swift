@@ -89,13 +89,13 @@ import Testing
         #expect(shallow.status == 1, "a blob of the wrong size is no blob: \(shallow.stderr)")
         let damaged = try CLI.run(["verify", "--deep", "--store", f.store])
         #expect(damaged.status == 1)
-        #expect(damaged.stderr.contains("no longer hashes to sha256:\(digest)"), "\(damaged.stderr)")
+        #expect(damaged.stdoutText.contains("no longer hashes to sha256:\(digest)"), "\(damaged.stdoutText)")
 
         unlink(blob)
         let missing = try CLI.run(["verify", "--store", f.store])
         #expect(missing.status == 1)
-        #expect(missing.stderr.contains("problem  missing-file: originals/"), "\(missing.stderr)")
-        #expect(missing.stderr.contains("is not in the blob store"), "\(missing.stderr)")
+        #expect(missing.stdoutText.contains("problem  missing-file: originals/"), "\(missing.stdoutText)")
+        #expect(missing.stdoutText.contains("is not in the blob store"), "\(missing.stdoutText)")
     }
 
     @Test(.enabled(if: clang != nil, "needs clang"))
@@ -119,7 +119,7 @@ import Testing
         let other = f.store + "/blobs/sha256/" + otherDigest.prefix(2) + "/" + otherDigest.dropFirst(2)
         try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: other)
         let gc = try CLI.run(["gc", "--older-than", "30", "--store", f.store])
-        #expect(gc.stderr.contains("removed 1 original no build names"), "\(gc.stderr)")
+        #expect(gc.stdoutText.contains("removed 1 original no build names"), "\(gc.stdoutText)")
         #expect(!FileManager.default.fileExists(atPath: blob))
         #expect(FileManager.default.fileExists(atPath: other), "still named by the plain build")
         #expect(try CLI.run(["verify", "--deep", "--store", f.store]).status == 0)

@@ -92,7 +92,7 @@ import Testing
         #expect(backtraces.map { ($0["frames"] as? [Any])?.count ?? -1 } == [4, 2, 1, 4])
         let images = try #require(object["images"] as? [[String: Any]])
         #expect(images[1]["uuid"] as? String == "82D13D98-219E-3040-B62A-07A297007A7C")
-        #expect(images[1]["loadAddress"] as? String == "0x1007d4000" && images[1]["size"] as? Int == 32768)
+        #expect(images[1]["load_address"] as? String == "0x1007d4000" && images[1]["size"] as? Int == 32768)
         let fields = try #require(object["fields"] as? [[String: String]])
         #expect(fields.first?["key"] == "Incident Identifier")
 

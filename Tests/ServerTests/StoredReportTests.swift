@@ -153,9 +153,9 @@ struct StoredReportTests {
         let result = try ProcessRunner.run(
             try #require(Fixtures.executable),
             ["gc", "--store", directory, "--older-than", "365", "--report-retention", "7"])
-        let text = result.stderrText
-        #expect(result.status == 0, "\(text)")
-        #expect(text.contains("removed 1 stored report not written for 7 days"))
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(text.contains("removed 1 stored report not written for 7 days"), "gc answers on stdout: \(text)")
         #expect(try database.report(id: "aged") == nil)
         #expect(try database.report(id: "kept") != nil)
     }

@@ -32,3 +32,16 @@ import Testing
         #expect(r.headers["x-symbolicate-warning"]?.contains("nothing was symbolicated") == true, "\(r.headers)")
     }
 }
+
+extension StrictEndpointTests {
+    /// A report cut before `Binary Images` is answered with a warning naming the missing list.
+    @Test func aMissingImageListIsAWarningHeader() throws {
+        let server = try TestServer()
+        let text = try String(contentsOfFile: Self.report, encoding: .utf8)
+        let cut = try #require(text.range(of: "Binary Images:"))
+        let r = try server.post("/v1/symbolicate", Array(text[..<cut.lowerBound].utf8))
+        #expect(r.status == 200, "\(r.text)")
+        #expect(
+            r.headers["x-symbolicate-warning"]?.contains("Binary Images section is missing") == true, "\(r.headers)")
+    }
+}
