@@ -87,7 +87,10 @@ public final class BatchRunner: Sendable {
         do {
             processed = try service.process(item.bytes, format: configuration.format)
         } catch let error as SymbolicateError {
-            if ReportParser.looksLikeReport(item.bytes) {
+            if error.message == ReportParser.jetsamRefusal {
+                // A report, but of memory use: skipped as no crash report, with the one reason.
+                collector.recordNonReport(path: item.source, reason: error.message)
+            } else if ReportParser.looksLikeReport(item.bytes) {
                 collector.recordUnparsable(
                     reason: error.message, path: item.source, kind: ReportFacts.guessKind(item.bytes))
             } else {

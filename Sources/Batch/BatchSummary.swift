@@ -13,6 +13,8 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         /// Crash reports: symbolicated fully, partially or not at all, plus unparsable ones.
         public var reportsRead = 0
         public var fullySymbolicated = 0
+        /// Reports we resolved nothing of because the report named every frame itself.
+        public var namedByReport = 0
         public var partiallySymbolicated = 0
         public var notSymbolicated = 0
         /// Looked like crash reports but could not be parsed.
@@ -48,6 +50,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             files = try c.decode(Int.self, forKey: .files)
             reportsRead = try c.decode(Int.self, forKey: .reportsRead)
             fullySymbolicated = try c.decode(Int.self, forKey: .fullySymbolicated)
+            namedByReport = try c.decodeIfPresent(Int.self, forKey: .namedByReport) ?? 0
             partiallySymbolicated = try c.decode(Int.self, forKey: .partiallySymbolicated)
             notSymbolicated = try c.decode(Int.self, forKey: .notSymbolicated)
             unparsable = try c.decode(Int.self, forKey: .unparsable)
@@ -92,16 +95,47 @@ public struct BatchSummary: Sendable, Codable, Equatable {
     /// Reports that crashed in the same place: the same top frames of the crashed thread, as
     /// function names, outside system images (ReportFacts).
     public struct CrashGroup: Sendable, Codable, Equatable {
-        /// The first 16 hex digits of the SHA-256 of the group's key (its frames, one a line).
+        /// The first 16 hex digits of the SHA-256 of the group's key (its app, then its frames,
+        /// one a line).
         public var id: String
         /// The exception type and the key's frames, for people.
         public var signature: String
         public var exceptionType: String
+        /// The app (bundle identifier, else process name) whose reports the group holds;
+        /// `unknown` when they name none.
+        public var app: String
         public var frames: [String]
         public var count: Int
         public var example: String
         /// How many of the group's reports each app version has, most first.
         public var appVersions: [VersionCount]
+
+        public init(
+            id: String, signature: String, exceptionType: String, app: String, frames: [String], count: Int,
+            example: String, appVersions: [VersionCount]
+        ) {
+            self.id = id
+            self.signature = signature
+            self.exceptionType = exceptionType
+            self.app = app
+            self.frames = frames
+            self.count = count
+            self.example = example
+            self.appVersions = appVersions
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            id = try c.decode(String.self, forKey: .id)
+            signature = try c.decode(String.self, forKey: .signature)
+            exceptionType = try c.decode(String.self, forKey: .exceptionType)
+            // Summaries written before groups carried their app have none.
+            app = try c.decodeIfPresent(String.self, forKey: .app) ?? ReportFacts.unknownApp
+            frames = try c.decode([String].self, forKey: .frames)
+            count = try c.decode(Int.self, forKey: .count)
+            example = try c.decode(String.self, forKey: .example)
+            appVersions = try c.decode([VersionCount].self, forKey: .appVersions)
+        }
     }
 
     public struct VersionCount: Sendable, Codable, Equatable {
@@ -148,6 +182,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
         var rows: [(String, Int)] = [
             ("reports read", counts.reportsRead),
             ("  fully symbolicated", counts.fullySymbolicated),
+            ("  named by the report", counts.namedByReport),
             ("  partially symbolicated", counts.partiallySymbolicated),
             ("  not symbolicated", counts.notSymbolicated),
             ("  unparsable", counts.unparsable),
@@ -194,7 +229,7 @@ public struct BatchSummary: Sendable, Codable, Equatable {
             out += "\nTop crash groups:\n"
             let indent = String(repeating: " ", count: 10)
             for g in crashGroups.prefix(limit) {
-                out += "  \(Self.right(g.count))  \(g.id)  \(g.signature)\n"
+                out += "  \(Self.right(g.count))  \(g.id)  \(g.app): \(g.signature)\n"
                 if !g.appVersions.isEmpty {
                     out +=
                         indent + "app " + g.appVersions.map { "\($0.version): \($0.count)" }.joined(separator: ", ")

@@ -4,7 +4,8 @@
 // unparsable report (counted with its reason) from a file that is not a report at all
 // (counted and skipped).
 //
-// Crash groups are keyed by the top three frames of the crashed thread (the Last Exception
+// Crash groups are keyed by the app (its bundle identifier, else its process name, as the report
+// gives them; `unknown` when it gives neither), so that two apps never share a group, and by the top three frames of the crashed thread (the Last Exception
 // Backtrace when no thread is marked crashed) that lie outside system images, each as a function
 // name: the innermost symbol we found, else the symbol the report already names (without
 // offset, file:line or `(in Image)`), else `image + 0xoffset`. Nothing of the build's identity
@@ -24,7 +25,15 @@ import Symbolication
 import SystemSupport
 
 struct ReportFacts: Sendable {
-    enum Level: Sendable { case full, partial, none }
+    /// How far symbolication got: every frame named by us or by the report (`full`), none of
+    /// them by us because the report named every one (`namedByReport`), some, or none.
+    enum Level: Sendable { case full, namedByReport, partial, none }
+
+    /// The one spelling of an app version a report does not give (reports write `0`, `???`,
+    /// `()` or `(unknown)`).
+    static let unknownVersion = "unknown"
+    /// The app of a report that names none.
+    static let unknownApp = "unknown"
 
     struct Missing: Sendable, Hashable {
         var uuid: BuildID
@@ -35,6 +44,9 @@ struct ReportFacts: Sendable {
     var level: Level
     var missing: [Missing]
     var appVersion: String?
+    /// The bundle identifier the report gives, else its process name (`unknown` when neither):
+    /// part of the group key.
+    var app: String
     var exceptionType: String
     /// The group key's frames.
     var topFrames: [String]
@@ -53,7 +65,7 @@ struct ReportFacts: Sendable {
 
     /// What crash groups are keyed by: the frames, one a line; nil without a crashed thread.
     var groupKey: String? {
-        topFrames.isEmpty ? nil : topFrames.joined(separator: "\n")
+        topFrames.isEmpty ? nil : ([app] + topFrames).joined(separator: "\n")
     }
 
     /// The first 16 hex digits of the SHA-256 of the group key.
@@ -65,7 +77,7 @@ struct ReportFacts: Sendable {
         let report = processed.report
         let outcome = processed.outcome
         if outcome.isComplete {
-            level = .full
+            level = outcome.symbolicatedFrames == 0 && outcome.namedByReportFrames > 0 ? .namedByReport : .full
         } else if outcome.symbolicatedFrames > 0 {
             level = .partial
         } else {
@@ -77,13 +89,30 @@ struct ReportFacts: Sendable {
             return Missing(uuid: uuid, name: image.name, arch: (image.arch ?? report.arch)?.rawValue ?? "unknown")
         }
         let summary = ReportSummary(report)
-        appVersion = summary.version
+        appVersion = Self.knownVersion(summary.version)
+        let named = [summary.bundleID, summary.app].lazy
+            .compactMap { $0?.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty }
+        app = named ?? Self.unknownApp
         exceptionType = summary.exceptionType ?? report.field("Termination Signal") ?? "unknown exception"
         topFrames = Self.topFrames(report, outcome)
         kind = Self.kind(report.format)
         framesSymbolicated = outcome.symbolicatedFrames
         framesTotal = outcome.totalFrames
         diagnostics = report.diagnostics.count
+    }
+
+    /// `version`, or nil when it says nothing: empty, `0`, `???`, `()`, `(unknown)`, `unknown`,
+    /// alone or as both parts of `short (build)`.
+    static func knownVersion(_ version: String?) -> String? {
+        guard var v = version?.trimmingCharacters(in: .whitespaces) else { return nil }
+        let empty: Set<String> = ["", "0", "???", "()", "(unknown)", "unknown", "(null)", "null"]
+        // `??? (???)`, `0 (0)`: both parts empty.
+        if let open = v.firstIndex(of: "("), v.hasSuffix(")"), open > v.startIndex {
+            let short = v[..<open].trimmingCharacters(in: .whitespaces)
+            let build = String(v[v.index(after: open)..<v.index(before: v.endIndex)])
+            if empty.contains(short) && empty.contains(build) { v = "" }
+        }
+        return empty.contains(v) ? nil : v
     }
 
     /// The kind an unparsable report seems to be: `ips` when it starts as JSON, else `crash`.

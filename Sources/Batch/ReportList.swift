@@ -35,6 +35,7 @@ final class ReportList {
         let status: String
         switch facts.level {
         case .full: status = "full"
+        case .namedByReport: status = "named_by_report"
         case .partial: status = "partial"
         case .none: status = "none"
         }

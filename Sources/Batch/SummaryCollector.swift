@@ -25,6 +25,7 @@ final class SummaryCollector: Sendable {
     private struct GroupTally {
         var signature: String
         var exceptionType: String
+        var app: String
         var frames: [String]
         var count = 0
         var example: String
@@ -36,7 +37,7 @@ final class SummaryCollector: Sendable {
     static let maxGroups = 100_000
     static let maxVersionsPerImage = 50
     static let maxVersionsPerGroup = 50
-    static let unknownVersion = "(unknown)"
+    static let unknownVersion = ReportFacts.unknownVersion
     static let alreadyDone = "already done (its output exists; --resume)"
     static let maxSkippedFiles = 100_000
     static let notAReport = "not a crash report"
@@ -92,8 +93,8 @@ final class SummaryCollector: Sendable {
         record.withLock { $0.recordSkipped(\.skippedLinks, reason: reason, path: path) }
     }
 
-    func recordNonReport(path: String) {
-        record.withLock { $0.recordNonReport(path: path) }
+    func recordNonReport(path: String, reason: String = notAReport) {
+        record.withLock { $0.recordNonReport(path: path, reason: reason) }
     }
 
     func recordAlreadyDone(path: String) {
@@ -138,6 +139,7 @@ final class SummaryCollector: Sendable {
             }
             switch facts.level {
             case .full: counts.fullySymbolicated += 1
+            case .namedByReport: counts.namedByReport += 1
             case .partial: counts.partiallySymbolicated += 1
             case .none: counts.notSymbolicated += 1
             }
@@ -162,6 +164,7 @@ final class SummaryCollector: Sendable {
                     groups[id]
                     ?? GroupTally(
                         signature: id == other ? other : facts.signature, exceptionType: facts.exceptionType,
+                        app: id == other ? other : facts.app,
                         frames: id == other ? [] : facts.topFrames, example: path)
                 group.count += 1
                 if id != other, facts.signature < group.signature {
@@ -216,11 +219,11 @@ final class SummaryCollector: Sendable {
             skip(path, reason)
         }
 
-        mutating func recordNonReport(path: String) {
+        mutating func recordNonReport(path: String, reason: String) {
             counts.files += 1
             counts.skippedNonReports += 1
             finished += 1
-            skip(path, notAReport)
+            skip(path, reason)
         }
 
         /// Names a skipped file.
@@ -265,7 +268,8 @@ final class SummaryCollector: Sendable {
             .sorted { ($1.reports, $0.uuid) < ($0.reports, $1.uuid) }
             s.crashGroups = groups.map { id, g in
                 BatchSummary.CrashGroup(
-                    id: id, signature: g.signature, exceptionType: g.exceptionType, frames: g.frames, count: g.count,
+                    id: id, signature: g.signature, exceptionType: g.exceptionType, app: g.app, frames: g.frames,
+                    count: g.count,
                     example: g.example,
                     appVersions: g.versions.map { BatchSummary.VersionCount(version: $0.key, count: $0.value) }
                         .sorted { ($1.count, $0.version) < ($0.count, $1.version) })

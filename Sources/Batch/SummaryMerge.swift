@@ -128,6 +128,7 @@ extension BatchSummary.Counts {
         files += other.files
         reportsRead += other.reportsRead
         fullySymbolicated += other.fullySymbolicated
+        namedByReport += other.namedByReport
         partiallySymbolicated += other.partiallySymbolicated
         notSymbolicated += other.notSymbolicated
         unparsable += other.unparsable

@@ -116,8 +116,8 @@ enum FormatSniffer {
         {
             return refusal("a kernel panic")
         }
-        if contains(bytes, "Application received signal")
-            || (contains(bytes, "dSYM UUID:") && contains(bytes, "Slide Address:"))
+        if hasLine(bytes, startingWith: "Application received signal")
+            || (hasLine(bytes, startingWith: "dSYM UUID:") && hasLine(bytes, startingWith: "Slide Address:"))
         {
             return refusal("an Umeng crash report")
         }

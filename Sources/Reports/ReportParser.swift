@@ -133,8 +133,18 @@ public enum ReportParser {
     /// their first 64 KiB (`Incident Identifier:`, `"bug_type"`, `Thread 0 Crashed`, ...): a
     /// damaged report rather than some other file. A batch run counts the first as unparsable,
     /// with the parser's reason, and skips the second.
+    /// What a jetsam event report (bug_type 298) is told, whichever way it arrives: one reason.
+    public static let jetsamRefusal =
+        "not a crash report: a jetsam event (bug_type 298) records memory use, not backtraces; nothing to symbolicate"
+
     public static func looksLikeReport(_ bytes: [UInt8]) -> Bool {
-        FormatSniffer.reportMarkers.contains { FormatSniffer.contains(bytes, $0) }
+        // A text key counts at the start of a line (after a margin), as reports write them, not
+        // anywhere: a table or a note that quotes a report's keys is no report.
+        let head = Array(bytes.prefix(FormatSniffer.window))
+        return FormatSniffer.reportMarkers.contains { marker in
+            marker.hasPrefix("\"")
+                ? FormatSniffer.contains(head, marker) : FormatSniffer.hasLine(head, startingWith: marker)
+        }
     }
 
     private static func parseWithHeader(
@@ -145,6 +155,9 @@ public enum ReportParser {
         let k = ByteText.skipBlank(bytes, from: bodyStart)
         if bugType == "210" || bugType == "110" {
             throw FormatSniffer.refusal("a kernel panic (bug_type \(bugType))")
+        }
+        if bugType == "298" {
+            throw SymbolicateError(.unsupported, Self.jetsamRefusal)
         }
         if k < bytes.count, bytes[k] == UInt8(ascii: "{") {
             guard bugType == "309" || bugType == "109" || FormatSniffer.contains(bytes, "\"usedImages\"", limit: .max)

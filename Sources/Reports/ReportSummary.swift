@@ -13,6 +13,9 @@ import SymbolicateModel
 
 public struct ReportSummary: Sendable, Hashable {
     public var app: String?
+    /// The app's bundle identifier (`Identifier:`, an `.ips` report's `bundleID` or
+    /// `CFBundleIdentifier`, MetricKit's `bundleIdentifier`).
+    public var bundleID: String?
     public var version: String?
     public var os: String?
     public var device: String?
@@ -42,6 +45,7 @@ public struct ReportSummary: Sendable, Hashable {
             // `HoldApp [4127]`: the name without the pid.
             app = process.split(separator: "[").first.map { $0.trimmingCharacters(in: " ") } ?? process
         }
+        bundleID = field("Identifier", "bundleIdentifier")
         version = field("Version") ?? Self.headerVersion(report)
         os = field("OS Version", "osVersion")
         device = field("Hardware Model", "Hardware model", "Model", "deviceType")
@@ -88,6 +92,7 @@ public struct ReportSummary: Sendable, Hashable {
         }
         app = header?["app_name"]?.string ?? header?["name"]?.string ?? body?["procName"]?.string
         let bundle = body?["bundleInfo"]
+        bundleID = header?["bundleID"]?.string ?? bundle?["CFBundleIdentifier"]?.string
         version = Self.version(
             short: header?["app_version"]?.string ?? bundle?["CFBundleShortVersionString"]?.string,
             build: header?["build_version"]?.string ?? bundle?["CFBundleVersion"]?.string)

@@ -87,6 +87,18 @@ public enum SentryEventParser {
                 report.fields.append(HeaderField(key: key == field ? key : field, value: value))
             }
         }
+        // The app, as the Cocoa SDK describes it: `contexts.app` (`app_name`, `app_identifier`,
+        // `app_version`, `app_build`).
+        let app = tape.member(tape.member(0, "contexts"), "app")
+        for (key, field) in [("app_name", "Process"), ("app_identifier", "Identifier")] {
+            if let value = tape.string(tape.member(app, key)), !value.isEmpty {
+                report.fields.append(HeaderField(key: field, value: value))
+            }
+        }
+        if let version = tape.scalarText(tape.member(app, "app_version")), !version.isEmpty {
+            let build = tape.scalarText(tape.member(app, "app_build")).map { " (\($0))" } ?? ""
+            report.fields.append(HeaderField(key: "Version", value: version + build))
+        }
         let firstException = layout.traces.first { $0.isException }
         if let e = firstException?.entry, let type = tape.string(tape.member(e, "type")) {
             report.fields.append(HeaderField(key: "Exception Type", value: type))

@@ -138,7 +138,9 @@ struct CrashGroupRunTests {
         #expect(group.frames.allSatisfy { !$0.contains(" + ") && !$0.contains("(in ") && !$0.contains(".c:") })
         #expect(!group.frames.contains { $0.contains("pthread") || $0.contains("libsystem_kernel") })
         if BatchFixture.toolExists("sha256sum") {
-            #expect(group.id == String(try CrashGroupTests.sha256sum(group.frames.joined(separator: "\n")).prefix(16)))
+            let key = ([group.app] + group.frames).joined(separator: "\n")
+            #expect(group.app == "com.example.HoldApp")
+            #expect(group.id == String(try CrashGroupTests.sha256sum(key).prefix(16)))
         }
         #expect(group.id.count == 16 && group.id.allSatisfy(\.isHexDigit))
         #expect(summary.skippedFiles == [.init(path: folder + "/notes.txt", reason: SummaryCollector.notAReport)])

@@ -65,7 +65,7 @@ import Testing
         }
         s.crashGroups = groups.map { id, versions in
             BatchSummary.CrashGroup(
-                id: id, signature: "sig \(id)", exceptionType: "EXC_CRASH", frames: ["f"],
+                id: id, signature: "sig \(id)", exceptionType: "EXC_CRASH", app: "App", frames: ["f"],
                 count: versions.reduce(0) { $0 + $1.1 }, example: "\(shard)/\(id)",
                 appVersions: versions.map { BatchSummary.VersionCount(version: $0.0, count: $0.1) })
         }

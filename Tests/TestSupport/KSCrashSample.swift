@@ -60,7 +60,10 @@ public enum KSCrashSample {
         let root: [String: Any] = [
             "report": ["id": "B265D762-E427-46FF-BE36-C27F7D3DA0AB", "version": "2.0.0", "type": "standard"],
             "binary_images": images,
-            "system": ["cpu_arch": "arm64", "CFBundleExecutablePath": "/private/var/containers/Bundle/HoldApp"],
+            "system": [
+                "cpu_arch": "arm64", "CFBundleExecutablePath": "/private/var/containers/Bundle/HoldApp",
+                "process_name": "HoldApp", "CFBundleIdentifier": "com.example.HoldApp",
+            ],
             "crash": [
                 "error": ["type": "signal", "signal": ["signal": 6, "name": "SIGABRT"]],
                 "threads": [["index": 0, "crashed": true, "backtrace": ["contents": frames, "skipped": 0]]],
@@ -88,6 +91,7 @@ public enum KSCrashSample {
         }
         let event: [String: Any] = [
             "event_id": "0123456789abcdef0123456789abcdef", "platform": "cocoa", "level": "fatal",
+            "contexts": ["app": ["app_name": "HoldApp", "app_identifier": "com.example.HoldApp"]],
             "exception": ["values": [["type": "EXC_BAD_ACCESS", "thread_id": 99, "stacktrace": ["frames": frames]]]],
             "threads": ["values": [["id": 0, "crashed": true, "stacktrace": ["frames": frames]]]],
             "debug_meta": ["images": images],
