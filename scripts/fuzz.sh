@@ -187,6 +187,23 @@ put("FuzzHTTP", "upload.req", request("POST", "/v1/symbols?filename=..%2FHold%20
     [("Authorization", "Bearer fuzz-token"), ("Content-Disposition", 'attachment; filename="x.zip"')], zipped(dsyms[:1], zipfile.ZIP_STORED)))
 put("FuzzHTTP", "delete.req", request("DELETE", "/v1/symbols/" + app[3], [("Authorization", "Bearer nope")]))
 put("FuzzHTTP", "metrics.req", request("GET", "/metrics"))
+# Request framing a proxy may read otherwise (RFC 9112): each hides a second request in its body.
+hidden = b"GET /v1/reports HTTP/1.1\r\nHost: x\r\n\r\n"
+def framing(lines):
+    return b"POST /v1/symbolicate\r\nHost: x\r\n" + lines + b"\r\n" + hidden
+length = str(len(hidden)).encode()
+for name, lines in [
+        ("space-before-colon", b"Content-Length : " + length + b"\r\n"),
+        ("obs-fold-length", b"Content-Length:\r\n " + length + b"\r\n"),
+        ("obs-fold-other", b"X-Note: one\r\n two\r\nContent-Length: " + length + b"\r\n"),
+        ("bare-cr", b"X-Note: one\rContent-Length: " + length + b"\r\n"),
+        ("nul-in-value", b"X-Note: a\x00b\r\n"),
+        ("length-plus", b"Content-Length: +5\r\n"),
+        ("length-list", b"Content-Length: 5,5\r\n"),
+        ("length-minus", b"Content-Length: -5\r\n"),
+        ("lengths-differ", b"Content-Length: 0\r\nContent-Length: " + length + b"\r\n")]:
+    put("FuzzHTTP", "framing-" + name + ".req", framing(lines))
+put("FuzzHTTP", "framing-no-host.req", b"POST /v1/symbolicate\r\nContent-Length: 0\r\n\r\n" + hidden)
 
 # A bucket server's answers: listing pages as S3 writes them (URL-encoded keys or literal ones with
 # entities and CDATA, a truncated page with its token, folders) and an error document.

@@ -88,6 +88,10 @@ final class Exchange: @unchecked Sendable {
     let targetProblem: String?
     var method = ""
     var path = ""
+    /// `HTTP/1.1` or `HTTP/1.0`, as the request line says.
+    var version = ""
+    /// Why the header block's layout is unsafe (HeaderBlock), or nil.
+    var headerBlockProblem: String?
     var headers: [String: String] = [:]
     var query: [String: String] = [:]
     let started = DispatchTime.now()
@@ -139,6 +143,17 @@ final class Exchange: @unchecked Sendable {
     /// (libmicrohttpd would wait for a body it cannot delimit), or a NUL escaped into the target
     /// (C strings end there, so `/healthz%00x` would be served as `/healthz`).
     var framingProblem: String? {
+        if let headerBlockProblem { return headerBlockProblem }
+        if version == "HTTP/1.1", headers["host"] == nil {
+            return "the HTTP/1.1 request has no Host header"
+        }
+        if let lengths = headers["content-length"],
+            let bad = lengths.split(separator: ",", omittingEmptySubsequences: false).map({
+                $0.trimmingCharacters(in: .whitespaces)
+            }).first(where: { !HeaderBlock.isPlainLength($0) })
+        {
+            return "the request's Content-Length \"\(bad)\" is not a plain number"
+        }
         if let codings = headers["transfer-encoding"] {
             if headers["content-length"] != nil {
                 return "the request has both Transfer-Encoding and Content-Length"
@@ -461,7 +476,7 @@ final class HTTPDaemon: @unchecked Sendable {
     }
 
     fileprivate func access(
-        _ connection: OpaquePointer, url: String, method: String, data: UnsafePointer<CChar>?,
+        _ connection: OpaquePointer, url: String, method: String, version: String, data: UnsafePointer<CChar>?,
         size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let raw = slot.pointee ?? Unmanaged.passRetained(Exchange(target: url)).toOpaque()
@@ -471,8 +486,14 @@ final class HTTPDaemon: @unchecked Sendable {
             exchange.begun = true
             exchange.method = method
             exchange.path = url
+            exchange.version = version
             watchdog?.requestStarted(UInt(bitPattern: connection))
             cmhd_get_connection_values(connection, .HEADER_KIND, headerCallback, raw)
+            var fields: [HeaderBlock.Field] = []
+            withUnsafeMutablePointer(to: &fields) { list in
+                _ = cmhd_get_connection_values(connection, .HEADER_KIND, fieldCallback, list)
+            }
+            exchange.headerBlockProblem = HeaderBlock.problem(fields)
             cmhd_get_connection_values(connection, .GET_ARGUMENT_KIND, argumentCallback, raw)
             switch handler.begin(exchange) {
             case .respond(let response):
@@ -617,12 +638,14 @@ final class HTTPDaemon: @unchecked Sendable {
     }
 }
 
-private let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, _, data, size, slot in
+private let accessCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, version, data, size, slot in
     guard let cls, let connection, let size, let slot else { return .NO }
     let daemon = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
     let path = url.map { String(cString: $0) } ?? "/"
     let verb = method.map { String(cString: $0) } ?? "GET"
-    return daemon.access(connection, url: path, method: verb, data: data, size: size, slot: slot)
+    let protocolVersion = version.map { String(cString: $0) } ?? ""
+    return daemon.access(
+        connection, url: path, method: verb, version: protocolVersion, data: data, size: size, slot: slot)
 }
 
 /// `MHD_OPTION_URI_LOG_CALLBACK`: `void *(*)(void *cls, const char *uri, struct MHD_Connection *)`;
@@ -665,6 +688,13 @@ private let headerCallback: MHD_KeyValueIterator = { cls, _, key, value in
     } else {
         exchange.headers[name] = text
     }
+    return .YES
+}
+
+/// Collects each header field's name and value pointers (into libmicrohttpd's read buffer), in order.
+private let fieldCallback: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls, let key, let value else { return .YES }
+    cls.assumingMemoryBound(to: [HeaderBlock.Field].self).pointee.append(HeaderBlock.Field(name: key, value: value))
     return .YES
 }
 

@@ -148,7 +148,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     /// Any thrown error as an HTTPError: ours pass through, library errors map, others are 500.
     public static func from(_ error: any Error) -> HTTPError {
         if let e = error as? HTTPError { return e }
-        if let e = error as? SymbolicateError { return HTTPError(e) }
+        if let e = error as? SymbolicateError { return StorageStatus.answer(e) ?? HTTPError(e) }
         return HTTPError(500, "internal", "\(error)")
     }
 }

@@ -180,7 +180,7 @@ enum OpenAPI {
             },
             "responses": {
               "Error": { "description": "An error", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
-              "Busy": { "description": "The server is serving --max-concurrent requests already, or its bucket does not answer (an upload a build of which could not be stored because of it: storage_unavailable), or symbols the report needs could not be read now (symbols_unavailable; ?partial=1 accepts the answer as it is): retry after Retry-After seconds",
+              "Busy": { "description": "The server is serving --max-concurrent requests already, or its bucket does not answer or does not exist (storage_unavailable; also an upload a build of which could not be stored because of it), or symbols the report needs could not be read now (symbols_unavailable; ?partial=1 accepts the answer as it is): retry after Retry-After seconds",
                 "headers": { "Retry-After": { "schema": { "type": "integer" } } },
                 "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
             },
@@ -302,10 +302,12 @@ enum OpenAPI {
               "requestBody": { "$ref": "#/components/requestBodies/Report" },
               "responses": {
                 "201": { "description": "Stored (durably, before this answer)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
-                "200": { "description": "Already stored under this Idempotency-Key (header Idempotent-Replayed: true)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
+                "200": { "description": "Already stored under this Idempotency-Key (header Idempotent-Replayed: true); a report past its retention is written afresh first, and one already removed is stored again (201)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/StoredReport" } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "414": { "$ref": "#/components/responses/Error" }, "401": { "$ref": "#/components/responses/Error" },
                 "403": { "$ref": "#/components/responses/Error" }, "413": { "$ref": "#/components/responses/Error" },
                 "415": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" },
+                "500": { "description": "storage_authentication: the report bucket refused the server's credentials", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+                "507": { "description": "insufficient_storage: the server's disk is full; retry after Retry-After seconds", "headers": { "Retry-After": { "schema": { "type": "integer" } } }, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
                 "422": { "description": "Unparsable report, or idempotency_key_reused: the key already stored another report", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } },
               "get": { "summary": "Stored reports, most recently stored or re-symbolicated first", "security": [ {}, { "bearer": [] } ],
               "parameters": [ { "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100 } },

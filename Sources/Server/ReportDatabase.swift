@@ -276,6 +276,16 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
         return values
     }
 
+    /// Caps this connection's database at its current size plus `pages` pages (SQLite's
+    /// `PRAGMA max_page_count`): a write past it fails with SQLITE_FULL, as on a full disk. The
+    /// tests of what a full disk answers use it; an unprivileged test cannot fill a file system.
+    func capSize(extraPages pages: Int64) throws {
+        try locked {
+            let count = try database.pragmaInteger("page_count")
+            try database.exec("PRAGMA max_page_count = \(count + max(0, pages))")
+        }
+    }
+
     private func locked<T>(_ body: () throws -> T) throws -> T {
         try lock.withLock { _ in try body() }
     }

@@ -78,6 +78,11 @@ extension SymbolicationServer {
                 if self?.isStopping ?? true {
                     throw HTTPError(503, "not_ready", "the server is stopping", headers: [("Retry-After", "1")])
                 }
+                if let full = context.diskFull.problem {
+                    throw HTTPError(
+                        503, "not_ready", "the store cannot be written: \(full)",
+                        headers: [("Retry-After", String(StorageStatus.diskFullRetryAfter))])
+                }
                 do {
                     try context.checkStore()
                     try context.reports.checkReachable()

@@ -23,6 +23,8 @@ final class ServiceContext: Sendable {
     /// UUIDs of images whose symbols could not be read now (frames `failed`) since the watcher
     /// last looked: reports waiting on them are symbolicated again at its next look.
     private let failedLookups = Locked<Set<String>>([])
+    /// When a request last failed on a full disk (`/readyz` says so for a while).
+    let diskFull = DiskFullMark()
 
     init(configuration: ServerConfiguration, metrics: Metrics, log: AccessLog) throws {
         self.configuration = configuration

@@ -29,8 +29,10 @@ enum StoredReports {
         let key = try idempotencyKey(request)
         let id =
             key.map { reportID(idempotencyKey: $0, token: request.tokenName ?? "") } ?? UUID().uuidString.lowercased()
-        if key != nil, let existing = try context.reports.report(id: id) {
-            return try replay(existing, bytes: bytes, format: format)
+        if key != nil, let existing = try context.reports.report(id: id),
+            let answer = try replayUnexpired(existing, bytes: bytes, format: format, context: context)
+        {
+            return answer
         }
         let processed = try context.process(bytes, format: format)
         let now = Date().timeIntervalSince1970
@@ -38,6 +40,39 @@ enum StoredReports {
         let (stored, created) = try context.reports.create(report)
         guard created else { return try replay(stored, bytes: bytes, format: format) }
         return .json(json(stored), status: 201, headers: [("Location", "/v1/reports/\(stored.id)")])
+    }
+
+    /// The replay of a report past its retention, which the sweep may remove at any moment: it is
+    /// written afresh first (the sweep removes only reports still older than its cutoff), so the 200
+    /// never names a report about to go. Nil when the sweep removed it meanwhile: the caller stores
+    /// it again and answers 201, as for a first POST.
+    private static func replayUnexpired(
+        _ existing: StoredReport, bytes: [UInt8], format: OutputFormat?, context: ServiceContext
+    ) throws -> HTTPResponse? {
+        let days = context.configuration.reportRetentionDays
+        var current = existing
+        for _ in 0..<maxReplaceAttempts {
+            let now = Date().timeIntervalSince1970
+            guard days > 0, current.updatedAt < StoredReportRetention.cutoff(days: days, now: now) else {
+                return try replay(current, bytes: bytes, format: format)
+            }
+            // Another report under this key is refused before anything is written.
+            _ = try replay(current, bytes: bytes, format: format)
+            var fresh = current
+            fresh.updatedAt = now
+            switch try context.reports.replace(current, with: fresh) {
+            case .replaced:
+                return try replay(fresh, bytes: bytes, format: format)
+            case .gone:
+                return nil
+            case .conflict:
+                guard let reread = try context.reports.report(id: current.id) else { return nil }
+                current = reread
+            }
+        }
+        throw HTTPError(
+            503, "busy", "the report \(existing.id) kept changing while it was replayed; retry the request",
+            headers: [("Retry-After", "1")])
     }
 
     /// The answer to a POST whose Idempotency-Key already stored a report: that report, if the

@@ -269,10 +269,12 @@ public final class SymbolicationServer: @unchecked Sendable {
             route.offloadedAbove.map { request.body.count > $0 || exchange.headers["content-encoding"] != nil } ?? false
         exchange.body = []
         let handler = route.handler
+        let diskFull = context.diskFull
         let run: @Sendable () -> HTTPResponse = {
             do {
                 return try handler(prepared)
             } catch {
+                diskFull.note(error)
                 return HTTPError.from(error).response
             }
         }

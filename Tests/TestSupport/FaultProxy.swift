@@ -2,7 +2,8 @@
 // misbehaves: put between a `symbolicate` process and moto's stand-in (AWS_ENDPOINT_URL pointing
 // at the proxy), it passes each new connection through, or answers every request on it with
 // `503 Service Unavailable` (`fail`), or closes it once the request has arrived (`cut`), or holds
-// it for a while before passing it through (`delay`). The mode can change at any time; it applies
+// it for a while before passing it through (`delay`), or answers as AWS does a request signed with
+// an access key it does not know (`refuseCredentials`: 403 InvalidAccessKeyId). The mode can change at any time; it applies
 // to connections accepted from then on (a failed or cut connection is closed, so a client's next
 // request opens a new one). It counts the connections it failed or cut, so a test can tell that
 // the bucket was really asked.
@@ -12,7 +13,7 @@ import Synchronization
 
 public final class FaultProxy: Sendable {
     public enum Mode: Int, Sendable {
-        case pass, fail, cut, delay
+        case pass, fail, cut, delay, refuseCredentials
     }
 
     public let port: Int
@@ -80,6 +81,17 @@ public final class FaultProxy: Sendable {
             faults.add(1, ordering: .sequentiallyConsistent)
             _ = readRequestHead(client)
             let answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            _ = answer.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            close(client)
+        case .refuseCredentials:
+            faults.add(1, ordering: .sequentiallyConsistent)
+            _ = readRequestHead(client)
+            let document =
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>InvalidAccessKeyId</Code>"
+                + "<Message>The AWS Access Key Id you provided does not exist in our records.</Message></Error>"
+            let answer =
+                "HTTP/1.1 403 Forbidden\r\nContent-Type: application/xml\r\n"
+                + "Content-Length: \(document.utf8.count)\r\nConnection: close\r\n\r\n" + document
             _ = answer.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
             close(client)
         case .cut:
