@@ -73,7 +73,7 @@ let package = Package(
             path: "Sources/Store"),
         .target(
             name: "Symbolication",
-            dependencies: ["SymbolicateModel", "Reports", "ObjectFiles", "Store", "CDemangle"],
+            dependencies: ["SymbolicateModel", "Reports", "ObjectFiles", "Store", "CDemangle", "Digest"],
             path: "Sources/Symbolication"),
         .target(
             name: "Server",

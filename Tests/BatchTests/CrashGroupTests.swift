@@ -6,6 +6,7 @@
 
 import Foundation
 import SymbolicateModel
+import Symbolication
 import TestSupport
 import Testing
 
@@ -60,20 +61,20 @@ struct CrashGroupTests {
 
     @Test func systemImagesAreKnownByTheirPaths() {
         func image(_ path: String?) -> BinaryImage { BinaryImage(loadAddress: 0, name: "x", path: path) }
-        #expect(ReportFacts.isSystemImage(image("/usr/lib/system/libsystem_kernel.dylib")))
-        #expect(ReportFacts.isSystemImage(image("/System/Library/PrivateFrameworks/UIKitCore.framework/UIKitCore")))
+        #expect(CrashSignature.isSystemImage(image("/usr/lib/system/libsystem_kernel.dylib")))
+        #expect(CrashSignature.isSystemImage(image("/System/Library/PrivateFrameworks/UIKitCore.framework/UIKitCore")))
         #expect(
-            ReportFacts.isSystemImage(
+            CrashSignature.isSystemImage(
                 image("/private/preboot/Cryptexes/OS/System/Library/Frameworks/Foundation.framework/Foundation")))
         #expect(
-            ReportFacts.isSystemImage(
+            CrashSignature.isSystemImage(
                 image(
                     "/Library/Developer/CoreSimulator/Volumes/iOS_21A328/Library/Developer/CoreSimulator/Profiles/Runtimes/iOS 17.0.simruntime/Contents/Resources/RuntimeRoot/usr/lib/libobjc.A.dylib"
                 )))
         #expect(
-            !ReportFacts.isSystemImage(image("/private/var/containers/Bundle/Application/5E1B/HoldApp.app/HoldApp")))
-        #expect(!ReportFacts.isSystemImage(image("/Applications/Notes.app/Contents/MacOS/Notes")))
-        #expect(!ReportFacts.isSystemImage(image(nil)))
+            !CrashSignature.isSystemImage(image("/private/var/containers/Bundle/Application/5E1B/HoldApp.app/HoldApp")))
+        #expect(!CrashSignature.isSystemImage(image("/Applications/Notes.app/Contents/MacOS/Notes")))
+        #expect(!CrashSignature.isSystemImage(image(nil)))
     }
 }
 
