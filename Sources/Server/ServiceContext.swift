@@ -23,6 +23,9 @@ final class ServiceContext: Sendable {
     /// UUIDs of images whose symbols could not be read now (frames `failed`) since the watcher
     /// last looked: reports waiting on them are symbolicated again at its next look.
     private let failedLookups = Locked<Set<String>>([])
+    /// Fetches builds the store lacks from debuginfod servers, when configured; its miss memory
+    /// outlives store generations.
+    let debuginfod: DebuginfodFetcher?
 
     init(configuration: ServerConfiguration, metrics: Metrics, log: AccessLog) throws {
         self.configuration = configuration
@@ -38,6 +41,12 @@ final class ServiceContext: Sendable {
             throw SymbolicateError(.internal, "no report storage at \(reportLocation)")
         }
         self.reports = reports
+        if var settings = configuration.debuginfod {
+            settings.keepOriginals = configuration.keepOriginals
+            self.debuginfod = try DebuginfodFetcher(settings: settings, store: store)
+        } else {
+            self.debuginfod = nil
+        }
         self.importer = ImportRunner(
             executable: configuration.importExecutable, cpuSeconds: configuration.importCPUSeconds,
             memoryBytes: configuration.importMemoryBytes, wallSeconds: configuration.importWallSeconds)
@@ -54,7 +63,9 @@ final class ServiceContext: Sendable {
     func service() throws -> SymbolicationService {
         current.withLock { current in
             if let cached = current.cached, cached.generation == current.generation { return cached.service }
-            let service = SymbolicationService(locator: StoreLocator(store: store))
+            let locator: any SymbolLocator =
+                debuginfod.map { DebuginfodLocator(store: store, fetcher: $0) } ?? StoreLocator(store: store)
+            let service = SymbolicationService(locator: locator)
             current.cached = (current.generation, service)
             return service
         }
