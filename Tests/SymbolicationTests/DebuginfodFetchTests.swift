@@ -31,7 +31,7 @@ struct DebuginfodFetchTests {
         return (store, try DebuginfodFetcher(settings: settings, store: store))
     }
 
-    @Test(.enabled(if: ElfutilsServer.path != nil, "needs elfutils' debuginfod (Debian debuginfod)"))
+    @Test(.needsExecutable, .enabled(if: ElfutilsServer.path != nil, "needs elfutils' debuginfod (Debian debuginfod)"))
     func missingBuildIsFetchedFromElfutilsDebuginfod() throws {
         let folder = try Repository.scratchFolder("debuginfod-fetch")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -91,6 +91,19 @@ struct DebuginfodFetchTests {
         _ = try again.process(report, format: nil)
         #expect(fetcher.requestCount == asked)
         #expect(fetcher.notes.isEmpty, "\(fetcher.notes)")
+
+        // The command line: no store yet, --debuginfod creates the default one and fills it.
+        let executable = try #require(Repository.executable)
+        let reportFile = folder + "/report.json"
+        try Data(report).write(to: URL(fileURLWithPath: reportFile))
+        let run = try ProcessRunner.run(
+            executable, ["--debuginfod", url, reportFile],
+            environment: ["XDG_DATA_HOME": folder + "/xdg", "SYMBOLICATE_STORE": "", "DEBUGINFOD_URLS": ""])
+        #expect(run.status == 0, "\(run.stderrText)")
+        let cli = try SwiftBacktraceTests.jsonChains(run.stdout, path: stripped)
+        for (offset, chain) in expected {
+            #expect(cli[offset] == chain, "symbolicate --debuginfod, offset 0x\(String(offset, radix: 16))")
+        }
     }
 
     /// A build id and an ELF file of another build (this test bundle's tools: /usr/bin/true).
