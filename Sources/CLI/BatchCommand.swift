@@ -89,7 +89,7 @@ enum BatchCommand: Command {
         ] + StoreOption.cacheOptions + [
             CommonOptions.noStore, CommonOptions.noInline, CommonOptions.noAdjust, jobs, shard, resume, summaryFile,
             reportList, progress, merge,
-        ] + [PartialAnswers.partial]
+        ] + [PartialAnswers.partial] + DebuginfodOption.options
 
     static let epilogue = """
         EXIT STATUS: 0 the run completed (even if some reports were unparsable or not reports),
@@ -115,9 +115,10 @@ enum BatchCommand: Command {
         if args.has(CommonOptions.noStore), args.given(StoreOption.store) {
             throw UsageError("give --store or --no-store, not both")
         }
-        let store = try StoreOption.open(args, disabled: args.has(CommonOptions.noStore), mustExist: false)
+        var store = try StoreOption.open(args, disabled: args.has(CommonOptions.noStore), mustExist: false)
+        let debuginfod = try DebuginfodOption.fetcher(args, store: &store, noStore: args.has(CommonOptions.noStore))
         let paths = try SymbolPathLocator(paths: try args.values(CommonOptions.symbolPath))
-        let locator = SymbolLocatorChain(paths: paths, store: store)
+        let locator = SymbolLocatorChain(paths: paths, store: store, debuginfod: debuginfod)
         let settings = SymbolicationOptions(
             inlines: !args.has(CommonOptions.noInline), adjustReturnAddresses: !args.has(CommonOptions.noAdjust))
         let runner = BatchRunner(
@@ -133,6 +134,7 @@ enum BatchCommand: Command {
         }
         if let transfer { summary = transfer.renamingFiles(in: summary) }
         Console.error(summary.table())
+        DebuginfodOption.report(debuginfod)
         if let named = try args.value(summaryFile) {
             var path = named
             if BucketTransfer.isBucketURL(named), let transfer { path = try transfer.outputFile(named) }

@@ -105,7 +105,7 @@ enum ServeCommand: Command {
         ] + StoreOption.cacheOptions + [
             listen, adminListen, tokenFile, readTokenFile, maxBody, importMemory, importCPU, importTimeout, threads,
             maxConcurrent, maxPerAddress, timeout, headerTimeout, reportStore, CommonOptions.reportRetention,
-        ] + [ImportCommand.keepOriginals]
+        ] + [ImportCommand.keepOriginals, DebuginfodOption.servers]
 
     static let epilogue = ""
 
@@ -121,6 +121,7 @@ enum ServeCommand: Command {
         configuration.cacheDirectory = try args.value(StoreOption.cache)
         configuration.cacheBytes = try StoreOption.cacheBytes(args)
         configuration.keepOriginals = args.has(ImportCommand.keepOriginals)
+        configuration.debuginfod = try DebuginfodOption.settings(args)
         if let listen = try args.value(listen) { configuration.listen = listen }
         if let listen = try args.value(adminListen) { configuration.adminListen = listen }
         if let file = try args.value(tokenFile) { configuration.tokens = try TokenSet(file: file) }

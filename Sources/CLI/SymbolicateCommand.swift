@@ -50,7 +50,7 @@ enum SymbolicateCommand: Command {
         + [
             CommonOptions.noStore, CommonOptions.format, CommonOptions.noInline, CommonOptions.noAdjust, verbose,
             strict, PartialAnswers.partial,
-        ]
+        ] + DebuginfodOption.options
 
     static let epilogue = """
         EXIT STATUS: 0 the report was processed (even if some images were missing), 3
@@ -69,12 +69,13 @@ enum SymbolicateCommand: Command {
         }
         let format = try args.value(CommonOptions.format)
         let paths = try args.values(CommonOptions.symbolPath) + args.positionals.dropFirst()
-        let store = try StoreOption.open(args, disabled: args.has(CommonOptions.noStore), mustExist: false)
+        var store = try StoreOption.open(args, disabled: args.has(CommonOptions.noStore), mustExist: false)
+        let debuginfod = try DebuginfodOption.fetcher(args, store: &store, noStore: args.has(CommonOptions.noStore))
 
         let bytes = try IO.read(reportPath)
         if args.positionals.isEmpty, bytes.isEmpty { throw UsageError("missing REPORT (standard input is empty)") }
         let pathLocator = try SymbolPathLocator(paths: paths)
-        let locator = SymbolLocatorChain(paths: pathLocator, store: store)
+        let locator = SymbolLocatorChain(paths: pathLocator, store: store, debuginfod: debuginfod)
         let settings = SymbolicationOptions(
             inlines: !args.has(CommonOptions.noInline), adjustReturnAddresses: !args.has(CommonOptions.noAdjust))
         let processed = try SymbolicationService(locator: locator, options: settings).process(bytes, format: format)
@@ -82,6 +83,7 @@ enum SymbolicateCommand: Command {
 
         Console.error(summary(processed))
         for note in processed.warnings { Console.error(note) }
+        DebuginfodOption.report(debuginfod)
         if store == nil, !args.has(CommonOptions.noStore), try StoreOption.defaultIsAbsent(args),
             processed.outcome.symbolicatedFrames < processed.outcome.totalFrames
         {

@@ -33,9 +33,26 @@ public final class WebClient: Sendable {
         limit: Int = 16 << 20
     ) throws(ObjectStorageError) -> WebResponse {
         let request = HTTPRequest(method: method, url: url, headers: headers, body: body.map { .bytes($0) } ?? .none)
+        return try perform(request, destination: .memory(limit: limit))
+    }
+
+    /// GETs `url` and writes a 2xx answer's body to the open file `descriptor` (never into
+    /// memory); any other answer's body (cut at 64 KB) is the response's. Throws only when no
+    /// answer came.
+    public func download(_ url: String, to descriptor: Int32, headers: [(String, String)] = [])
+        throws(ObjectStorageError) -> WebResponse
+    {
+        try perform(HTTPRequest(method: "GET", url: url, headers: headers), destination: .file(descriptor: descriptor))
+    }
+
+    private func perform(_ request: HTTPRequest, destination: ResponseDestination) throws(ObjectStorageError)
+        -> WebResponse
+    {
+        let method = request.method
+        let url = request.url
         do {
             let response = try transport.perform(
-                request, destination: .memory(limit: limit), timeouts: timeouts, caBundle: caBundle)
+                request, destination: destination, timeouts: timeouts, caBundle: caBundle)
             return WebResponse(status: response.status, headers: response.headers, body: response.body)
         } catch {
             let code: ObjectStorageError.Code

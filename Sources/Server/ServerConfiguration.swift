@@ -86,6 +86,9 @@ public struct ServerConfiguration: Sendable {
     /// Uploads keep their original files (the import child is given --keep-originals).
     public var keepOriginals = false
 
+    /// debuginfod servers asked for builds the store lacks (nil: none); what they send is imported.
+    public var debuginfod: DebuginfodSettings?
+
     public init(storeDirectory: String) {
         self.storeDirectory = storeDirectory
     }

@@ -25,6 +25,9 @@ final class ServiceContext: Sendable {
     private let failedLookups = Locked<Set<String>>([])
     /// When a request last failed on a full disk (`/readyz` says so for a while).
     let diskFull = DiskFullMark()
+    /// Fetches builds the store lacks from debuginfod servers, when configured; its miss memory
+    /// outlives store generations.
+    let debuginfod: DebuginfodFetcher?
 
     init(configuration: ServerConfiguration, metrics: Metrics, log: AccessLog) throws {
         self.configuration = configuration
@@ -40,6 +43,12 @@ final class ServiceContext: Sendable {
             throw SymbolicateError(.internal, "no report storage at \(reportLocation)")
         }
         self.reports = reports
+        if var settings = configuration.debuginfod {
+            settings.keepOriginals = configuration.keepOriginals
+            self.debuginfod = try DebuginfodFetcher(settings: settings, store: store)
+        } else {
+            self.debuginfod = nil
+        }
         self.importer = ImportRunner(
             executable: configuration.importExecutable, cpuSeconds: configuration.importCPUSeconds,
             memoryBytes: configuration.importMemoryBytes, wallSeconds: configuration.importWallSeconds)
@@ -56,7 +65,9 @@ final class ServiceContext: Sendable {
     func service() throws -> SymbolicationService {
         current.withLock { current in
             if let cached = current.cached, cached.generation == current.generation { return cached.service }
-            let service = SymbolicationService(locator: StoreLocator(store: store))
+            let locator: any SymbolLocator =
+                debuginfod.map { DebuginfodLocator(store: store, fetcher: $0) } ?? StoreLocator(store: store)
+            let service = SymbolicationService(locator: locator)
             current.cached = (current.generation, service)
             return service
         }
