@@ -185,6 +185,13 @@ final class BucketReports: ReportStorage {
         return true
     }
 
+    /// The bucket's index holds ids and times only: a listing filtered by app or version is not
+    /// answered here (nil); others are `list(limit:missing:)`.
+    func list(limit: Int, filter: ReportFilter) throws -> [ReportListing]? {
+        guard filter.app == nil, filter.version == nil else { return nil }
+        return try list(limit: limit, missing: filter.missing)
+    }
+
     func list(limit: Int, missing: String?) throws -> [ReportListing] {
         guard limit > 0 else { return [] }
         let wanted = try missing.map { Set(try reportsMissing($0)) }

@@ -15,8 +15,9 @@ import SymbolicateModel
 // @unchecked: the connection (a Database, not thread-safe) is only used inside `locked`.
 final class ReportDatabase: ReportStorage, @unchecked Sendable {
     static let fileName = "reports.sqlite"
-    /// `PRAGMA user_version` of the current layout: 1 added `reports.revision`.
-    static let schemaVersion: Int64 = 1
+    /// `PRAGMA user_version` of the current layout: 1 added `reports.revision`, 2 the listing's
+    /// `app`, `version` and `facts` (JSON of ListingFacts).
+    static let schemaVersion: Int64 = 2
 
     private let database: Database
     /// Serializes every use of `database`.
@@ -54,6 +55,9 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
             if !names.contains("revision") {
                 try database.exec("ALTER TABLE reports ADD COLUMN revision INTEGER NOT NULL DEFAULT 0")
             }
+            for column in ["app", "version", "facts"] where !names.contains(column) {
+                try database.exec("ALTER TABLE reports ADD COLUMN \(column) TEXT")
+            }
             try database.exec(
                 """
                 CREATE INDEX IF NOT EXISTS reports_by_update ON reports(updated_at);
@@ -70,7 +74,8 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
                 let insert = try database.cached(
                     """
                     INSERT OR IGNORE INTO reports(id, created_at, updated_at, format, original, output, content_type,
-                        frames_symbolicated, frames_total, revision) VALUES(?,?,?,?,?,?,?,?,?,1)
+                        frames_symbolicated, frames_total, app, version, facts, revision)
+                        VALUES(?,?,?,?,?,?,?,?,?,?,?,?,1)
                     """)
                 try bind(report, to: insert)
                 try insert.run()
@@ -96,11 +101,12 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
                 let update = try database.cached(
                     """
                     UPDATE reports SET created_at = ?2, updated_at = ?3, format = ?4, original = ?5, output = ?6,
-                        content_type = ?7, frames_symbolicated = ?8, frames_total = ?9, revision = revision + 1
-                    WHERE id = ?1 AND revision = ?10
+                        content_type = ?7, frames_symbolicated = ?8, frames_total = ?9, app = ?10, version = ?11,
+                        facts = ?12, revision = revision + 1
+                    WHERE id = ?1 AND revision = ?13
                     """)
                 try bind(new, to: update)
-                try update.bind(10, Int64(old.revision ?? "") ?? -1)
+                try update.bind(13, Int64(old.revision ?? "") ?? -1)
                 try update.run()
                 if database.changes == 1 {
                     try writeMissing(new)
@@ -152,6 +158,46 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
             }
             return listings
         }
+    }
+
+    func list(limit: Int, filter: ReportFilter) throws -> [ReportListing]? {
+        try locked {
+            var conditions: [String] = []
+            var values: [String] = []
+            if let missing = filter.missing {
+                conditions.append("id IN (SELECT report_id FROM missing WHERE uuid = ?)")
+                values.append(missing)
+            }
+            if let app = filter.app {
+                conditions.append("app = ?")
+                values.append(app)
+            }
+            if let version = filter.version {
+                conditions.append("version = ?")
+                values.append(version)
+            }
+            let condition = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            let statement = try database.prepare(
+                """
+                SELECT id, updated_at, facts, (SELECT COUNT(*) FROM missing m WHERE m.report_id = reports.id)
+                FROM reports \(condition) ORDER BY updated_at DESC, id LIMIT ?
+                """)
+            for (i, value) in values.enumerated() { try statement.bind(Int32(i + 1), value) }
+            try statement.bind(Int32(values.count + 1), Int64(limit))
+            var listings: [ReportListing] = []
+            while try statement.step() {
+                listings.append(
+                    ReportListing(
+                        id: statement.text(0), updatedAt: statement.double(1),
+                        facts: statement.isNull(2) ? nil : Self.facts(statement.text(2)),
+                        missingCount: Int(statement.int64(3))))
+            }
+            return listings
+        }
+    }
+
+    private static func facts(_ json: String) -> ListingFacts? {
+        try? JSONDecoder().decode(ListingFacts.self, from: Data(json.utf8))
     }
 
     func waitingUUIDs() throws -> [String] {
@@ -217,7 +263,7 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
         let select = try database.cached(
             """
             SELECT id, created_at, updated_at, format, original, output, content_type, frames_symbolicated,
-                frames_total, revision
+                frames_total, revision, facts
             FROM reports WHERE id = ?
             """)
         defer { select.reset() }
@@ -229,6 +275,7 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
             output: select.withBlob(5) { Array($0) }, contentType: select.text(6),
             framesSymbolicated: Int(select.int64(7)), framesTotal: Int(select.int64(8)), missing: [],
             missingNames: [:], revision: String(select.int64(9)))
+        report.facts = select.isNull(10) ? nil : Self.facts(select.text(10))
         let missing = try database.cached("SELECT uuid, name FROM missing WHERE report_id = ? ORDER BY uuid")
         defer { missing.reset() }
         try missing.bind(1, id)
@@ -251,6 +298,14 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
         try statement.bind(7, report.contentType)
         try statement.bind(8, Int64(report.framesSymbolicated))
         try statement.bind(9, Int64(report.framesTotal))
+        let facts = report.facts
+        if let app = facts?.app { try statement.bind(10, app) } else { try statement.bindNull(10) }
+        if let version = facts?.version { try statement.bind(11, version) } else { try statement.bindNull(11) }
+        if let facts, let json = try? JSONEncoder().encode(facts) {
+            try statement.bind(12, String(decoding: json, as: UTF8.self))
+        } else {
+            try statement.bindNull(12)
+        }
     }
 
     /// Replaces the report's rows in `missing` (inside the caller's transaction).

@@ -28,6 +28,9 @@ struct StoredReport: Sendable, Equatable {
     var missing: [String]
     /// The image name of each missing UUID, for `GET /v1/missing`.
     var missingNames: [String: String]
+    /// What a listing shows of the report, written when it is stored (nil for reports stored
+    /// before listings carried it).
+    var facts: ListingFacts? = nil
     /// Where the stored copy stood when it was read (a row revision, an ETag); nil for a report
     /// not stored yet. `replace` compares it.
     var revision: String? = nil
@@ -38,6 +41,27 @@ struct ReportListing: Sendable, Equatable {
     var id: String
     /// When the report was stored or last re-symbolicated (seconds since 1970).
     var updatedAt: Double
+    /// What tells the report apart, where the backend keeps it in its listing.
+    var facts: ListingFacts? = nil
+    var missingCount: Int? = nil
+}
+
+/// What tells one stored report from another in a listing: the app and version, the OS, the
+/// exception type, the crashed thread's first function and the crash group (CrashSignature).
+struct ListingFacts: Sendable, Equatable, Codable {
+    var app: String
+    var version: String?
+    var os: String?
+    var exceptionType: String
+    var crashedFunction: String?
+    var groupID: String?
+}
+
+/// Which stored reports a listing wants: waiting for a UUID, of an app, of a version.
+struct ReportFilter: Sendable, Equatable {
+    var missing: String? = nil
+    var app: String? = nil
+    var version: String? = nil
 }
 
 /// One UUID stored reports are waiting for.
@@ -76,6 +100,10 @@ protocol ReportStorage: AnyObject, Sendable {
     /// Up to `limit` reports, most recently stored or re-symbolicated first; with `missing`, only
     /// those waiting for that UUID.
     func list(limit: Int, missing: String?) throws -> [ReportListing]
+
+    /// Up to `limit` reports `filter` selects, most recent first; nil when the backend cannot
+    /// filter by app or version (a bucket's index holds ids and times only).
+    func list(limit: Int, filter: ReportFilter) throws -> [ReportListing]?
 
     /// Every UUID some report is waiting for.
     func waitingUUIDs() throws -> [String]

@@ -11,6 +11,7 @@
 
 import Digest
 import Foundation
+import Reports
 import Store
 import SymbolicateModel
 import Symbolication
@@ -134,7 +135,9 @@ enum StoredReports {
         return .json(json(stored))
     }
 
-    /// `GET /v1/reports?limit=N&missing=UUID`: the most recently written reports first.
+    /// `GET /v1/reports?limit=N&missing=UUID&app=APP&version=VERSION`: the most recently written
+    /// reports first, each with what tells it apart (app, version, OS, exception type, crashed
+    /// function, missing builds, crash group) where the report storage keeps it.
     static func list(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
         let limit = try request.wholeNumber("limit", default: 100, in: 1...1000)
         var missing: String? = nil
@@ -144,18 +147,37 @@ enum StoredReports {
             }
             missing = uuid.uuidString
         }
-        let listings = try context.reports.list(limit: limit, missing: missing)
+        let app = request.query["app"].flatMap { $0.isEmpty ? nil : $0 }
+        let version = request.query["version"].flatMap { $0.isEmpty ? nil : $0 }
+        let filter = ReportFilter(missing: missing, app: app, version: version)
+        guard let listings = try context.reports.list(limit: limit, filter: filter) else {
+            throw HTTPError.badRequest(
+                "reports kept in a bucket are listed by time and missing UUID only: app= and version= need a store"
+                    + " folder's reports.sqlite")
+        }
         let formatter = ISO8601DateFormatter()
         var body: [String: Any] = [
             "reports": listings.map { listing -> [String: Any] in
-                [
+                var item: [String: Any] = [
                     "id": listing.id, "url": "/v1/reports/\(listing.id)",
                     "updated_at": formatter.string(from: Date(timeIntervalSince1970: listing.updatedAt)),
                 ]
+                if let facts = listing.facts {
+                    item["app"] = facts.app
+                    item["version"] = facts.version ?? CrashSignature.unknownVersion
+                    if let os = facts.os { item["os"] = os }
+                    item["exception_type"] = facts.exceptionType
+                    if let function = facts.crashedFunction { item["crashed_function"] = function }
+                    if let group = facts.groupID { item["group_id"] = group }
+                }
+                if let count = listing.missingCount { item["missing_count"] = count }
+                return item
             },
             "limit": limit,
         ]
         if let missing { body["missing"] = missing }
+        if let app { body["app"] = app }
+        if let version { body["version"] = version }
         return .json(body)
     }
 
@@ -278,7 +300,17 @@ enum StoredReports {
             id: id, createdAt: createdAt, updatedAt: Date().timeIntervalSince1970, format: format, original: original,
             output: processed.output, contentType: processed.contentType,
             framesSymbolicated: processed.outcome.symbolicatedFrames, framesTotal: processed.outcome.totalFrames,
-            missing: SymbolicationServer.missingUUIDs(processed.outcome).sorted(), missingNames: names)
+            missing: SymbolicationServer.missingUUIDs(processed.outcome).sorted(), missingNames: names,
+            facts: listingFacts(processed))
+    }
+
+    /// What a listing shows of a processed report.
+    static func listingFacts(_ processed: ProcessedReport) -> ListingFacts {
+        let summary = ReportSummary(processed.report)
+        let crash = CrashSignature(processed.report, processed.outcome, summary: summary)
+        return ListingFacts(
+            app: crash.app, version: crash.appVersion, os: summary.os, exceptionType: crash.exceptionType,
+            crashedFunction: crash.crashedFunction, groupID: crash.groupID)
     }
 
     private static func json(_ stored: StoredReport) -> [String: Any] {

@@ -1,0 +1,52 @@
+// Stored reports a person can tell apart: `GET /v1/reports` lists each report with its app,
+// version, OS, exception type, crashed function, missing build count and crash group, written when
+// the report is stored; `?app=` and `?version=` filter by them (a store folder's reports.sqlite;
+// a bucket's index lists by time and missing UUID only, and says so).
+
+import Foundation
+import TestSupport
+import Testing
+
+@Suite(.enabled(if: StoredReportTests.reportPresent, "Samples/reports is absent (run Samples/generate.sh)"))
+struct ReportListingFactsTests {
+    static func replacing(_ bytes: [UInt8], _ field: String, with value: String) -> [UInt8] {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix(field + ":") ? field + ": " + value : String(line)
+        }
+        return Array(lines.joined(separator: "\n").utf8)
+    }
+
+    @Test func listingsCarryWhatTellsReportsApartAndFilterByAppAndVersion() throws {
+        let server = try TestServer()
+        let report = try StoredReportTests.report()
+        var other = Self.replacing(report, "Identifier", with: "com.example.Other")
+        other = Self.replacing(other, "Version", with: "2.0 (20)")
+        let first = try server.post("/v1/reports", report, headers: server.auth)
+        let second = try server.post("/v1/reports", other, headers: server.auth)
+        #expect(first.status == 201 && second.status == 201)
+        let firstID = try #require(first.json()["id"] as? String)
+        let secondID = try #require(second.json()["id"] as? String)
+
+        let all = try #require(try server.get("/v1/reports").json()["reports"] as? [[String: Any]])
+        let item = try #require(all.first { $0["id"] as? String == firstID })
+        #expect(item["app"] as? String == "com.example.HoldApp")
+        #expect((item["version"] as? String)?.isEmpty == false)
+        #expect((item["os"] as? String)?.contains("iPhone OS") == true, "\(item)")
+        #expect((item["exception_type"] as? String)?.hasPrefix("EXC_") == true, "\(item)")
+        #expect((item["crashed_function"] as? String)?.isEmpty == false, "\(item)")
+        #expect((item["missing_count"] as? Int ?? 0) > 0, "no dSYM is in this store: \(item)")
+        let group = try #require(item["group_id"] as? String)
+        let otherItem = try #require(all.first { $0["id"] as? String == secondID })
+        #expect(otherItem["group_id"] as? String != group, "two apps never share a group")
+        #expect(otherItem["version"] as? String == "2.0 (20)")
+
+        let byApp = try server.get("/v1/reports?app=com.example.Other").json()
+        #expect((byApp["reports"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [secondID])
+        #expect(byApp["app"] as? String == "com.example.Other")
+        let byVersion = try server.get("/v1/reports?version=2.0%20(20)").json()["reports"] as? [[String: Any]]
+        #expect(byVersion?.compactMap { $0["id"] as? String } == [secondID])
+        let none = try server.get("/v1/reports?app=com.example.HoldApp&version=2.0%20(20)").json()
+        #expect((none["reports"] as? [[String: Any]])?.isEmpty == true)
+    }
+}
