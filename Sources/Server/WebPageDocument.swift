@@ -56,13 +56,19 @@ input[type=password], input[type=text] { padding:5px 8px; border:1px solid var(-
 #missing li { margin:3px 0; overflow-wrap:anywhere; }
 #missing .uuid { font:12px ui-monospace, Menlo, Consolas, monospace; }
 #missing .what { display:block; color:var(--muted); }
+#quietMissing { margin:8px 0; color:var(--muted); font-size:12px; }
+#quietMissing[hidden] { display:none; }
+#appleText[hidden] { display:none; }
 .thread { margin:14px 0; }
 .thread h3 { font-size:13px; margin:0 0 6px; }
 .thread.crashed h3 { color:var(--bad); }
-table { border-collapse:collapse; width:100%; font:12px/1.4 ui-monospace, Menlo, Consolas, monospace; }
+/* Every thread's table has the same columns, so frames line up from one thread to the next. */
+table { border-collapse:collapse; width:100%; table-layout:fixed; font:12px/1.4 ui-monospace, Menlo, Consolas, monospace; }
 td { padding:2px 6px; vertical-align:top; border-top:1px solid var(--row); }
-td.num { color:var(--muted); width:2.5em; text-align:right; }
-td.img, td.addr { color:var(--muted); white-space:nowrap; }
+td.num { color:var(--muted); width:3em; text-align:right; }
+td.img, td.addr { color:var(--muted); white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
+td.img { width:14em; }
+td.addr { width:13em; }
 td.sym { overflow-wrap:anywhere; }
 .tag { font:10px/1.4 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; border:1px solid; border-radius:4px; padding:0 3px; margin-right:4px; white-space:nowrap; }
 tr.inline .tag { color:var(--accent); }
@@ -84,7 +90,9 @@ pre#text { white-space:pre; overflow:auto; max-width:100%; max-height:600px; fon
   table, tbody, tr, td { display:block; }
   tr { display:grid; grid-template-columns: 2.2em minmax(0, auto) minmax(0, 1fr); border-top:1px solid var(--row); padding:2px 0; }
   td { border-top:none; padding:1px 4px; }
-  td.img, td.addr { white-space:normal; overflow-wrap:anywhere; }
+  td.img, td.addr { white-space:normal; overflow-wrap:anywhere; width:auto; }
+  /* The crashed thread first, on the first screen: the summary and missing list stay compact. */
+  #summary { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   td.sym { grid-column: 1 / -1; padding-left:2.6em; }
   /* Once there is a result (a shared link opened on a phone), it comes first. */
   main.has-result > #result { order:-1; }
@@ -123,10 +131,12 @@ pre#text { white-space:pre; overflow:auto; max-width:100%; max-height:600px; fon
       <button id="download" type="button" class="secondary">Download</button>
       <button id="share" type="button" class="secondary">Share link</button>
       <button id="view" type="button" class="secondary">Show text</button>
+      <button id="appleText" type="button" class="secondary" hidden>As Apple text</button>
       <input id="shareLink" type="text" readonly aria-label="Share link" hidden>
     </div>
     <div id="missing" hidden></div>
     <div id="stack"></div>
+    <div id="quietMissing" hidden></div>
     <pre id="text" hidden></pre>
   </section>
 </main>
@@ -154,7 +164,9 @@ async function errorText(response) {
 // What the last symbolication produced: the report's text, its file name, the symbolicated text.
 // A file that is not UTF-8 text (a PLCrashReporter protobuf report) is kept as its bytes and sent
 // as it is, with a placeholder line in the text box.
-const current = { report: "", name: "", format: "", text: "", bytes: null, placeholder: "" };
+// `native` is the symbolicated report in its own format; `apple` the same as Apple's text, for a
+// JSON report (.ips) whose text layout people read and share.
+const current = { report: "", name: "", format: "", text: "", bytes: null, placeholder: "", native: "", apple: "", asApple: false };
 
 function renderSummary(summary, backtraces) {
   const box = $("summary"); box.textContent = "";
@@ -191,9 +203,20 @@ function uploadAdvice(img, os) {
   return "Upload the dSYM of " + img.name + ".";
 }
 
+// Images without symbols whose every frame the report names itself lose nothing a person reads:
+// they get one quiet line below the stack. The others are a block above it, with what to do.
 function renderMissing(images, os) {
   const box = $("missing"); box.textContent = "";
-  const missing = (images || []).filter((i) => i.status === "missing" || i.status === "uuid_mismatch" || i.status === "failed");
+  const quiet = $("quietMissing"); quiet.textContent = ""; quiet.hidden = true;
+  const all = (images || []).filter((i) => i.status === "missing" || i.status === "uuid_mismatch" || i.status === "failed");
+  const named = (i) => i.status === "missing" && (i.frames_symbolicated || 0) + (i.frames_named_by_report || 0) >= (i.frames_total || 0);
+  const namedOnly = all.filter(named);
+  if (namedOnly.length) {
+    quiet.textContent = "No symbols here for " + namedOnly.map((i) => i.name).join(", ") + ": the report names " +
+      (namedOnly.length > 1 ? "their" : "its") + " frames itself.";
+    quiet.hidden = false;
+  }
+  const missing = all.filter((i) => !named(i));
   if (!missing.length) { box.hidden = true; return; }
   box.appendChild(el("h3", null, "Missing symbols for " + missing.length + " image" + (missing.length > 1 ? "s" : "")));
   const ul = el("ul");
@@ -253,7 +276,19 @@ function renderStack(result) {
     div.appendChild(table);
     stack.appendChild(div);
   });
+  // On a phone the summary fills the first screen: bring the crashed thread into it.
+  const crashed = stack.querySelector(".thread.crashed");
+  if (crashed && window.matchMedia && window.matchMedia("(max-width: 760px)").matches) crashed.scrollIntoView({ block: "start" });
 }
+
+// The text Copy, Download and Show text use: the report in its own format, or as Apple's text.
+function setText(asApple) {
+  current.asApple = asApple && !!current.apple;
+  current.text = current.asApple ? current.apple : current.native;
+  $("text").textContent = current.text;
+  $("appleText").textContent = current.asApple ? "As " + (extensions[current.format] || "original") + " again" : "As Apple text";
+}
+$("appleText").addEventListener("click", () => { setText(!current.asApple); showText(true); });
 
 function showText(on) {
   $("text").hidden = !on; $("stack").hidden = on;
@@ -269,7 +304,8 @@ async function symbolicate() {
   const body = current.bytes && typed === current.placeholder ? current.bytes : typed;
   if (!typed.trim()) { setStatus("Paste, pick or drop a report first.", true); return; }
   setStatus("Symbolicating\u2026", false);
-  current.report = typed; current.text = ""; current.format = "";
+  current.report = typed; current.text = ""; current.format = ""; current.native = ""; current.apple = ""; current.asApple = false;
+  $("appleText").hidden = true;
   $("stack").textContent = ""; $("text").textContent = ""; showText(false);
   $("summary").hidden = true; $("missing").hidden = true; $("actions").hidden = true; $("shareLink").hidden = true;
   try {
@@ -291,9 +327,14 @@ async function symbolicate() {
     // The report itself, symbolicated in its own format, for Copy, Download and Show text.
     const text = await post("", body);
     if (text.ok) {
-      current.text = await text.text();
-      $("text").textContent = current.text;
+      current.native = await text.text();
+      setText(false);
       $("actions").hidden = false;
+      // A JSON report (.ips) can also be read, copied and downloaded as Apple's text layout.
+      if (current.format === "ips") {
+        const apple = await post("?format=crash", body);
+        if (apple.ok) { current.apple = await apple.text(); $("appleText").hidden = false; }
+      }
     } else {
       setStatus("The symbolicated text could not be fetched: " + await errorText(text), true);
     }
@@ -319,7 +360,7 @@ const extensions = {
 };
 function symbolicatedName() {
   const m = current.name.match(/^(.*?)(\.[A-Za-z0-9]+)?$/);
-  const ext = m && m[2] ? m[2] : (extensions[current.format] || ".txt");
+  const ext = current.asApple ? ".crash" : (m && m[2] ? m[2] : (extensions[current.format] || ".txt"));
   return (m && m[1] ? m[1] : "report") + "-symbolicated" + ext;
 }
 

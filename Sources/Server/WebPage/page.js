@@ -20,7 +20,9 @@ async function errorText(response) {
 // What the last symbolication produced: the report's text, its file name, the symbolicated text.
 // A file that is not UTF-8 text (a PLCrashReporter protobuf report) is kept as its bytes and sent
 // as it is, with a placeholder line in the text box.
-const current = { report: "", name: "", format: "", text: "", bytes: null, placeholder: "" };
+// `native` is the symbolicated report in its own format; `apple` the same as Apple's text, for a
+// JSON report (.ips) whose text layout people read and share.
+const current = { report: "", name: "", format: "", text: "", bytes: null, placeholder: "", native: "", apple: "", asApple: false };
 
 function renderSummary(summary, backtraces) {
   const box = $("summary"); box.textContent = "";
@@ -57,9 +59,20 @@ function uploadAdvice(img, os) {
   return "Upload the dSYM of " + img.name + ".";
 }
 
+// Images without symbols whose every frame the report names itself lose nothing a person reads:
+// they get one quiet line below the stack. The others are a block above it, with what to do.
 function renderMissing(images, os) {
   const box = $("missing"); box.textContent = "";
-  const missing = (images || []).filter((i) => i.status === "missing" || i.status === "uuid_mismatch" || i.status === "failed");
+  const quiet = $("quietMissing"); quiet.textContent = ""; quiet.hidden = true;
+  const all = (images || []).filter((i) => i.status === "missing" || i.status === "uuid_mismatch" || i.status === "failed");
+  const named = (i) => i.status === "missing" && (i.frames_symbolicated || 0) + (i.frames_named_by_report || 0) >= (i.frames_total || 0);
+  const namedOnly = all.filter(named);
+  if (namedOnly.length) {
+    quiet.textContent = "No symbols here for " + namedOnly.map((i) => i.name).join(", ") + ": the report names " +
+      (namedOnly.length > 1 ? "their" : "its") + " frames itself.";
+    quiet.hidden = false;
+  }
+  const missing = all.filter((i) => !named(i));
   if (!missing.length) { box.hidden = true; return; }
   box.appendChild(el("h3", null, "Missing symbols for " + missing.length + " image" + (missing.length > 1 ? "s" : "")));
   const ul = el("ul");
@@ -119,7 +132,19 @@ function renderStack(result) {
     div.appendChild(table);
     stack.appendChild(div);
   });
+  // On a phone the summary fills the first screen: bring the crashed thread into it.
+  const crashed = stack.querySelector(".thread.crashed");
+  if (crashed && window.matchMedia && window.matchMedia("(max-width: 760px)").matches) crashed.scrollIntoView({ block: "start" });
 }
+
+// The text Copy, Download and Show text use: the report in its own format, or as Apple's text.
+function setText(asApple) {
+  current.asApple = asApple && !!current.apple;
+  current.text = current.asApple ? current.apple : current.native;
+  $("text").textContent = current.text;
+  $("appleText").textContent = current.asApple ? "As " + (extensions[current.format] || "original") + " again" : "As Apple text";
+}
+$("appleText").addEventListener("click", () => { setText(!current.asApple); showText(true); });
 
 function showText(on) {
   $("text").hidden = !on; $("stack").hidden = on;
@@ -135,7 +160,8 @@ async function symbolicate() {
   const body = current.bytes && typed === current.placeholder ? current.bytes : typed;
   if (!typed.trim()) { setStatus("Paste, pick or drop a report first.", true); return; }
   setStatus("Symbolicating\u2026", false);
-  current.report = typed; current.text = ""; current.format = "";
+  current.report = typed; current.text = ""; current.format = ""; current.native = ""; current.apple = ""; current.asApple = false;
+  $("appleText").hidden = true;
   $("stack").textContent = ""; $("text").textContent = ""; showText(false);
   $("summary").hidden = true; $("missing").hidden = true; $("actions").hidden = true; $("shareLink").hidden = true;
   try {
@@ -157,9 +183,14 @@ async function symbolicate() {
     // The report itself, symbolicated in its own format, for Copy, Download and Show text.
     const text = await post("", body);
     if (text.ok) {
-      current.text = await text.text();
-      $("text").textContent = current.text;
+      current.native = await text.text();
+      setText(false);
       $("actions").hidden = false;
+      // A JSON report (.ips) can also be read, copied and downloaded as Apple's text layout.
+      if (current.format === "ips") {
+        const apple = await post("?format=crash", body);
+        if (apple.ok) { current.apple = await apple.text(); $("appleText").hidden = false; }
+      }
     } else {
       setStatus("The symbolicated text could not be fetched: " + await errorText(text), true);
     }
@@ -185,7 +216,7 @@ const extensions = {
 };
 function symbolicatedName() {
   const m = current.name.match(/^(.*?)(\.[A-Za-z0-9]+)?$/);
-  const ext = m && m[2] ? m[2] : (extensions[current.format] || ".txt");
+  const ext = current.asApple ? ".crash" : (m && m[2] ? m[2] : (extensions[current.format] || ".txt"));
   return (m && m[1] ? m[1] : "report") + "-symbolicated" + ext;
 }
 
