@@ -58,6 +58,19 @@ enum ByteText {
         return [0x0A]
     }
 
+    /// The ending of the line holding `index` (LF, CR LF, CR CR LF or a lone CR), or `fallback`
+    /// when that line is the last and has none: a line inserted after or before it takes this,
+    /// so a file of mixed endings keeps each line's own.
+    static func lineEnding(_ bytes: [UInt8], ofLineAt index: Int, fallback: [UInt8]) -> [UInt8] {
+        var i = max(0, index)
+        while i < bytes.count {
+            if bytes[i] == 0x0A { return [0x0A] }
+            if bytes[i] == 0x0D { return Array(bytes[i..<(crlfEnd(bytes, i) ?? i + 1)]) }
+            i += 1
+        }
+        return fallback
+    }
+
     /// Where a line ending that starts with the CR at `i` ends when CRs and then an LF follow
     /// (CR LF, CR CR LF): just past the LF; nil for a lone CR.
     private static func crlfEnd(_ bytes: [UInt8], _ i: Int) -> Int? {

@@ -224,6 +224,8 @@ public enum ReportWriter {
         guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else {
             return []
         }
+        // Inserted lines end as the frame's own line does (files with mixed endings exist).
+        let ending = ByteText.lineEnding(original, ofLineAt: column.upperBound, fallback: ending)
         let lineStart = ByteText.lineStart(original, at: column.lowerBound)
         var prefix = Array(original[lineStart..<column.lowerBound])
         let needsSpace = column.isEmpty && !(prefix.last.map { $0 == 0x20 || $0 == 0x09 } ?? true)

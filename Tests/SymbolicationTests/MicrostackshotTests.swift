@@ -102,6 +102,46 @@ struct MicrostackshotTests {
                 == chain.reversed().map { $0.symbol.prefix { $0 != " " } })
     }
 
+    /// A file of mixed line endings (every third line CR LF, the rest LF): each inserted inline
+    /// line ends as the frame line it belongs to does, and every other line keeps its own ending.
+    @Test func insertedLinesTakeTheEndingOfTheirOwnLine() throws {
+        // Lines as bytes, split at LF, each keeping a CR before it (a String would read CR LF as
+        // one character).
+        func lines(_ bytes: [UInt8]) -> [[UInt8]] {
+            bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+        }
+        let original = lines(try ResourceReport.bytes())
+        var mixed: [UInt8] = []
+        for (i, line) in original.enumerated() {
+            mixed += line
+            if i < original.count - 1 { mixed += i % 3 == 0 ? [0x0D, 0x0A] : [0x0A] }
+        }
+        let (processed, _) = try ResourceReport.process(mixed)
+        let out = lines(processed.output)
+        let tail = Array("(HoldKit + 16556) [0x1030a40ac]".utf8)
+        func hasTail(_ line: [UInt8]) -> Bool {
+            let body = line.last == 0x0D ? Array(line.dropLast()) : line
+            return body.count >= tail.count && Array(body.suffix(tail.count)) == tail
+        }
+        // Runs of lines with the inlined frame's tail: the frame's line and its inline copies.
+        var runs: [[[UInt8]]] = []
+        var previous = false
+        for line in out {
+            let mine = hasTail(line)
+            if mine { if previous { runs[runs.count - 1].append(line) } else { runs.append([line]) } }
+            previous = mine
+        }
+        #expect(runs.contains { $0.count == 4 }, "the inline chain of the tree")
+        for run in runs {
+            #expect(
+                Set(run.map { $0.last == 0x0D }).count == 1,
+                "a run of mixed endings: \(run.map { String(decoding: $0, as: UTF8.self).debugDescription })")
+        }
+        let originalCR = original.indices.filter { $0 % 3 == 0 && $0 < original.count - 1 }.count
+        let added = runs.reduce(0) { $0 + ($1.first?.last == 0x0D ? $1.count - 1 : 0) }
+        #expect(out.filter { $0.last == 0x0D }.count == originalCR + added)
+    }
+
     /// `line` with its `???` replaced by a symbol: same indentation and count, same tail.
     static func sameLineNamed(_ line: String, _ candidate: String) -> Bool {
         guard let q = line.range(of: "??? ") else { return false }
