@@ -51,6 +51,8 @@ enum MicrostackshotParser {
         var image: String
         var offset: UInt64
         var address: UInt64
+        /// An indented line inside a tree that does not read as a sample: kept as a placeholder.
+        var isDamaged = false
     }
 
     /// Parses `<indent>[*]COUNT  SYMBOL (IMAGE + OFFSET) [0xADDR]`; nil for any other line.
@@ -135,6 +137,21 @@ enum MicrostackshotParser {
                 continue
             }
             if current != nil, isElision(text) { continue }
+            // An indented line inside a tree that does not read as a sample (a stray byte in its
+            // count, symbol or address) is skipped, not taken as the tree's end: the heaviest
+            // stack stays one chain, so the frames after it keep their return-address rule.
+            if current != nil, line.range.lowerBound < trimmed.lowerBound {
+                // Its indentation as printed: control bytes (the stray ones) count as nothing.
+                var first = line.range.lowerBound
+                while first < line.range.upperBound, bytes[first] <= 0x20 { first += 1 }
+                let indent = (line.range.lowerBound..<first).filter { bytes[$0] == 0x20 || bytes[$0] == 0x09 }.count
+                current?.lines.append(
+                    SampleLine(
+                        line: line.range, indent: indent, count: "",
+                        symbol: trimmed.lowerBound..<trimmed.lowerBound, image: "", offset: 0, address: 0,
+                        isDamaged: true))
+                continue
+            }
             finish()
             inImages = false
             if text.hasPrefix("Heaviest stack") {
@@ -156,6 +173,12 @@ enum MicrostackshotParser {
 
         for (number, tree) in trees.enumerated() {
             let nodes = tree.lines.map { sample in
+                if sample.isDamaged {
+                    return SampleTreeNode(
+                        line: sample.line, indent: sample.indent,
+                        frame: Frame(number: 0, address: 0, isReturnAddress: false),
+                        isPlaceholder: true)
+                }
                 var frame = Frame(
                     number: 0, imageName: sample.image, address: sample.address, isReturnAddress: false,
                     symbolColumn: sample.symbol)

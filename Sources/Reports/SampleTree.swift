@@ -15,6 +15,9 @@ struct SampleTreeNode {
     var line: Range<Int>
     var indent: Int
     var frame: Frame
+    /// A line of the tree that does not read as a sample (damaged): no frame, but it keeps its
+    /// place, so the node before it is a pc or a return address as it would be with it intact.
+    var isPlaceholder = false
 }
 
 enum SampleTree {
@@ -27,10 +30,10 @@ enum SampleTree {
         let nodes = folded(nodes, bytes)
         var backtrace = Backtrace(kind: .sampleTree, number: number, name: name)
         backtrace.frames.reserveCapacity(nodes.count)
-        for (n, node) in nodes.enumerated() {
+        for (n, node) in nodes.enumerated() where !node.isPlaceholder {
             let isLeaf = isChain ? n == nodes.count - 1 : n + 1 == nodes.count || nodes[n + 1].indent <= node.indent
             var frame = node.frame
-            frame.number = n
+            frame.number = backtrace.frames.count
             frame.isReturnAddress = !isLeaf
             backtrace.frames.append(frame)
         }

@@ -142,6 +142,48 @@ struct MicrostackshotTests {
         #expect(out.filter { $0.last == 0x0D }.count == originalCR + added)
     }
 
+    /// One stray byte on a sample line (in its count, its symbol or its address) changes no other
+    /// line's answer: every line of the output without the stray byte is a line of the intact
+    /// file's output (before, a damaged line in the heaviest stack ended its chain, and the frames
+    /// after it were looked up as pcs: `AppDelegate.m:39` read `:40`).
+    @Test func aStrayByteOnOneLineChangesNoOtherLine() throws {
+        let bytes = try ResourceReport.bytes()
+        let (intact, _) = try ResourceReport.process(bytes)
+        // Lines compared with runs of spaces as one: the damaged line's own rewrite may lose a
+        // space where the stray byte stood; a changed name, file or line is still seen.
+        func squeezed(_ line: some Collection<UInt8>) -> [UInt8] {
+            var out: [UInt8] = []
+            for byte in line where !(byte == 0x20 && out.last == 0x20) { out.append(byte) }
+            return out
+        }
+        let good = Set(intact.output.split(separator: 0x0A, omittingEmptySubsequences: false).map(squeezed))
+        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+        let samples = lines.indices.filter { i in
+            let text = String(decoding: lines[i], as: UTF8.self)
+            return text.hasPrefix("  ") && text.hasSuffix("]") && text.contains(" + ")
+        }
+        #expect(samples.count >= 20)
+        var checked = 0
+        for i in samples {
+            let line = lines[i]
+            for position in [2, 6, line.count / 2, line.count - 3] where position < line.count {
+                var damaged = line
+                damaged.insert(0x01, at: position)
+                lines[i] = damaged
+                let (processed, _) = try ResourceReport.process(Array(lines.joined(separator: [0x0A])))
+                lines[i] = line
+                for out in processed.output.split(separator: 0x0A, omittingEmptySubsequences: false)
+                where !out.contains(0x01) {
+                    #expect(
+                        good.contains(squeezed(out)),
+                        "line \(i + 1) damaged at \(position): \(String(decoding: out, as: UTF8.self))")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked >= 80)
+    }
+
     /// `line` with its `???` replaced by a symbol: same indentation and count, same tail.
     static func sameLineNamed(_ line: String, _ candidate: String) -> Bool {
         guard let q = line.range(of: "??? ") else { return false }
