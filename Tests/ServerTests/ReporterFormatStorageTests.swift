@@ -1,3 +1,4 @@
+// `POST /v1/symbolicate` answers a KSCrash report and a Sentry event as the library does, as JSON.
 // Stored reports of the in-app reporters' formats (a KSCrash report, a Sentry event) wait for a
 // missing dSYM as Apple's reports do: posted while HoldKit's dSYM is absent, they list it as
 // missing; once it is imported beside the server, the watcher symbolicates them again, and what
@@ -36,5 +37,21 @@ struct ReporterFormatStorageTests {
         let expected = try SymbolicateEndpointTests.expected(server, report, format: nil)
         #expect(expected.outcome.symbolicatedFrames > 0)
         #expect(raw.body == expected.output, "the stored report is not what symbolicating it with every dSYM gives")
+    }
+
+    @Test(arguments: ["kscrash", "sentry"])
+    func symbolicateAnswersAsTheLibraryDoes(kind: String) throws {
+        let report = kind == "kscrash" ? try KSCrashSample.report() : try KSCrashSample.sentryEvent()
+        let server = try TestServer()
+        try server.importDirectly([
+            try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM")),
+            try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM")),
+        ])
+        let expected = try SymbolicateEndpointTests.expected(server, report, format: nil)
+        #expect(expected.outcome.symbolicatedFrames > 0)
+        let response = try server.post("/v1/symbolicate", report)
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(response.body == expected.output)
     }
 }
