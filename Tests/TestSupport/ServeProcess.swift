@@ -13,8 +13,8 @@ public enum ServeProcess {
 
     /// Starts `executable serve --listen 127.0.0.1:0 ARGUMENTS`, with `environment` added to this
     /// process's, and waits for its listening line; answers the process and its port. Standard
-    /// output goes nowhere; standard error is read up to that line. A server that writes none is
-    /// killed and reported with what it wrote.
+    /// output goes nowhere; standard error is read up to that line, then read and dropped. A
+    /// server that writes none is killed and reported with what it wrote.
     public static func start(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:]
     ) throws -> (process: Process, port: Int) {
@@ -52,6 +52,13 @@ public enum ServeProcess {
         guard ports.count >= listeners else {
             kill(server.processIdentifier, SIGKILL)
             throw StartError(description: "the server did not start: \(text)")
+        }
+        // The rest of its log is read and dropped until the server exits: a pipe nobody reads
+        // fills (64 KiB of access log lines, a few hundred requests) and then blocks the server
+        // in its next log write, which looks like a server that stopped answering.
+        let reader = log.fileHandleForReading
+        Thread.detachNewThread {
+            while !reader.availableData.isEmpty {}
         }
         return (server, ports)
     }
