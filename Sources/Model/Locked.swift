@@ -20,10 +20,14 @@
 // @unchecked: the value is only reached with the mutex held, which the compiler cannot see.
 public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    /// The value, beside a byte that gives the stored property a size and an address of its own
+    /// when `Value` is empty (`Locked<Void>`, a lock guarding state kept elsewhere): an access to
+    /// a zero-sized value shares its address with the object's other memory, and ThreadSanitizer
+    /// reported reads of that memory by other threads as races with it.
+    private var storage: (value: Value, padding: UInt8)
 
     public init(_ value: Value) {
-        self.value = value
+        storage = (value, 0)
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -40,7 +44,7 @@ public final class Locked<Value>: @unchecked Sendable {
     {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&storage.value)
     }
 
     /// Waits with the lock held until `ready` holds for the value (each time `condition` is
@@ -51,8 +55,8 @@ public final class Locked<Value>: @unchecked Sendable {
     ) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        while !ready(&value) { pthread_cond_wait(condition.cond, mutex) }
-        return try body(&value)
+        while !ready(&storage.value) { pthread_cond_wait(condition.cond, mutex) }
+        return try body(&storage.value)
     }
 
     /// As `wait(on:until:then:)`, but gives up after `seconds`: `body` is told whether `ready`
@@ -68,15 +72,15 @@ public final class Locked<Value>: @unchecked Sendable {
             tv_sec: now.tv_sec + nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        var met = ready(&value)
+        var met = ready(&storage.value)
         while !met {
             if pthread_cond_timedwait(condition.cond, mutex, &deadline) == ETIMEDOUT {
-                met = ready(&value)
+                met = ready(&storage.value)
                 break
             }
-            met = ready(&value)
+            met = ready(&storage.value)
         }
-        return try body(&value, met)
+        return try body(&storage.value, met)
     }
 
     /// A condition variable that threads waiting on a Locked value sleep on, woken by
