@@ -154,7 +154,8 @@ public final class DebuginfodFetcher: Sendable {
     /// One request to one server: the file downloaded, checked and imported.
     func fetch(_ id: BuildID, kind: OriginalKind, from server: String) -> Answer {
         state.withLock { $0.requests += 1 }
-        let template = NSTemporaryDirectory() + "/symbolicate-debuginfod-XXXXXX"
+        // mkdtemp(3) replaces the trailing X's with a name no other folder has.
+        let template = (NSTemporaryDirectory() as NSString).appendingPathComponent("symbolicate-debuginfod-XXXXXX")
         var chars = Array(template.utf8CString)
         guard let made = mkdtemp(&chars) else { return .refused("cannot make a temporary folder: \(Errno.current)") }
         let folder = String(cString: made)
