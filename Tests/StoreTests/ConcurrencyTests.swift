@@ -102,7 +102,9 @@ import Testing
 
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: sqlite3)
-        holder.arguments = [store.catalogPath]
+        // A busy timeout, so that a probe holding the lock for a moment makes the holder's BEGIN
+        // wait instead of fail (then nothing would ever hold the lock).
+        holder.arguments = ["-cmd", ".timeout 30000", store.catalogPath]
         let input = Pipe()
         holder.standardInput = input
         holder.standardOutput = FileHandle.nullDevice
