@@ -65,8 +65,12 @@ final class ServiceContext: Sendable {
     func service() throws -> SymbolicationService {
         current.withLock { current in
             if let cached = current.cached, cached.generation == current.generation { return cached.service }
+            // A found build is asked for again after one watch interval, so a removal made
+            // elsewhere (another replica, `symbolicate remove`) stops it answering by then.
+            let retention = configuration.reportWatchInterval > 0 ? configuration.reportWatchInterval : 5
             let locator: any SymbolLocator =
-                debuginfod.map { DebuginfodLocator(store: store, fetcher: $0) } ?? StoreLocator(store: store)
+                debuginfod.map { DebuginfodLocator(store: store, fetcher: $0, foundRetention: retention) }
+                ?? StoreLocator(store: store, foundRetention: retention)
             let service = SymbolicationService(locator: locator)
             current.cached = (current.generation, service)
             return service

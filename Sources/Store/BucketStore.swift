@@ -287,6 +287,8 @@ public final class BucketStore: Sendable {
         let candidates = entries.compactMap { try? $0.row.get() }
         guard let row = SymbolStore.best(candidates, arch: arch) else {
             for entry in entries { if case .failure(let error) = entry.row { throw error } }
+            // Removed elsewhere (another replica): close its open file and drop the cached copy.
+            if entries.isEmpty { for file in openSources.forget(uuid: uuid) { cache.forget(file) } }
             return nil
         }
         return try openSource(row)

@@ -63,4 +63,14 @@ final class OpenBuildFiles: Sendable {
     func forget(_ rows: [StoredBuild]) {
         entries.withLock { entries in for row in rows { entries.open[row.file] = nil } }
     }
+
+    /// Closes every open file of `uuid` (a build the catalog no longer lists: removed elsewhere)
+    /// and returns their names.
+    func forget(uuid: BuildID) -> [String] {
+        entries.withLock { entries in
+            let files = entries.open.filter { $0.value.source.build.uuid == uuid }.map(\.key)
+            for file in files { entries.open[file] = nil }
+            return files
+        }
+    }
 }

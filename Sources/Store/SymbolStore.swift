@@ -120,7 +120,11 @@ public final class SymbolStore: Sendable {
     /// build and saying to re-import it), after trying to rebuild it from its source file.
     public func source(for uuid: BuildID, arch: Arch?) throws -> (any SymbolSource)? {
         let candidates = try catalogReader.withLock { try $0.builds(uuid: uuid) }
-        guard let row = SymbolStore.best(candidates, arch: arch) else { return nil }
+        guard let row = SymbolStore.best(candidates, arch: arch) else {
+            // Removed by another process (`symbolicate remove`): close the file it kept open.
+            _ = openSources.forget(uuid: uuid)
+            return nil
+        }
         return try openSource(row)
     }
 

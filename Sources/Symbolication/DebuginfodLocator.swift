@@ -11,10 +11,11 @@ public final class DebuginfodLocator: SymbolLocator {
     private let store: any SymbolStoring
     private let local: StoreLocator
 
-    public init(store: any SymbolStoring, fetcher: DebuginfodFetcher) {
+    /// `foundRetention`: as `StoreLocator`'s (a server's watch interval; nil for a CLI run).
+    public init(store: any SymbolStoring, fetcher: DebuginfodFetcher, foundRetention: Double? = nil) {
         self.store = store
         self.fetcher = fetcher
-        local = StoreLocator(store: store)
+        local = StoreLocator(store: store, foundRetention: foundRetention)
     }
 
     public func resolve(uuid: BuildID, arch: Arch?, name: String) -> SymbolResolution {

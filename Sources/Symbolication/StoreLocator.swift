@@ -1,7 +1,10 @@
 // StoreLocator: the symbol store's index as a locator. What the store answered is kept per
-// image: found builds for good (build files are immutable), misses only for `missRetention`, so
-// a build imported meanwhile (by this process or another) is seen by the next report; failures
-// (the bucket did not answer) not at all, so they are never taken for a miss.
+// image: found builds for `foundRetention` (forever unless told: a CLI run is short), after which
+// the catalog is asked again, so a build removed meanwhile (by another replica, or `symbolicate
+// remove` beside a server) stops answering; misses only for `missRetention`, so a build imported
+// meanwhile (by this process or another) is seen by the next report; failures (the bucket did not
+// answer) not at all, so they are never taken for a miss. Asking again is cheap: the store serves
+// a build it still lists from the file it keeps open.
 
 import Dispatch
 import Store
@@ -12,6 +15,8 @@ public final class StoreLocator: SymbolLocator {
     private let answers = Locked<[Key: Answer]>([:])
     static let missRetention: UInt64 = 1_000_000_000
     static let maxAnswers = 10_000
+    /// Nanoseconds a found build is used before the catalog is asked again; nil for ever.
+    let foundRetention: UInt64?
 
     private struct Key: Hashable, Sendable {
         var uuid: BuildID
@@ -25,8 +30,11 @@ public final class StoreLocator: SymbolLocator {
         var expires: UInt64?
     }
 
-    public init(store: any SymbolStoring) {
+    /// `foundRetention`: seconds a found build answers before the catalog is asked again (a
+    /// server's watch interval); nil keeps it for the locator's life.
+    public init(store: any SymbolStoring, foundRetention: Double? = nil) {
         self.store = store
+        self.foundRetention = foundRetention.map { UInt64(max(0, min($0, 86_400)) * 1e9) }
     }
 
     public func resolve(uuid: BuildID, arch: Arch?, name: String) -> SymbolResolution {
@@ -49,7 +57,7 @@ public final class StoreLocator: SymbolLocator {
         }
         var expires: UInt64? = now + StoreLocator.missRetention
         switch resolution {
-        case .found: expires = nil
+        case .found: expires = foundRetention.map { now + $0 }
         case .notFound: break
         // A store that failed to answer is asked again by the next report: a failure is never kept.
         case .failed: return resolution
