@@ -1,5 +1,5 @@
 // `symbolicate verify`: checks that every catalog row has a readable build file of the current
-// schema, and cleans leftovers of interrupted imports.
+// schema with the checksum it was published with, and cleans leftovers of interrupted imports.
 
 import Store
 import SymbolicateModel
@@ -10,8 +10,9 @@ enum VerifyCommand: Command {
     static let about = """
         USAGE: symbolicate verify [--store DIR] [--deep]
 
-        Checks every build of the store: its file exists, opens, has the current schema version and
-        matches its catalog row. Removes temporary files left by interrupted imports. Builds that
+        Checks every build of the store: its file exists, opens, has the current schema version,
+        matches its catalog row, and has the SHA-256 recorded when it was imported (so a changed
+        byte is found even where SQLite reads the file without complaint). Removes temporary files left by interrupted imports. Builds that
         need re-importing are named. Kept originals are checked too: every index record names a stored
         file (--deep: whose bytes still hash to its SHA-256 name).
 

@@ -37,6 +37,9 @@ final class ServiceContext: Sendable {
         self.store = try StoreLocation.open(
             configuration.storeDirectory, cacheDirectory: configuration.localDirectory,
             cacheBytes: configuration.cacheBytes)
+        // A server keeps each build open for its life: reading it whole once, to compare it with its
+        // published checksum, is cheap there (a bucket store's replica checks what it fetches).
+        (store as? SymbolStore)?.checkBuildFilesWhenOpening()
         let reportLocation = try ReportStorageLocation(
             parsing: configuration.reportStore ?? configuration.storeDirectory)
         guard let reports = try reportLocation.open(s3: configuration.objectStorage) else {

@@ -195,6 +195,8 @@ extension BucketStore {
                 cache.forget(row.file)
                 return problem(.damaged, "the object holds \(info.uuid) \(info.arch); \(reimport)")
             }
+            // The copy is read whole (a fresh fetch was checked already; a cached one may have changed since).
+            try BuildChecksum.check(path, expected: row.sha256, what: "the cached copy of the object")
         } catch let mismatch as BuildFile.VersionMismatch {
             cache.forget(row.file)
             return problem(.outdated, "the object has schema version \(mismatch.found); \(reimport)")

@@ -408,8 +408,10 @@ public final class BucketStore: Sendable {
         let bucket = location.bucket
         let key = location.key(row.file)
         do {
-            return try cache.file(for: row.file, expectedSize: row.byteSize > 0 ? row.byteSize : nil) {
-                (destination: String) throws(ObjectStorageError) in
+            return try cache.file(
+                for: row.file, expectedSize: row.byteSize > 0 ? row.byteSize : nil,
+                check: { try BuildChecksum.check($0, expected: row.sha256, what: "the object \(location)/\(row.file)") }
+            ) { (destination: String) throws(ObjectStorageError) in
                 try client.downloadObject(bucket: bucket, key: key, to: destination)
             }
         } catch {

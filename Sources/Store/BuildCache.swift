@@ -84,9 +84,11 @@ public final class BuildCache: Sendable {
     }
 
     /// The local copy of `relativeKey`, fetched with `download` on a miss. nil when the bucket
-    /// does not have it (remembered for `missRetention` seconds).
+    /// does not have it (remembered for `missRetention` seconds). A fresh download is checked
+    /// with `check` (the published checksum) before it is kept: one that fails is removed and
+    /// the failure thrown, so a damaged object is never cached.
     func file(
-        for relativeKey: String, expectedSize: Int64?,
+        for relativeKey: String, expectedSize: Int64?, check: (_ path: String) throws -> Void = { _ in },
         download: (_ destination: String) throws(ObjectStorageError) -> Void
     ) throws -> String? {
         let path = path(for: relativeKey)
@@ -110,6 +112,12 @@ public final class BuildCache: Sendable {
             }
             guard let failure else {
                 misses.withLock { _ = $0.removeValue(forKey: relativeKey) }
+                do {
+                    try check(path)
+                } catch {
+                    unlink(path)
+                    throw error
+                }
                 var st = stat()
                 let size = stat(path, &st) == 0 ? Int64(st.st_size) : 0
                 counters.withLock { $0.bytes += size }

@@ -27,6 +27,9 @@ struct BuildMetadata: Codable, Equatable {
     var schemaVersion: Int
     /// The build file's key, relative to the store's prefix.
     var file: String
+    /// The build file's SHA-256 (absent in entries written before checksums were recorded;
+    /// releases without the field ignore it).
+    var sha256: String?
 
     enum CodingKeys: String, CodingKey {
         case format, uuid, arch, name, kind
@@ -36,7 +39,7 @@ struct BuildMetadata: Codable, Equatable {
         case importedAt = "imported_at"
         case byteSize = "byte_size"
         case schemaVersion = "schema_version"
-        case file
+        case file, sha256
     }
 
     init(_ row: StoredBuild) {
@@ -52,6 +55,7 @@ struct BuildMetadata: Codable, Equatable {
         byteSize = row.byteSize
         schemaVersion = row.schemaVersion
         file = row.file
+        sha256 = row.sha256
     }
 
     var encoded: [UInt8] {
@@ -94,6 +98,7 @@ struct BuildMetadata: Codable, Equatable {
             file: BucketStore.buildKey(
                 uuid: id, arch: Arch(arch), schemaVersion: schemaVersion,
                 publication: BucketStore.publication(
-                    of: file, uuid: id, arch: Arch(arch), schemaVersion: schemaVersion)))
+                    of: file, uuid: id, arch: Arch(arch), schemaVersion: schemaVersion)),
+            sha256: sha256.flatMap { BlobKey(.sha256, $0)?.digest })
     }
 }

@@ -21,8 +21,14 @@ final class Catalog {
 
     private static let columns = """
         uuid, arch, name, kind, text_vmaddr, text_size, source_path, imported_at, last_used_at, byte_size,
-        status, schema_version, file
+        status, schema_version, file, sha256
         """
+    /// What a catalog written before checksums were recorded is read with (read-only mounts,
+    /// which cannot gain the column).
+    private static let columnsWithoutChecksum = columns.replacingOccurrences(of: ", sha256", with: ", NULL")
+
+    /// The column list reads select: the checksum column when the catalog has it.
+    private var selected = Catalog.columns
 
     init(path: String) throws {
         self.path = path
@@ -51,6 +57,7 @@ final class Catalog {
             version = try database.pragmaInteger("user_version")
         }
         self.database = database
+        if !(try hasChecksumColumn()) { selected = Catalog.columnsWithoutChecksum }
         guard version == Catalog.schemaVersion else {
             throw SymbolicateError(
                 .unsupported,
@@ -78,7 +85,10 @@ final class Catalog {
 
     private func migrate() throws {
         let found = try database.pragmaInteger("user_version")
-        if found == Catalog.schemaVersion { return try checkApplicationID() }
+        if found == Catalog.schemaVersion {
+            try checkApplicationID()
+            return try addChecksumColumn()
+        }
         guard found == 0 else {
             throw SymbolicateError(
                 .unsupported,
@@ -95,7 +105,7 @@ final class Catalog {
                     uuid TEXT NOT NULL, arch TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
                     text_vmaddr INTEGER NOT NULL, text_size INTEGER NOT NULL, source_path TEXT NOT NULL,
                     imported_at REAL NOT NULL, last_used_at REAL, byte_size INTEGER NOT NULL,
-                    status TEXT NOT NULL, schema_version INTEGER NOT NULL, file TEXT NOT NULL,
+                    status TEXT NOT NULL, schema_version INTEGER NOT NULL, file TEXT NOT NULL, sha256 TEXT,
                     PRIMARY KEY (uuid, arch)) WITHOUT ROWID;
                 CREATE INDEX builds_by_name ON builds(name COLLATE NOCASE);
                 PRAGMA user_version=\(Catalog.schemaVersion);
@@ -103,6 +113,22 @@ final class Catalog {
                 """)
         }
         try checkApplicationID()
+    }
+
+    /// A catalog created before checksums were recorded gains the column (empty for its rows:
+    /// those builds are checked as before). The schema version stays: a release without the
+    /// column reads and writes this catalog as it did, leaving the checksums of its rows empty.
+    private func addChecksumColumn() throws {
+        guard !(try hasChecksumColumn()) else { return }
+        try database.writeTransaction {
+            guard !(try hasChecksumColumn()) else { return }
+            try database.exec("ALTER TABLE builds ADD COLUMN sha256 TEXT")
+        }
+    }
+
+    private func hasChecksumColumn() throws -> Bool {
+        let stmt = try database.prepare("SELECT count(*) FROM pragma_table_info('builds') WHERE name = 'sha256'")
+        return try stmt.step() && stmt.int64(0) > 0
     }
 
     private func checkApplicationID() throws {
@@ -115,7 +141,7 @@ final class Catalog {
     // MARK: Reading
 
     func build(uuid: BuildID, arch: Arch) throws -> StoredBuild? {
-        let stmt = try database.cached("SELECT \(Catalog.columns) FROM builds WHERE uuid = ?1 AND arch = ?2")
+        let stmt = try database.cached("SELECT \(selected) FROM builds WHERE uuid = ?1 AND arch = ?2")
         defer { stmt.reset() }
         try stmt.bind(1, uuid.uuidString)
         try stmt.bind(2, arch.rawValue)
@@ -123,7 +149,7 @@ final class Catalog {
     }
 
     func builds(uuid: BuildID) throws -> [StoredBuild] {
-        let stmt = try database.cached("SELECT \(Catalog.columns) FROM builds WHERE uuid = ?1 ORDER BY arch")
+        let stmt = try database.cached("SELECT \(selected) FROM builds WHERE uuid = ?1 ORDER BY arch")
         defer { stmt.reset() }
         try stmt.bind(1, uuid.uuidString)
         return try rows(stmt)
@@ -132,7 +158,7 @@ final class Catalog {
     /// Builds of an image with this name (any case) and another UUID, by UUID, at most `limit`.
     func builds(named name: String, otherThan uuid: BuildID, limit: Int) throws -> [StoredBuild] {
         let stmt = try database.cached(
-            "SELECT \(Catalog.columns) FROM builds WHERE name = ?1 COLLATE NOCASE AND uuid <> ?2 ORDER BY uuid, arch LIMIT ?3"
+            "SELECT \(selected) FROM builds WHERE name = ?1 COLLATE NOCASE AND uuid <> ?2 ORDER BY uuid, arch LIMIT ?3"
         )
         defer { stmt.reset() }
         try stmt.bind(1, name)
@@ -142,7 +168,7 @@ final class Catalog {
     }
 
     func all() throws -> [StoredBuild] {
-        let stmt = try database.cached("SELECT \(Catalog.columns) FROM builds ORDER BY name, uuid, arch")
+        let stmt = try database.cached("SELECT \(selected) FROM builds ORDER BY name, uuid, arch")
         defer { stmt.reset() }
         return try rows(stmt)
     }
@@ -167,7 +193,8 @@ final class Catalog {
             status: BuildStatus(rawValue: s.text(10)) ?? .damaged, schemaVersion: Int(s.int64(11)),
             // The file name follows from UUID and arch; the stored column is for people, and is
             // never trusted as a path (a tampered catalog must not make `remove` unlink elsewhere).
-            file: SymbolStore.fileName(uuid: uuid, arch: Arch(s.text(1))))
+            file: SymbolStore.fileName(uuid: uuid, arch: Arch(s.text(1))),
+            sha256: s.isNull(13) ? nil : s.text(13))
     }
 
     func statistics() throws -> StoreStatistics {
@@ -187,7 +214,7 @@ final class Catalog {
 
     func put(_ b: StoredBuild) throws {
         let stmt = try database.cached(
-            "INSERT OR REPLACE INTO builds(\(Catalog.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+            "INSERT OR REPLACE INTO builds(\(Catalog.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
         )
         defer { stmt.reset() }
         try stmt.bind(1, b.uuid.uuidString)
@@ -203,6 +230,7 @@ final class Catalog {
         try stmt.bind(11, b.status.rawValue)
         try stmt.bind(12, Int64(b.schemaVersion))
         try stmt.bind(13, b.file)
+        if let sha256 = b.sha256 { try stmt.bind(14, sha256) } else { try stmt.bindNull(14) }
         try stmt.run()
     }
 

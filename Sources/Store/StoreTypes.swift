@@ -38,6 +38,10 @@ public struct StoredBuild: Sendable, Hashable {
     public var schemaVersion: Int
     /// Path of the build file, relative to the store folder (`builds/<UUID>-<arch>.sqlite`).
     public var file: String
+    /// SHA-256 of the build file as it was published (lowercase hex), or nil for a build
+    /// published before checksums were recorded: `verify` and a bucket replica's fetch compare
+    /// the file with it, so a changed byte is damage, never a different answer.
+    public var sha256: String? = nil
 }
 
 /// What importing one slice did.

@@ -24,6 +24,8 @@ extension SymbolStore {
         var build: BuildInfo
         var source: String
         var byteSize: Int64
+        /// The file's SHA-256, recorded with its catalog row.
+        var sha256: String
     }
 
     /// Imports one arch slice of an object file; `source` is recorded as where it came from.
@@ -141,7 +143,9 @@ extension SymbolStore {
             let temporary = try TemporaryFile(in: buildsDirectory, suffix: ".sqlite")
             let written = try write(temporary.path)
             try temporary.sync()
-            return PendingBuild(temporary: temporary, build: written, source: source, byteSize: temporary.size)
+            return PendingBuild(
+                temporary: temporary, build: written, source: source, byteSize: temporary.size,
+                sha256: try BuildChecksum.of(file: temporary.path))
         } catch {
             throw importFailure(error, build, source: source)
         }
@@ -190,7 +194,7 @@ extension SymbolStore {
                             uuid: b.uuid, arch: b.arch, name: b.name, kind: b.kind, textVMAddress: b.textVMAddress,
                             textSize: b.textSize, sourcePath: pending.source, importedAt: Date(), lastUsedAt: nil,
                             byteSize: pending.byteSize, status: .ready, schemaVersion: Int(BuildFile.schemaVersion),
-                            file: file))
+                            file: file, sha256: pending.sha256))
                     try pending.temporary.commit(to: absolutePath(file))
                     renamedOverNothing = existing == nil
                     if let existing, existing.kind < b.kind { return .superseded }

@@ -169,6 +169,7 @@ extension SymbolStore {
             guard info.uuid == row.uuid, info.arch == row.arch else {
                 return problem(.damaged, "the file holds \(info.uuid) \(info.arch); re-import \(row.sourcePath)")
             }
+            try BuildChecksum.check(path, expected: row.sha256, what: "the build file")
         } catch let mismatch as BuildFile.VersionMismatch {
             return problem(
                 .outdated,

@@ -11,6 +11,7 @@
 import BuildFiles
 import Foundation
 import SymbolicateModel
+import Synchronization
 import SystemSupport
 
 public final class SymbolStore: Sendable {
@@ -28,6 +29,9 @@ public final class SymbolStore: Sendable {
     /// (a bucket) already has the build at least as good, so it is reported present unread.
     let presence: (@Sendable (BuildInfo) throws -> Bool)?
     private let openSources = OpenBuildFiles()
+    /// Whether a build file is compared with its published checksum when it is opened (see
+    /// `checkBuildFilesWhenOpening`).
+    private let checksOnOpen = Atomic<Bool>(false)
     /// True when this process cannot write the store (a read-only mount, another user's
     /// folder): reading works, and every writer refuses with `requireWritable`.
     public let isReadOnly: Bool
@@ -224,6 +228,12 @@ public final class SymbolStore: Sendable {
 
     /// Serves `row` from the cache of open build files, opening (or rebuilding) it when needed;
     /// nil when the build was removed since the row was read.
+    /// From now on, a build file is read whole and compared with the checksum recorded when it was
+    /// published before it first answers (a damaged file is then rebuilt from its source, or its
+    /// frames fail naming the damage). A server does this: it opens each build once and keeps it
+    /// open; a command symbolicating one report leaves it to `verify`, as it costs a read of the file.
+    public func checkBuildFilesWhenOpening() { checksOnOpen.store(true, ordering: .relaxed) }
+
     func openSource(_ row: StoredBuild) throws -> (any SymbolSource)? {
         if let source = openSources.source(for: row) {
             noteUse(row)
@@ -235,6 +245,9 @@ public final class SymbolStore: Sendable {
             guard source.build.uuid == row.uuid, source.build.arch == row.arch else {
                 throw SymbolicateError(
                     .io, "the build file holds \(source.build.uuid) \(source.build.arch)", path: row.file)
+            }
+            if checksOnOpen.load(ordering: .relaxed) {
+                try BuildChecksum.check(absolutePath(row.file), expected: row.sha256, what: "the build file")
             }
         } catch {
             return try rebuild(row, after: error)
