@@ -4,7 +4,9 @@
 // symbols_unavailable with Retry-After naming the build file; with `?partial=1` they answer, the
 // frames of HoldApp `failed` (Sentry's words: `malformed`, module `debug_status` `malformed`),
 // and HoldKit's frames symbolicated as before. A stored report posted meanwhile waits on
-// HoldApp and is symbolicated again by the report watcher once the build file reads again.
+// HoldApp and is symbolicated again by the report watcher once the build file reads again. The
+// builds are imported from copies removed afterwards: with its source still there, a build file
+// that fails its checksum is rebuilt from it instead (SymbolStore.rebuild).
 
 import Foundation
 import Testing
@@ -23,9 +25,29 @@ import Testing
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
+    /// Imports copies of `paths` into the server's store and removes the copies, so the builds
+    /// have no source to be rebuilt from.
+    static func importWithoutSources(_ server: TestServer, _ paths: [String]) throws {
+        let folder = NSTemporaryDirectory() + "damaged-sources-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var copies: [String] = []
+        for path in paths {
+            let copy = folder + "/" + URL(fileURLWithPath: path).lastPathComponent
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            copies.append(copy)
+        }
+        try server.importDirectly(copies)
+    }
+
     @Test(.enabled(if: SymbolicateEndpointTests.samplesPresent, "\(SymbolicateEndpointTests.samplesAbsent)"))
     func aDamagedBuildIs503UnlessPartial() throws {
-        let server = try SymbolicateEndpointTests.serverWithSamples()
+        let server = try TestServer()
+        try Self.importWithoutSources(
+            server, [
+                try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM")),
+                try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM")),
+            ])
         let builds = server.server.configuration.storeDirectory + "/builds"
         let name = try #require(
             try FileManager.default.contentsOfDirectory(atPath: builds).first { $0.hasPrefix(Self.appUUID) })
@@ -83,7 +105,7 @@ import Testing
         let app = try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM"))
         let kit = try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM"))
         let server = try TestServer { $0.reportWatchInterval = 0.2 }
-        try server.importDirectly([app, kit])
+        try Self.importWithoutSources(server, [app, kit])
         let builds = server.server.configuration.storeDirectory + "/builds"
         let name = try #require(
             try FileManager.default.contentsOfDirectory(atPath: builds).first { $0.hasPrefix(Self.appUUID) })
