@@ -44,7 +44,8 @@ import Testing
     func aDamagedBuildIs503UnlessPartial() throws {
         let server = try TestServer()
         try Self.importWithoutSources(
-            server, [
+            server,
+            [
                 try #require(Fixtures.build("\(Self.variant)/HoldApp.app.dSYM")),
                 try #require(Fixtures.build("\(Self.variant)/HoldKit.framework.dSYM")),
             ])

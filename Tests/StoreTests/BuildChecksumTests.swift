@@ -60,7 +60,8 @@ import Testing
             let bit = rng.below(8)
             try Self.flip(path, byte: offset, bit: bit)
             let report = try store.verify()
-            if !report.problems.contains(where: { $0.uuid == row.uuid && ($0.kind == .damaged || $0.kind == .outdated) }) {
+            if !report.problems.contains(where: { $0.uuid == row.uuid && ($0.kind == .damaged || $0.kind == .outdated) }
+            ) {
                 unseen.append(offset)
             }
             try Self.flip(path, byte: offset, bit: bit)
