@@ -408,12 +408,13 @@ public final class BucketStore: Sendable {
         let bucket = location.bucket
         let key = location.key(row.file)
         do {
+            let what = "the object \(location)/\(row.file)"
             return try cache.file(
                 for: row.file, expectedSize: row.byteSize > 0 ? row.byteSize : nil,
-                check: { try BuildChecksum.check($0, expected: row.sha256, what: "the object \(location)/\(row.file)") }
-            ) { (destination: String) throws(ObjectStorageError) in
-                try client.downloadObject(bucket: bucket, key: key, to: destination)
-            }
+                check: { try BuildChecksum.check($0, expected: row.sha256, what: what) },
+                download: { (destination: String) throws(ObjectStorageError) in
+                    try client.downloadObject(bucket: bucket, key: key, to: destination)
+                })
         } catch {
             throw BucketStore.error(error)
         }

@@ -27,7 +27,8 @@ extension SymbolStore {
             reason = "is listed in the store but its file \(row.file) is missing"
         } else {
             status = .damaged
-            reason = "has an unreadable build file \(absolutePath(row.file)) (\((error as? SymbolicateError)?.message ?? "\(error)"))"
+            let cause = (error as? SymbolicateError)?.message ?? "\(error)"
+            reason = "has an unreadable build file \(absolutePath(row.file)) (\(cause))"
         }
         var rebuildError = ""
         if isReadOnly {
