@@ -6,9 +6,13 @@
 //                                      and the latest output (base64); one PUT writes it whole
 //   reports/waiting/<UUID>/<id>        a mark: report <id> misses the image <UUID>; the body is
 //                                      the image's name
-//   reports/recent/<T>-<id>            an index entry, empty: T is 9999999999999 minus the report's
+//   reports/recent/<T>-<id>[~<facts>]  an index entry, empty: T is 9999999999999 minus the report's
 //                                      updatedAt in milliseconds, 13 digits, so a listing in key
-//                                      order is newest first and `list` reads one page, not every key
+//                                      order is newest first and `list` reads one page, not every key;
+//                                      <facts> is what the listing shows of the report (app, version,
+//                                      OS, exception type, crashed function, group, missing count) as
+//                                      base64url JSON, cut to fit S3's 1,024-byte keys, so a listing
+//                                      and its app= and version= filters read keys, not reports
 //
 // A bucket has no transactions, so the order of writes is what keeps things consistent:
 // - create: the marks and the index entry first, then the report with a create-only PUT
@@ -21,10 +25,11 @@
 //   report with one that misses a subset of what it missed, so a mark deleted here can never be
 //   needed again (see StoredReports). A replace that loses the swap deletes its new entry.
 // - delete: the report, then its index entry and its marks.
-// The index is a cache of the reports' times: a killed write can leave a second entry for a report
-// (the listing keeps the newest per id) or lose one. The retention sweep rebuilds it from the
-// reports, and a listing that runs out of entries before its limit reads the reports themselves,
-// so reports stored before the index existed are listed too.
+// The index is a cache of the reports' times and facts: a killed write can leave a second entry for
+// a report (the listing keeps the newest per id) or lose one. The retention sweep rebuilds it from
+// the reports (giving facts to entries written before entries carried them), and a listing that runs
+// out of entries before its limit reads the reports themselves, so reports stored before the index
+// existed are listed too (without facts).
 
 import Foundation
 import ObjectStorage
@@ -41,6 +46,9 @@ final class BucketReports: ReportStorage {
     /// Keys a listing asks for at once (nil: the server's default, 1,000 on S3); tests make it small.
     let pageSize: Int?
     private let names = Locked<[String: String]>([:])
+    /// Reads the facts of a report stored without them (by a release before they were kept), for
+    /// the retention sweep's rebuild of the index; set by the server, which can parse reports.
+    let factsSource = Locked<(@Sendable (StoredReport) -> ListingFacts?)?>(nil)
 
     init(location: S3Location, configuration: S3Configuration, pageSize: Int? = nil) throws {
         self.location = location
@@ -65,33 +73,56 @@ final class BucketReports: ReportStorage {
     /// The latest time an index entry can hold, in milliseconds since 1970 (the year 2286).
     static let recentClock: Int64 = 9_999_999_999_999
 
+    /// The index entry's key without facts (as entries were before they carried them).
     private func recentKey(id: String, updatedAt: Double) -> String {
         let milliseconds = updatedAt.isFinite ? (updatedAt * 1000).rounded(.down) : 0
         let inverted = String(Self.recentClock - Int64(max(0, min(Double(Self.recentClock), milliseconds))))
         return recentPrefix + String(repeating: "0", count: max(0, 13 - inverted.count)) + inverted + "-" + id
     }
 
-    /// The report and time an index entry stands for.
+    /// The index entry's key for `report`: with its facts when it has them.
+    private func recentKey(_ report: StoredReport) -> String {
+        let base = recentKey(id: report.id, updatedAt: report.updatedAt)
+        guard let facts = report.facts,
+            let suffix = IndexFacts.encoded(facts, missing: report.missing.count, within: 1024 - base.utf8.count - 1)
+        else { return base }
+        return base + "~" + suffix
+    }
+
+    /// Both keys an entry of `report` may have: with facts, and without (written by a release
+    /// before entries carried them).
+    private func recentKeys(_ report: StoredReport) -> [String] {
+        let keys = [recentKey(report), recentKey(id: report.id, updatedAt: report.updatedAt)]
+        return keys[0] == keys[1] ? [keys[0]] : keys
+    }
+
+    /// The report, time and facts an index entry stands for.
     private func recentEntry(_ key: String) -> ReportListing? {
         guard let name = S3Location.relativeKey(key, under: recentPrefix), name.count > 14,
             let dash = name.firstIndex(of: "-"),
             name.distance(from: name.startIndex, to: dash) == 13,
             let inverted = Int64(name[..<dash]), (0...Self.recentClock).contains(inverted)
         else { return nil }
-        let id = name[name.index(after: dash)...]
-        guard !id.contains("/") else { return nil }
-        return ReportListing(id: String(id), updatedAt: Double(Self.recentClock - inverted) / 1000)
+        let rest = name[name.index(after: dash)...]
+        let id = rest.split(separator: "~", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        guard !id.isEmpty, !id.contains("/") else { return nil }
+        var listing = ReportListing(id: String(id), updatedAt: Double(Self.recentClock - inverted) / 1000)
+        if id.endIndex < rest.endIndex, let facts = IndexFacts.decoded(rest[rest.index(after: id.endIndex)...]) {
+            listing.facts = facts.facts
+            listing.missingCount = facts.missing
+        }
+        return listing
     }
 
-    private func putRecent(id: String, updatedAt: Double) throws {
+    private func putRecent(_ report: StoredReport) throws {
         try s3 { () throws(ObjectStorageError) in
-            try client.putObject(bucket: location.bucket, key: recentKey(id: id, updatedAt: updatedAt), bytes: [])
+            try client.putObject(bucket: location.bucket, key: recentKey(report), bytes: [])
         }
     }
 
     /// Deletes an index entry where the write it belonged to did not happen; the sweep would too.
-    private func dropRecent(id: String, updatedAt: Double) {
-        try? client.deleteObject(bucket: location.bucket, key: recentKey(id: id, updatedAt: updatedAt))
+    private func dropRecent(_ report: StoredReport) {
+        try? client.deleteObject(bucket: location.bucket, key: recentKey(report))
     }
 
     // MARK: ReportStorage
@@ -105,7 +136,7 @@ final class BucketReports: ReportStorage {
             }
         }
         let bytes = try encode(report)
-        try putRecent(id: report.id, updatedAt: report.updatedAt)
+        try putRecent(report)
         do {
             let etag = try client.putObject(
                 bucket: location.bucket, key: itemKey(report.id), bytes: bytes,
@@ -117,14 +148,10 @@ final class BucketReports: ReportStorage {
             // Created meanwhile (the same Idempotency-Key on another replica, or our own PUT whose
             // answer was lost and retried): the stored one is the answer.
             guard let stored = try self.report(id: report.id) else { throw SymbolicateError(storage: error) }
-            if recentKey(id: report.id, updatedAt: report.updatedAt)
-                != recentKey(id: stored.id, updatedAt: stored.updatedAt)
-            {
-                dropRecent(id: report.id, updatedAt: report.updatedAt)
-            }
+            if recentKey(report) != recentKey(stored) { dropRecent(report) }
             return (stored, false)
         } catch {
-            dropRecent(id: report.id, updatedAt: report.updatedAt)
+            dropRecent(report)
             throw SymbolicateError(storage: error)
         }
     }
@@ -148,21 +175,23 @@ final class BucketReports: ReportStorage {
             throw SymbolicateError(.internal, "a stored report may only be replaced by one that misses less")
         }
         let bytes = try encode(new)
-        let moves = recentKey(id: new.id, updatedAt: new.updatedAt) != recentKey(id: old.id, updatedAt: old.updatedAt)
-        if moves { try putRecent(id: new.id, updatedAt: new.updatedAt) }
+        let moves = recentKey(new) != recentKey(old)
+        if moves { try putRecent(new) }
         do throws(ObjectStorageError) {
             try client.putObject(
                 bucket: location.bucket, key: itemKey(new.id), bytes: bytes, contentType: "application/json",
                 ifMatch: etag)
         } catch {
-            if moves { dropRecent(id: new.id, updatedAt: new.updatedAt) }
+            if moves { dropRecent(new) }
             if error.code == .preconditionFailed || error.httpStatus == 409 { return .conflict }
             if error.code == .noSuchKey { return .gone }
             throw SymbolicateError(storage: error)
         }
         if moves {
             try s3 { () throws(ObjectStorageError) in
-                try client.deleteObject(bucket: location.bucket, key: recentKey(id: old.id, updatedAt: old.updatedAt))
+                for key in recentKeys(old) where key != recentKey(new) {
+                    try client.deleteObject(bucket: location.bucket, key: key)
+                }
             }
         }
         for uuid in Set(old.missing).subtracting(new.missing) {
@@ -177,7 +206,7 @@ final class BucketReports: ReportStorage {
         guard let report = try report(id: id) else { return false }
         try s3 { () throws(ObjectStorageError) in
             try client.deleteObject(bucket: location.bucket, key: itemKey(id))
-            try client.deleteObject(bucket: location.bucket, key: recentKey(id: id, updatedAt: report.updatedAt))
+            for key in recentKeys(report) { try client.deleteObject(bucket: location.bucket, key: key) }
             for uuid in report.missing {
                 try client.deleteObject(bucket: location.bucket, key: markKey(uuid: uuid, id: id))
             }
@@ -185,16 +214,22 @@ final class BucketReports: ReportStorage {
         return true
     }
 
-    /// The bucket's index holds ids and times only: a listing filtered by app or version is not
-    /// answered here (nil); others are `list(limit:missing:)`.
-    func list(limit: Int, filter: ReportFilter) throws -> [ReportListing]? {
-        guard filter.app == nil, filter.version == nil else { return nil }
-        return try list(limit: limit, missing: filter.missing)
+    func list(limit: Int, missing: String?) throws -> [ReportListing] {
+        try list(limit: limit, filter: ReportFilter(missing: missing))
     }
 
-    func list(limit: Int, missing: String?) throws -> [ReportListing] {
+    /// The index's entries, newest first; app= and version= match the facts entries carry, so a
+    /// report whose entry has none (stored by a release before entries carried them, until the
+    /// retention sweep rebuilds the index) is not listed under a filter by app or version.
+    func list(limit: Int, filter: ReportFilter) throws -> [ReportListing] {
         guard limit > 0 else { return [] }
-        let wanted = try missing.map { Set(try reportsMissing($0)) }
+        let byFacts = filter.app != nil || filter.version != nil
+        func selected(_ entry: ReportListing) -> Bool {
+            if let app = filter.app, entry.facts?.app != app { return false }
+            if let version = filter.version, entry.facts?.version != version { return false }
+            return true
+        }
+        let wanted = try filter.missing.map { Set(try reportsMissing($0)) }
         if let wanted, wanted.isEmpty { return [] }
         // The index, newest first, one entry per report, until `limit` (or every waiting report).
         var listed: [ReportListing] = []
@@ -209,18 +244,19 @@ final class BucketReports: ReportStorage {
             for object in page.objects {
                 guard let entry = recentEntry(object.key), seen.insert(entry.id).inserted else { continue }
                 if let wanted, !wanted.contains(entry.id) { continue }
+                if !selected(entry) { continue }
                 listed.append(entry)
                 if listed.count == limit || listed.count == wanted?.count { break index }
             }
             token = page.isTruncated ? page.nextContinuationToken : nil
         } while token != nil
-        guard listed.count < limit, listed.count != wanted?.count else { return listed }
+        guard listed.count < limit, listed.count != wanted?.count, !byFacts else { return listed }
         // Fewer entries than asked for: the bucket may hold reports without one (stored before the
         // index, or a write that died); the reports themselves say which exist.
         var items = try listItems()
         if let wanted { items = items.filter { wanted.contains($0.id) } }
-        let indexed = Dictionary(listed.map { ($0.id, $0.updatedAt) }, uniquingKeysWith: { first, _ in first })
-        items = items.map { ReportListing(id: $0.id, updatedAt: indexed[$0.id] ?? $0.updatedAt) }
+        let indexed = Dictionary(listed.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        items = items.map { indexed[$0.id] ?? $0 }
         return Array(items.sorted { ($0.updatedAt, $1.id) > ($1.updatedAt, $0.id) }.prefix(limit))
     }
 
@@ -292,15 +328,32 @@ final class BucketReports: ReportStorage {
         var indexed = Set<String>()
         for object in page.objects {
             let entry = recentEntry(object.key)
-            if let entry, reports.contains(entry.id), indexed.insert(entry.id).inserted { continue }
+            if let entry, reports.contains(entry.id), indexed.insert(entry.id).inserted {
+                if entry.facts == nil { try giveFacts(id: entry.id, entryKey: object.key) }
+                continue
+            }
             if let entry, entry.updatedAt >= graceCutoff { continue }
             try s3 { () throws(ObjectStorageError) in
                 try client.deleteObject(bucket: location.bucket, key: object.key)
             }
         }
         for id in reports.subtracting(indexed).sorted() {
-            guard let report = try report(id: id) else { continue }
-            try putRecent(id: id, updatedAt: report.updatedAt)
+            guard var report = try report(id: id) else { continue }
+            if report.facts == nil { report.facts = factsSource.withLock { $0 }?(report) }
+            try putRecent(report)
+        }
+    }
+
+    /// Rewrites the fact-less index entry `entryKey` of report `id` with the report's facts (those
+    /// its record holds, else those `factsSource` reads from it); kept as it is when there are none.
+    private func giveFacts(id: String, entryKey: String) throws {
+        guard var report = try report(id: id) else { return }
+        if report.facts == nil { report.facts = factsSource.withLock { $0 }?(report) }
+        let key = recentKey(report)
+        guard report.facts != nil, key != entryKey else { return }
+        try s3 { () throws(ObjectStorageError) in
+            try client.putObject(bucket: location.bucket, key: key, bytes: [])
+            try client.deleteObject(bucket: location.bucket, key: entryKey)
         }
     }
 
@@ -394,6 +447,10 @@ final class BucketReports: ReportStorage {
         var missing: [String: String]
         var original: Data
         var output: Data
+        /// What a listing shows, as JSON of ListingFacts with its own keys (as reports.sqlite keeps
+        /// it: the record's snake_case key strategy would not bring `groupID` back); absent in
+        /// reports stored before it was kept.
+        var facts: String?
     }
 
     private func encode(_ report: StoredReport) throws -> [UInt8] {
@@ -403,7 +460,8 @@ final class BucketReports: ReportStorage {
             version: BucketReports.recordVersion, id: report.id, createdAt: report.createdAt,
             updatedAt: report.updatedAt, format: report.format, contentType: report.contentType,
             framesSymbolicated: report.framesSymbolicated, framesTotal: report.framesTotal, missing: missing,
-            original: Data(report.original), output: Data(report.output))
+            original: Data(report.original), output: Data(report.output),
+            facts: report.facts.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) })
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys]
@@ -428,6 +486,56 @@ final class BucketReports: ReportStorage {
             id: record.id, createdAt: record.createdAt, updatedAt: record.updatedAt, format: record.format,
             original: Array(record.original), output: Array(record.output), contentType: record.contentType,
             framesSymbolicated: record.framesSymbolicated, framesTotal: record.framesTotal,
-            missing: record.missing.keys.sorted(), missingNames: record.missing)
+            missing: record.missing.keys.sorted(), missingNames: record.missing,
+            facts: record.facts.flatMap { try? JSONDecoder().decode(ListingFacts.self, from: Data($0.utf8)) })
+    }
+}
+
+/// An index entry's facts, as the key carries them: compact JSON, base64url without padding.
+enum IndexFacts {
+    private struct Payload: Codable {
+        var facts: ListingFacts
+        var missing: Int
+    }
+
+    /// The facts and missing count in at most `budget` bytes; long text is cut (the crashed
+    /// function first, down to nothing), and nil when even that does not fit.
+    static func encoded(_ facts: ListingFacts, missing: Int, within budget: Int) -> String? {
+        var clipped = facts
+        clipped.app = clip(facts.app, 96)
+        clipped.version = facts.version.map { clip($0, 48) }
+        clipped.os = facts.os.map { clip($0, 64) }
+        clipped.exceptionType = clip(facts.exceptionType, 64)
+        clipped.groupID = facts.groupID.map { clip($0, 64) }
+        for functionBytes in [256, 96, 0] {
+            clipped.crashedFunction = functionBytes == 0 ? nil : facts.crashedFunction.map { clip($0, functionBytes) }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            guard let json = try? encoder.encode(Payload(facts: clipped, missing: missing)) else { return nil }
+            let text = json.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            if text.utf8.count <= budget { return text }
+        }
+        return nil
+    }
+
+    static func decoded(_ text: Substring) -> (facts: ListingFacts, missing: Int)? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+            let payload = try? JSONDecoder().decode(Payload.self, from: data)
+        else { return nil }
+        return (payload.facts, payload.missing)
+    }
+
+    /// `text` cut to at most `bytes` UTF-8 bytes, on a character boundary.
+    private static func clip(_ text: String, _ bytes: Int) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var result = ""
+        for character in text {
+            if result.utf8.count + character.utf8.count > bytes { break }
+            result.append(character)
+        }
+        return result
     }
 }

@@ -160,7 +160,7 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
         }
     }
 
-    func list(limit: Int, filter: ReportFilter) throws -> [ReportListing]? {
+    func list(limit: Int, filter: ReportFilter) throws -> [ReportListing] {
         try locked {
             var conditions: [String] = []
             var values: [String] = []

@@ -101,9 +101,8 @@ protocol ReportStorage: AnyObject, Sendable {
     /// those waiting for that UUID.
     func list(limit: Int, missing: String?) throws -> [ReportListing]
 
-    /// Up to `limit` reports `filter` selects, most recent first; nil when the backend cannot
-    /// filter by app or version (a bucket's index holds ids and times only).
-    func list(limit: Int, filter: ReportFilter) throws -> [ReportListing]?
+    /// Up to `limit` reports `filter` selects, most recent first.
+    func list(limit: Int, filter: ReportFilter) throws -> [ReportListing]
 
     /// Every UUID some report is waiting for.
     func waitingUUIDs() throws -> [String]

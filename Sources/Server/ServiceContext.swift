@@ -55,6 +55,15 @@ final class ServiceContext: Sendable {
         self.importer = ImportRunner(
             executable: configuration.importExecutable, cpuSeconds: configuration.importCPUSeconds,
             memoryBytes: configuration.importMemoryBytes, wallSeconds: configuration.importWallSeconds)
+        // The bucket index's rebuild reads the listing facts of reports stored without them.
+        (reports as? BucketReports)?.factsSource.withLock {
+            $0 = { [weak self] report in
+                guard let self, let processed = try? self.process(report.original, format: nil, counted: false) else {
+                    return nil
+                }
+                return StoredReports.listingFacts(processed)
+            }
+        }
     }
 
     /// Starts the background work (the report watcher); the server calls it once it listens.

@@ -150,11 +150,7 @@ enum StoredReports {
         let app = request.query["app"].flatMap { $0.isEmpty ? nil : $0 }
         let version = request.query["version"].flatMap { $0.isEmpty ? nil : $0 }
         let filter = ReportFilter(missing: missing, app: app, version: version)
-        guard let listings = try context.reports.list(limit: limit, filter: filter) else {
-            throw HTTPError.badRequest(
-                "reports kept in a bucket are listed by time and missing UUID only: app= and version= need a store"
-                    + " folder's reports.sqlite")
-        }
+        let listings = try context.reports.list(limit: limit, filter: filter)
         let formatter = ISO8601DateFormatter()
         var body: [String: Any] = [
             "reports": listings.map { listing -> [String: Any] in

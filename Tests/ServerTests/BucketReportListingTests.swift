@@ -2,7 +2,10 @@
 // come from the first page of the time-ordered index (one ListObjectsV2 call however many reports
 // the bucket holds), in the order the folder backend (reports.sqlite) gives for the same reports,
 // through creates, re-symbolications and deletes; reports stored before the index existed are
-// still listed, and the retention sweep indexes them and drops entries no report owns.
+// still listed, and the retention sweep indexes them and drops entries no report owns. The entries
+// carry each report's listing facts (app, version, ...), so app= and version= filter keys too;
+// facts too long for a key are cut, and entries written before they carried facts get them from
+// the sweep.
 
 import Foundation
 import ObjectStorage
@@ -98,5 +101,93 @@ struct BucketReportListingTests {
         #expect(try bucket.list(limit: 5, missing: nil) == (try folder.list(limit: 5, missing: nil)))
         #expect(Self.listCalls(bucket) - before == 1)
         #expect(try bucket.list(limit: 100, missing: nil) == (try folder.list(limit: 100, missing: nil)))
+    }
+
+    static func facts(_ app: String, version: String?, function: String? = "main") -> ListingFacts {
+        ListingFacts(
+            app: app, version: version, os: "iPhone OS 17.2 (21C62)", exceptionType: "EXC_CRASH (SIGABRT)",
+            crashedFunction: function, groupID: "g-" + app)
+    }
+
+    @Test func entriesCarryFactsAndFilterAsTheFolderDoes() throws {
+        let (configuration, location) = try MotoStandIn.bucket()
+        let bucket = try BucketReports(
+            location: try S3Location(parsing: location), configuration: configuration, pageSize: 10)
+        let directory = NSTemporaryDirectory() + "symbolicate-facts-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let folder = try ReportDatabase(path: directory + "/reports.sqlite")
+        for i in 0..<12 {
+            var report = StoredReportTests.stored(
+                "r\(i)", updatedAt: 1_000 + Double(i), missing: i.isMultiple(of: 3) ? [Self.waiting] : [])
+            report.facts = Self.facts(i.isMultiple(of: 2) ? "com.example.A" : "com.example.B", version: "1.\(i % 4)")
+            _ = try bucket.create(report)
+            _ = try folder.create(report)
+        }
+        for filter in [
+            ReportFilter(), ReportFilter(app: "com.example.A"), ReportFilter(version: "1.1"),
+            ReportFilter(missing: Self.waiting, app: "com.example.A"),
+            ReportFilter(app: "com.example.B", version: "1.3"),
+            ReportFilter(app: "com.example.C"),
+        ] {
+            for limit in [2, 100] {
+                let before = bucket.client.metrics.snapshot()["GetObject"]?.requests ?? 0
+                let fromBucket = try bucket.list(limit: limit, filter: filter)
+                #expect(fromBucket == (try folder.list(limit: limit, filter: filter)), "\(filter), limit \(limit)")
+                // Keys only: never a read of a report.
+                #expect((bucket.client.metrics.snapshot()["GetObject"]?.requests ?? 0) == before)
+            }
+        }
+        let newest = try #require(try bucket.list(limit: 1, filter: ReportFilter()).first)
+        #expect(newest.facts == Self.facts("com.example.B", version: "1.3") && newest.missingCount == 0)
+    }
+
+    @Test func factsTooLongForAKeyAreCut() throws {
+        let (configuration, location) = try MotoStandIn.bucket()
+        let bucket = try BucketReports(location: try S3Location(parsing: location), configuration: configuration)
+        var report = StoredReportTests.stored("long", updatedAt: 1_000)
+        let function = "$s" + String(repeating: "VeryLongGenericSpecialization", count: 80) + "yyF"
+        let app = "com.example." + String(repeating: "é", count: 200)
+        report.facts = Self.facts(app, version: "1.0", function: function)
+        _ = try bucket.create(report)
+        let keys = try bucket.client.listAllObjects(bucket: bucket.location.bucket, prefix: "").objects.map(\.key)
+        #expect(keys.allSatisfy { $0.utf8.count <= 1024 }, "\(keys.map(\.utf8.count))")
+        let listed = try #require(try bucket.list(limit: 1, missing: nil).first)
+        let facts = try #require(listed.facts)
+        #expect(app.hasPrefix(facts.app) && facts.app.utf8.count <= 96 && facts.app.utf8.count > 80)
+        #expect(facts.crashedFunction.map { function.hasPrefix($0) } ?? true)
+        #expect(facts.version == "1.0" && listed.missingCount == 1)
+        // The report itself keeps them whole.
+        #expect(try bucket.report(id: "long")?.facts == report.facts)
+    }
+
+    /// Entries written before entries carried facts: the sweep gives them the facts the report
+    /// records, or, for a report stored without any, those the server reads from it.
+    @Test func theSweepGivesOldEntriesTheirFacts() throws {
+        let (configuration, location) = try MotoStandIn.bucket()
+        let bucket = try BucketReports(location: try S3Location(parsing: location), configuration: configuration)
+        var recorded = StoredReportTests.stored("recorded", updatedAt: 1_000, missing: [])
+        recorded.facts = Self.facts("com.example.Recorded", version: "3.0")
+        _ = try bucket.create(recorded)
+        _ = try bucket.create(StoredReportTests.stored("bare", updatedAt: 1_001, missing: []))
+        // Make `recorded`'s entry one without facts, as an older replica wrote it.
+        let recent = bucket.location.key("reports/recent/")
+        let entries = try bucket.client.listAllObjects(bucket: bucket.location.bucket, prefix: recent).objects
+        let withFacts = try #require(entries.first { $0.key.contains("-recorded~") }).key
+        try bucket.client.deleteObject(bucket: bucket.location.bucket, key: withFacts)
+        _ = try bucket.client.putObject(
+            bucket: bucket.location.bucket, key: String(withFacts[..<withFacts.firstIndex(of: "~")!]), bytes: [])
+        #expect(try bucket.list(limit: 10, filter: ReportFilter(app: "com.example.Recorded")).isEmpty)
+
+        bucket.factsSource.withLock {
+            $0 = { report in Self.facts("read from " + report.id, version: nil) }
+        }
+        #expect(try bucket.removeExpired(before: 0, dryRun: false) == [])
+        let listed = try bucket.list(limit: 10, missing: nil)
+        #expect(listed.map(\.id) == ["bare", "recorded"])
+        #expect(listed.map { $0.facts?.app } == ["read from bare", "com.example.Recorded"])
+        #expect(try bucket.list(limit: 10, filter: ReportFilter(app: "com.example.Recorded")).map(\.id) == ["recorded"])
+        let after = try bucket.client.listAllObjects(bucket: bucket.location.bucket, prefix: recent).objects
+        #expect(after.count == 2, "\(after.map(\.key))")
     }
 }

@@ -1,7 +1,7 @@
 // Stored reports a person can tell apart: `GET /v1/reports` lists each report with its app,
 // version, OS, exception type, crashed function, missing build count and crash group, written when
-// the report is stored; `?app=` and `?version=` filter by them (a store folder's reports.sqlite;
-// a bucket's index lists by time and missing UUID only, and says so).
+// the report is stored; `?app=` and `?version=` filter by them, in a store folder's reports.sqlite
+// and in a bucket (whose index entries carry the facts).
 
 import Foundation
 import TestSupport
@@ -17,11 +17,19 @@ struct ReportListingFactsTests {
         return Array(lines.joined(separator: "\n").utf8)
     }
 
-    @Test func listingsCarryWhatTellsReportsApartAndFilterByAppAndVersion() throws {
-        let server = try TestServer()
+    @Test func inAStoreFolder() throws {
+        try Self.listingsCarryWhatTellsReportsApartAndFilterByAppAndVersion(try TestServer())
+    }
+
+    @Test(.needsMoto) func inABucket() throws {
+        try Self.listingsCarryWhatTellsReportsApartAndFilterByAppAndVersion(
+            try BucketReportTests.server(try MotoStandIn.bucket()))
+    }
+
+    static func listingsCarryWhatTellsReportsApartAndFilterByAppAndVersion(_ server: TestServer) throws {
         let report = try StoredReportTests.report()
-        var other = Self.replacing(report, "Identifier", with: "com.example.Other")
-        other = Self.replacing(other, "Version", with: "2.0 (20)")
+        var other = replacing(report, "Identifier", with: "com.example.Other")
+        other = replacing(other, "Version", with: "2.0 (20)")
         let first = try server.post("/v1/reports", report, headers: server.auth)
         let second = try server.post("/v1/reports", other, headers: server.auth)
         #expect(first.status == 201 && second.status == 201)
