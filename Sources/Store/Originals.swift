@@ -63,10 +63,11 @@ public struct Originals: Sendable {
 
     /// Keeps the file at `path` as the original of each of `builds` (build id and kind): the blob
     /// first, then the records.
-    public func keep(_ path: String, for builds: [(BuildID, OriginalKind)]) throws {
+    /// `name` is the file's name to record (the path's last component unless given).
+    public func keep(_ path: String, name: String? = nil, for builds: [(BuildID, OriginalKind)]) throws {
         guard !builds.isEmpty else { return }
         let (key, size) = try blobs.putFile(path)
-        let name = PathParts.last(path) ?? path
+        let name = name ?? PathParts.last(path) ?? path
         for (id, kind) in builds {
             let entry = OriginalEntry(buildID: id, kind: kind, blob: key, size: size, name: name)
             try blobs.backend.write(entry.record, to: Self.recordPath(id, kind))

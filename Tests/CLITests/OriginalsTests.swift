@@ -75,6 +75,34 @@ import Testing
         #expect(json.contains(#""originals":["debuginfo"]"#) && json.contains(#""originals":[]"#), "\(json)")
     }
 
+    /// A member of an archive (what an upload to the server is) is kept as the member's bytes,
+    /// under the member's file name.
+    @Test(.enabled(if: clang != nil, "needs clang"))
+    func archiveMembersAreKept() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        try FileManager.default.createDirectory(atPath: f.dir + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: f.kept, toPath: f.dir + "/bin/kept")
+        let archive = f.dir + "/builds.tar.gz"
+        let tar = try ProcessRunner.run("tar", ["-czf", archive, "-C", f.dir, "bin/kept"])
+        #expect(tar.status == 0, "\(tar.stderrText)")
+
+        let imported = try CLI.run(["import", "--store", f.store, "--keep-originals", archive])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let digest = try Self.sha256(f.kept)
+        let blob = f.store + "/blobs/sha256/" + digest.prefix(2) + "/" + digest.dropFirst(2)
+        #expect(FileManager.default.contents(atPath: blob) == FileManager.default.contents(atPath: f.kept))
+        let id = try f.buildID(f.kept)
+        let record = try String(contentsOfFile: f.store + "/originals/\(id)/debuginfo", encoding: .utf8)
+        #expect(record == "sha256:\(digest)\n\(try Self.size(f.kept))\nkept\n", "\(record)")
+        let json = try CLI.run(["list", "--json", "--store", f.store]).stdoutText
+        #expect(json.contains(#""originals":["debuginfo"]"#), "\(json)")
+    }
+
+    static func size(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? -1
+    }
+
     @Test(.enabled(if: clang != nil, "needs clang"))
     func verifyFindsMissingAndDamagedBlobs() throws {
         let f = try Fixture()

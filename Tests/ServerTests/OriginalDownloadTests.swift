@@ -59,3 +59,24 @@ struct OriginalDownloadTests {
         #expect(gone.text.contains("is indexed but its file sha256:\(digest) is not stored"), "\(gone.text)")
     }
 }
+
+/// A zip of dSYM bundles posted to `/v1/symbols` (curl's way, not sentry-cli's): each bundle's DWARF
+/// file is kept from the zip, and comes back byte-identical.
+@Suite("Original downloads from a zip upload", .tags(.server))
+struct ZipUploadOriginalTests {
+    @Test(.enabled(if: UploadTests.ready, "\(UploadTests.notReady)"))
+    func aZippedDSYMComesBackByteIdentical() throws {
+        let server = try TestServer { $0.keepOriginals = true }
+        let upload = try server.post(
+            "/v1/symbols", try UploadTests.zip(["HoldApp.app.dSYM", "HoldKit.framework.dSYM"]), headers: server.auth)
+        #expect(upload.status == 201, "\(upload.text)")
+        for (image, bundle) in [("HoldApp", "HoldApp.app.dSYM"), ("HoldKit", "HoldKit.framework.dSYM")] {
+            let uuid = try #require(Fixtures.uuids(variant: UploadTests.variant)[image])
+            let dwarf = try #require(
+                Fixtures.build("\(UploadTests.variant)/\(bundle)/Contents/Resources/DWARF/\(image)"))
+            let file = try server.get("/v1/symbols/\(uuid)/file")
+            #expect(file.status == 200, "\(image): \(file.text)")
+            #expect(file.body == [UInt8](try #require(FileManager.default.contents(atPath: dwarf))), "\(image)")
+        }
+    }
+}
