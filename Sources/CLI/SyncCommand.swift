@@ -1,8 +1,9 @@
 // `symbolicate sync --from DIR --store s3://BUCKET[/PREFIX]`: copies a folder store's builds and
 // the server's stored reports into a bucket store, so moving a team to replicas that share a
 // bucket is one command. Each build file goes up by one PUT and then its metadata entry; builds
-// the bucket already has (as good or better) are skipped, and so are stored reports already
-// there (StoredReportCopy), so a sync that was interrupted is resumed by running it again.
+// the bucket already has (as good or better) are skipped, and so are kept originals and stored
+// reports already there (Originals.copy, StoredReportCopy), so a sync that was interrupted is
+// resumed by running it again.
 
 import Foundation
 import Server
@@ -15,10 +16,11 @@ enum SyncCommand: Command {
     static let about = """
         USAGE: symbolicate sync --from DIR --store s3://BUCKET[/PREFIX] [--cache DIR] [--cache-size SIZE]
 
-        Copies every build of the folder store DIR into the bucket store, then the reports
+        Copies every build of the folder store DIR into the bucket store, then the original files
+        it keeps (import or serve --keep-originals) with their index, then the reports
         `symbolicate serve --store DIR` stored (DIR/reports.sqlite), so replicas serving the
         bucket answer GET /v1/reports/ID for them. Builds the bucket already has, with symbols
-        as good or better, are skipped, and so are reports already there: run it again to
+        as good or better, are skipped, and so are originals and reports already there: run it again to
         resume a sync that was interrupted. Each build is printed on stderr as it is handled.
 
         """
@@ -61,9 +63,28 @@ enum SyncCommand: Command {
         Console.error(
             "copied \(count: totals.copied, "build") to \(bucket.locationDescription), \(totals.skipped) already there, \(totals.failed) failed"
         )
+        let originalsCopied = try copyOriginals(from: source, to: bucket)
         // Reports after builds: a report copied first would name UUIDs the bucket has no build for yet.
         let reportsCopied = copyStoredReports(from: folder, to: target)
-        return totals.failed == 0 && reportsCopied ? ExitCode.ok : ExitCode.failure
+        return totals.failed == 0 && originalsCopied && reportsCopied ? ExitCode.ok : ExitCode.failure
+    }
+
+    /// Copies the kept original files (import or serve --keep-originals) and their index; false
+    /// when some could not be copied (each is named).
+    private static func copyOriginals(from source: SymbolStore, to bucket: BucketStore) throws -> Bool {
+        guard let from = Originals.of(source), let to = Originals.of(bucket) else { return true }
+        let summary = try from.copy(to: to) { index, count in
+            if index % 100 == 0 { Console.error("originals: \(index)/\(count) handled") }
+        }
+        for failure in summary.failures {
+            Console.error("failed  original \(failure.record): \(failure.error.message)")
+        }
+        if summary.copied + summary.present + summary.failures.count > 0 {
+            Console.error(
+                "copied \(count: summary.copied, "original") to \(bucket.locationDescription), \(summary.present) already"
+                    + " there, \(summary.failures.count) failed")
+        }
+        return summary.failures.isEmpty
     }
 
     /// Copies the folder store's stored reports into the bucket; false (after saying why) when

@@ -10,6 +10,7 @@
 
 import Foundation
 import SymbolicateModel
+import SystemSupport
 
 /// What a kept original is to debuginfod.
 public enum OriginalKind: String, Sendable, CaseIterable {
@@ -171,5 +172,63 @@ public struct Originals: Sendable {
             }
         }
         return problems
+    }
+}
+
+extension Originals {
+    /// What copying originals into another store did.
+    public struct CopySummary: Sendable, Equatable {
+        public var copied = 0
+        public var present = 0
+        public var failures: [(record: String, error: SymbolicateError)] = []
+
+        public static func == (a: Self, b: Self) -> Bool {
+            a.copied == b.copied && a.present == b.present && a.failures.map(\.record) == b.failures.map(\.record)
+        }
+    }
+
+    /// Copies every record of this store, with its blob, into `destination` (`sync`): a blob the
+    /// destination has (same name and size) is not sent again, and a record already naming the same
+    /// blob there is left as it is, so a copy that stopped is resumed by running it again. Each blob
+    /// goes through a local temporary file and is hashed again on the way in, so a damaged one is a
+    /// failure, never copied. A damaged record here is a failure of that record.
+    public func copy(to destination: Originals, progress: (Int, Int) -> Void = { _, _ in }) throws -> CopySummary {
+        let (entries, damaged) = try entries()
+        var summary = CopySummary()
+        for path in damaged {
+            summary.failures.append(
+                (path, SymbolicateError(.badInput, "an originals index record that cannot be read", path: path)))
+        }
+        for (index, entry) in entries.enumerated() {
+            progress(index + 1, entries.count)
+            let record = Self.recordPath(entry.buildID, entry.kind)
+            do {
+                if try destination.entry(entry.buildID, entry.kind)?.blob == entry.blob,
+                    try destination.blobs.size(entry.blob) == entry.size
+                {
+                    summary.present += 1
+                    continue
+                }
+                if try destination.blobs.size(entry.blob) != entry.size {
+                    let copy = try TemporaryFile(in: NSTemporaryDirectory(), suffix: ".original")
+                    guard try blobs.backend.download(entry.blob.path, to: copy.path) else {
+                        throw SymbolicateError(
+                            .notFound, "the original \(entry.name) (\(entry.blob)) is not in the blob store",
+                            path: record)
+                    }
+                    let (key, _) = try destination.blobs.putFile(copy.path)
+                    guard key == entry.blob else {
+                        throw SymbolicateError(
+                            .io, "the original \(entry.name) no longer hashes to \(entry.blob): it was not copied",
+                            path: record)
+                    }
+                }
+                try destination.blobs.backend.write(entry.record, to: record)
+                summary.copied += 1
+            } catch {
+                summary.failures.append((record, SymbolicateError.wrapping(error)))
+            }
+        }
+        return summary
     }
 }
