@@ -79,7 +79,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Symbolication", "Store", "BuildFiles", "SystemSupport", "Reports", "ObjectFiles", "SymbolicateModel",
-                "CMicroHTTPD", "Digest", "CProcess", "ObjectStorage", "Compression",
+                "CMicroHTTPD", "Digest", "CProcess", "ObjectStorage", "Compression", "Archives",
             ],
             path: "Sources/Server", exclude: ["WebPage"]),
         // Makes the web page's files (Sources/Server/WebPage) into one document, WebPageDocument.swift
@@ -141,7 +141,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "Server", "Symbolication", "Store", "BuildFiles", "SymbolicateModel", "ObjectFiles", "ObjectStorage",
-                "Compression", "TestSupport",
+                "Compression", "TestSupport", "Archives",
             ]),
         .testTarget(
             name: "BatchTests",

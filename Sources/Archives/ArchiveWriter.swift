@@ -73,21 +73,36 @@ public struct ArchiveWriter: ~Copyable {
 
     /// Appends one regular file member.
     public mutating func add(path: String, bytes: [UInt8]) throws(SymbolicateError) {
-        guard let entry = carchive_entry_new() else {
-            throw SymbolicateError(.internal, "cannot allocate an archive entry", path: destination)
+        try addHeader(path: path, size: Int64(bytes.count))
+        try write(bytes[...], member: path)
+    }
+
+    /// Appends one regular file member with the contents of the file at `file`, a megabyte at a
+    /// time (a 2 GB DWARF file never sits in memory).
+    public mutating func add(path: String, file: String) throws(SymbolicateError) {
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SymbolicateError.system("cannot open", path: file) }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            throw SymbolicateError.system("cannot read", path: file)
         }
-        defer { carchive_entry_free(entry) }
-        carchive_entry_set_pathname_utf8(entry, path)
-        carchive_entry_set_filetype(entry, Self.regularFileType)
-        carchive_entry_set_perm(entry, 0o644)
-        carchive_entry_set_size(entry, Int64(bytes.count))
-        carchive_entry_set_mtime(entry, time(nil), 0)
-        // Names are UTF-8; libarchive converts them through the thread's locale (UTF8Locale).
-        let status = UTF8Locale.run { carchive_write_header(handle, entry) }
-        guard status == Self.statusOK || status == Self.statusWarn else {
-            throw SymbolicateError(
-                .io, "cannot add \(path) to the output archive: \(Self.message(handle))", path: destination)
+        try addHeader(path: path, size: Int64(status.st_size))
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var left = Int64(status.st_size)
+        while left > 0 {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                if n < 0 { throw SymbolicateError.system("cannot read", path: file) }
+                throw SymbolicateError(.io, "the file ended early (it changed while it was read)", path: file)
+            }
+            try write(buffer[0..<n], member: path)
+            left -= Int64(n)
         }
+    }
+
+    private mutating func write(_ bytes: ArraySlice<UInt8>, member path: String) throws(SymbolicateError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { buffer in
@@ -98,6 +113,24 @@ public struct ArchiveWriter: ~Copyable {
                     .io, "cannot write \(path) into the output archive: \(Self.message(handle))", path: destination)
             }
             offset += written
+        }
+    }
+
+    private mutating func addHeader(path: String, size: Int64) throws(SymbolicateError) {
+        guard let entry = carchive_entry_new() else {
+            throw SymbolicateError(.internal, "cannot allocate an archive entry", path: destination)
+        }
+        defer { carchive_entry_free(entry) }
+        carchive_entry_set_pathname_utf8(entry, path)
+        carchive_entry_set_filetype(entry, Self.regularFileType)
+        carchive_entry_set_perm(entry, 0o644)
+        carchive_entry_set_size(entry, size)
+        carchive_entry_set_mtime(entry, time(nil), 0)
+        // Names are UTF-8; libarchive converts them through the thread's locale (UTF8Locale).
+        let status = UTF8Locale.run { carchive_write_header(handle, entry) }
+        guard status == Self.statusOK || status == Self.statusWarn else {
+            throw SymbolicateError(
+                .io, "cannot add \(path) to the output archive: \(Self.message(handle))", path: destination)
         }
     }
 

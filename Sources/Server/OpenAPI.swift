@@ -269,10 +269,13 @@ enum OpenAPI {
                 "description": "A Mach-O UUID (32 hex digits, dashes optional) or an ELF build id (an even number of hex digits, up to 128)",
                 "schema": { "type": "string", "pattern": "^-*(?:[0-9A-Fa-f]-*[0-9A-Fa-f]-*){1,64}$" } },
                 { "name": "kind", "in": "query", "schema": { "type": "string", "enum": ["debuginfo", "executable"] },
-                  "description": "Which original: the file with DWARF (a dSYM bundle's DWARF file) or the one with only code and symbols; without it, debuginfo first, then executable" } ],
+                  "description": "Which original: the file with DWARF (a dSYM bundle's DWARF file) or the one with only code and symbols; without it, debuginfo first, then executable" },
+                { "name": "format", "in": "query", "schema": { "type": "string", "enum": ["file", "dsym"] },
+                  "description": "file (the default): the file itself; dsym: a Mach-O debug file as a zip of a dSYM bundle (NAME.dSYM/Contents/Info.plist and Contents/Resources/DWARF/NAME)" } ],
               "get": { "summary": "The original symbol file of this build, byte for byte as it was imported (kept by serve or import --keep-originals)", "security": [ {}, { "bearer": [] } ], "responses": {
-                "200": { "description": "The file (Content-Disposition names it)", "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } },
+                "200": { "description": "The file (Content-Disposition names it), or with format=dsym the zip of its dSYM bundle", "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } }, "application/zip": { "schema": { "type": "string", "format": "binary" } } } },
                 "400": { "$ref": "#/components/responses/Error" }, "404": { "description": "No original of this kind is kept, or its record names a file that is gone", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+                "422": { "description": "format=dsym for a debug file that is not Mach-O (an ELF debug file has no bundle)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
                 "401": { "$ref": "#/components/responses/Error" }, "403": { "$ref": "#/components/responses/Error" }, "503": { "$ref": "#/components/responses/Busy" } } } },
             "/buildid/{buildid}/debuginfo": {
               "parameters": [ { "name": "buildid", "in": "path", "required": true, "description": "The build id in lowercase hex (at most 128 digits)", "schema": { "type": "string", "pattern": "^(?:[0-9a-f]{2}){1,64}$" } } ],

@@ -2,6 +2,7 @@
 // comes back byte-identical to the bundle's DWARF file, read tokens apply, `kind` chooses the
 // file, and a record whose file is gone is a 404 that says so.
 
+import Archives
 import Digest
 import Foundation
 import Store
@@ -78,5 +79,56 @@ struct ZipUploadOriginalTests {
             #expect(file.status == 200, "\(image): \(file.text)")
             #expect(file.body == [UInt8](try #require(FileManager.default.contents(atPath: dwarf))), "\(image)")
         }
+    }
+}
+
+/// `?format=dsym`: the kept DWARF file as a zip of a dSYM bundle, which imports as the same build;
+/// an ELF debug file has no bundle.
+@Suite("Original downloads as a dSYM bundle", .tags(.server))
+struct DSYMBundleDownloadTests {
+    @Test(.enabled(if: UploadTests.ready, "\(UploadTests.notReady)"))
+    func aKeptDWARFFileComesBackAsABundle() throws {
+        let server = try TestServer { $0.keepOriginals = true }
+        let upload = try server.post("/v1/symbols", try UploadTests.zip(["HoldApp.app.dSYM"]), headers: server.auth)
+        #expect(upload.status == 201, "\(upload.text)")
+        let uuid = try #require(Fixtures.uuids(variant: UploadTests.variant)["HoldApp"])
+        let answer = try server.get("/v1/symbols/\(uuid)/file?format=dsym")
+        #expect(answer.status == 200, "\(answer.text)")
+        #expect(answer.headers["content-type"] == "application/zip")
+        #expect(answer.headers["content-disposition"]?.contains("HoldApp.dSYM.zip") == true)
+
+        let zip = NSTemporaryDirectory() + "bundle-\(UUID().uuidString).zip"
+        defer { unlink(zip) }
+        try Data(answer.body).write(to: URL(fileURLWithPath: zip))
+        let reader = try ArchiveReader.forImport(path: zip, limits: ArchiveImportLimits())
+        var members: [String: [UInt8]] = [:]
+        while let entry = try reader.nextForImport() {
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = try buffer.withUnsafeMutableBytes { try reader.readForImport(into: $0) }
+                if n == 0 { break }
+                bytes += buffer[0..<n]
+            }
+            members[entry.name] = bytes
+        }
+        #expect(
+            Set(members.keys) == ["HoldApp.dSYM/Contents/Info.plist", "HoldApp.dSYM/Contents/Resources/DWARF/HoldApp"])
+        let dwarf = try #require(
+            Fixtures.build("\(UploadTests.variant)/HoldApp.app.dSYM/Contents/Resources/DWARF/HoldApp"))
+        #expect(
+            members["HoldApp.dSYM/Contents/Resources/DWARF/HoldApp"]
+                == [UInt8](try #require(FileManager.default.contents(atPath: dwarf))))
+        let plist = String(decoding: members["HoldApp.dSYM/Contents/Info.plist"] ?? [], as: UTF8.self)
+        #expect(plist.contains("<string>com.apple.xcode.dsym.HoldApp</string>"), "\(plist)")
+        let parsed = try PropertyListSerialization.propertyList(from: Data(plist.utf8), format: nil) as? [String: Any]
+        #expect(parsed?["CFBundlePackageType"] as? String == "dSYM")
+
+        // The bundle imports as the build it came from.
+        let store = try SymbolStore(directory: NSTemporaryDirectory() + "bundle-store-\(UUID().uuidString)")
+        let summary = store.importPaths([zip], progress: nil)
+        #expect(summary.failures.isEmpty && summary.imported.map(\.uuid.uuidString) == [uuid], "\(summary)")
+
+        #expect(try server.get("/v1/symbols/\(uuid)/file?format=zip").status == 400)
     }
 }
