@@ -45,6 +45,10 @@ enum OpenAPI {
                   "frames_failed": { "type": "integer", "description": "frames whose symbols are (or may be) in the store but could not be read now" },
                   "report": { "$ref": "#/components/schemas/ReportSummary" },
                   "images": { "type": "array", "items": { "$ref": "#/components/schemas/ImageResult" } },
+                  "dyld_caches": { "type": "array", "description": "Present when system images miss symbols and the report states its OS: the dyld shared cache to import, by OS build and arch", "items": {
+                    "type": "object", "required": ["os", "images", "advice"],
+                    "properties": { "os": { "type": "string" }, "build": { "type": "string" }, "arch": { "type": "string" },
+                      "images": { "type": "array", "items": { "type": "string" } }, "advice": { "type": "string" } } } },
                   "backtraces": { "type": "array", "items": { "$ref": "#/components/schemas/BacktraceResult" } }
                 }
               },
@@ -75,6 +79,7 @@ enum OpenAPI {
                 "properties": {
                   "name": { "type": "string" }, "uuid": { "type": "string", "nullable": true },
                   "arch": { "type": "string", "nullable": true }, "load_address": { "type": "string" }, "path": { "type": "string" },
+                  "system": { "type": "boolean", "description": "Present (true) for an image of the operating system (its path is under /System, /usr/lib, /usr/libexec, also in a cryptex): its symbols come from the OS's dyld shared cache" },
                   "status": { "type": "string", "enum": ["symbolicated", "symbol_table_only", "missing", "uuid_mismatch", "failed", "no_uuid"] },
                   "found_uuid": { "type": "string" }, "found_arch": { "type": "string" }, "found_path": { "type": "string" },
                   "error": { "type": "string" },

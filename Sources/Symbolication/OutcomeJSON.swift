@@ -40,6 +40,7 @@ public enum OutcomeJSON {
             w.string("arch", image.image.arch?.rawValue)
             w.string("load_address", ASCII.hex(image.image.loadAddress))
             if let path = image.image.path { w.string("path", path) }
+            if SystemImage.isSystem(image.image) { w.bool("system", true) }
             w.string("status", statusName(image.status))
             if case .uuidMismatch(let found, let arch, let path) = image.status {
                 w.string("found_uuid", found.uuidString)
@@ -53,6 +54,23 @@ public enum OutcomeJSON {
             w.endObject()
         }
         w.endArray()
+        // Which dyld shared cache would give the missing system images their symbols.
+        let caches = DyldCacheAdvice.advise(report, missing: outcome.missing)
+        if !caches.isEmpty {
+            w.beginArray("dyld_caches")
+            for cache in caches {
+                w.beginObject()
+                w.string("os", cache.os)
+                if let build = cache.build { w.string("build", build) }
+                if let arch = cache.arch { w.string("arch", arch.rawValue) }
+                w.beginArray("images")
+                for name in cache.images { w.string(nil, name) }
+                w.endArray()
+                w.string("advice", cache.summary)
+                w.endObject()
+            }
+            w.endArray()
+        }
         w.beginArray("backtraces")
         for (b, backtrace) in report.backtraces.enumerated() {
             w.beginObject()

@@ -224,3 +224,28 @@ struct SymbolicateEndpointTests {
         Zlib.deflate(bytes, framing: .gzip) ?? []
     }
 }
+
+/// `format=json` says which images are the system's (the one definition the page and `--strict`
+/// use) and which dyld shared cache would give the missing ones their symbols.
+@Suite struct SystemImageJSONTests {
+    @Test(.enabled(if: SymbolicateEndpointTests.samplesPresent, "\(SymbolicateEndpointTests.samplesAbsent)"))
+    func systemImagesAndTheCacheToImport() throws {
+        let server = try SymbolicateEndpointTests.serverWithSamples()
+        let report = try #require(Fixtures.report("HoldApp-ios-arm64-dwarf4.crash"))
+        let answer = try server.post("/v1/symbolicate?format=json", report)
+        #expect(answer.status == 200, "\(answer.text)")
+        let json = answer.json()
+        let images = json["images"] as? [[String: Any]] ?? []
+        let system = Set(images.filter { $0["system"] as? Bool == true }.compactMap { $0["name"] as? String })
+        #expect(system.isSuperset(of: ["libsystem_kernel.dylib", "UIKitCore", "libdyld.dylib"]), "\(system)")
+        #expect(!system.contains("HoldApp") && !system.contains("HoldKit"))
+        let caches = json["dyld_caches"] as? [[String: Any]] ?? []
+        #expect(caches.count == 1, "\(caches)")
+        #expect(caches.first?["build"] as? String == "19F77" && caches.first?["arch"] as? String == "arm64e")
+        #expect(caches.first?["os"] as? String == "iPhone OS 15.5 (19F77)")
+        #expect(
+            caches.first?["advice"] as? String
+                == "import the dyld shared cache of 19F77 arm64e (iPhone OS 15.5 (19F77)): libsystem_kernel.dylib,"
+                + " UIKitCore, libdyld.dylib")
+    }
+}

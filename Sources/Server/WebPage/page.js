@@ -45,13 +45,16 @@ function renderSummary(summary, backtraces) {
 }
 
 // Where the symbols of an image come from, for the list of what to upload.
-function uploadAdvice(img, os) {
+function uploadAdvice(img, os, caches) {
   const path = img.path || "";
   if (img.status === "uuid_mismatch") return "Symbols for another build were found (UUID " + img.found_uuid + "); upload the dSYM of the build with this UUID.";
   if (img.status === "failed") return "Symbols were found but could not be read (" + (img.error || "unreadable") + "); upload them again.";
-  if (/^\/(usr\/lib|System|Developer|Library\/Apple|private\/preboot)\//.test(path) || (!path && /^lib.*\.dylib$/.test(img.name))) {
+  if (img.system) {
+    // The server's one definition of a system image, and the cache it says to import.
     const named = img.frames_named_by_report >= img.frames_total;
-    return "System library: upload the device's symbols for " + (os || "its OS") + " (a zip of Xcode's iOS DeviceSupport/<version>/Symbols folder)" + (named ? "; the report already names its frames." : ".");
+    const cache = (caches || []).find((c) => (c.images || []).includes(img.name) && (!img.arch || !c.arch || c.arch === img.arch));
+    const which = cache ? "the dyld shared cache of " + [cache.build || cache.os, cache.arch].filter(Boolean).join(" ") : "the dyld shared cache of " + (os || "its OS");
+    return "System library: upload " + which + " (a zip of its files), or the device's symbols (a zip of Xcode's iOS DeviceSupport/<version>/Symbols folder)" + (named ? "; the report already names its frames." : ".");
   }
   const fw = path.match(/\/([^\/]+)\.framework\//);
   if (fw) return "Upload " + fw[1] + ".framework.dSYM (in the .xcarchive's dSYMs folder, or from App Store Connect).";
@@ -61,7 +64,7 @@ function uploadAdvice(img, os) {
 
 // Images without symbols whose every frame the report names itself lose nothing a person reads:
 // they get one quiet line below the stack. The others are a block above it, with what to do.
-function renderMissing(images, os) {
+function renderMissing(images, os, caches) {
   const box = $("missing"); box.textContent = "";
   const quiet = $("quietMissing"); quiet.textContent = ""; quiet.hidden = true;
   const all = (images || []).filter((i) => i.status === "missing" || i.status === "uuid_mismatch" || i.status === "failed");
@@ -81,7 +84,7 @@ function renderMissing(images, os) {
     li.appendChild(el("strong", null, i.name));
     li.appendChild(document.createTextNode(" "));
     li.appendChild(el("span", "uuid", (i.uuid || "no UUID") + (i.arch ? " " + i.arch : "")));
-    li.appendChild(el("span", "what", uploadAdvice(i, os)));
+    li.appendChild(el("span", "what", uploadAdvice(i, os, caches)));
     ul.appendChild(li);
   });
   box.appendChild(ul);
@@ -176,7 +179,7 @@ async function symbolicate() {
     current.format = result.format || "";
     document.querySelector("main").classList.add("has-result");
     renderSummary(summary, result.backtraces);
-    renderMissing(result.images, summary.os);
+    renderMissing(result.images, summary.os, result.dyld_caches);
     renderStack(result);
     const named = result.frames_named_by_report ? ", " + result.frames_named_by_report + " named by the report" : "";
     setStatus("Frames symbolicated: " + result.frames_symbolicated + " of " + result.frames_total + named, false);
