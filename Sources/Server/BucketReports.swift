@@ -5,7 +5,8 @@
 //   reports/items/<id>.json            the report: JSON with its metadata, the original bytes
 //                                      and the latest output (base64); one PUT writes it whole
 //   reports/waiting/<UUID>/<id>        a mark: report <id> misses the image <UUID>; the body is
-//                                      the image's name
+//                                      the image's name, and for a system image a second line
+//                                      with the dyld shared cache that holds it (`21F79 arm64e`)
 //   reports/recent/<T>-<id>[~<facts>]  an index entry, empty: T is 9999999999999 minus the report's
 //                                      updatedAt in milliseconds, 13 digits, so a listing in key
 //                                      order is newest first and `list` reads one page, not every key;
@@ -132,7 +133,9 @@ final class BucketReports: ReportStorage {
             try s3 { () throws(ObjectStorageError) in
                 try client.putObject(
                     bucket: location.bucket, key: markKey(uuid: uuid, id: report.id),
-                    bytes: Array((report.missingNames[uuid] ?? "").utf8), contentType: "text/plain; charset=utf-8")
+                    bytes: Array(
+                        ((report.missingNames[uuid] ?? "") + (report.missingCaches[uuid].map { "\n" + $0 } ?? "")).utf8),
+                    contentType: "text/plain; charset=utf-8")
             }
         }
         let bytes = try encode(report)
@@ -289,7 +292,11 @@ final class BucketReports: ReportStorage {
         }
         let top = counts.sorted { ($1.value.reports, $0.key) < ($0.value.reports, $1.key) }.prefix(limit)
         return try top.map { uuid, entry in
-            MissingEntry(uuid: uuid, name: try name(of: uuid, markKey: entry.firstKey), reports: entry.reports)
+            let mark = try name(of: uuid, markKey: entry.firstKey)
+            let lines = mark.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+            return MissingEntry(
+                uuid: uuid, name: String(lines[0]), reports: entry.reports,
+                cache: lines.count > 1 && !lines[1].isEmpty ? String(lines[1]) : nil)
         }
     }
 

@@ -16,8 +16,9 @@ import SymbolicateModel
 final class ReportDatabase: ReportStorage, @unchecked Sendable {
     static let fileName = "reports.sqlite"
     /// `PRAGMA user_version` of the current layout: 1 added `reports.revision`, 2 the listing's
-    /// `app`, `version` and `facts` (JSON of ListingFacts).
-    static let schemaVersion: Int64 = 2
+    /// `app`, `version` and `facts` (JSON of ListingFacts), 3 `missing.cache` (the dyld shared
+    /// cache holding a missing system image).
+    static let schemaVersion: Int64 = 3
 
     private let database: Database
     /// Serializes every use of `database`.
@@ -58,6 +59,10 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
             for column in ["app", "version", "facts"] where !names.contains(column) {
                 try database.exec("ALTER TABLE reports ADD COLUMN \(column) TEXT")
             }
+            let missingColumns = try database.prepare("SELECT name FROM pragma_table_info('missing')")
+            var missingNames = Set<String>()
+            while try missingColumns.step() { missingNames.insert(missingColumns.text(0)) }
+            if !missingNames.contains("cache") { try database.exec("ALTER TABLE missing ADD COLUMN cache TEXT") }
             try database.exec(
                 """
                 CREATE INDEX IF NOT EXISTS reports_by_update ON reports(updated_at);
@@ -211,13 +216,16 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
     func missingSummary(limit: Int) throws -> [MissingEntry] {
         try locked {
             let statement = try database.cached(
-                "SELECT uuid, MAX(name), COUNT(*) AS n FROM missing GROUP BY uuid ORDER BY n DESC, uuid LIMIT ?")
+                "SELECT uuid, MAX(name), COUNT(*) AS n, MAX(cache) FROM missing GROUP BY uuid ORDER BY n DESC, uuid LIMIT ?"
+            )
             defer { statement.reset() }
             try statement.bind(1, Int64(limit))
             var entries: [MissingEntry] = []
             while try statement.step() {
                 entries.append(
-                    MissingEntry(uuid: statement.text(0), name: statement.text(1), reports: Int(statement.int64(2))))
+                    MissingEntry(
+                        uuid: statement.text(0), name: statement.text(1), reports: Int(statement.int64(2)),
+                        cache: statement.isNull(3) ? nil : statement.text(3)))
             }
             return entries
         }
@@ -276,13 +284,14 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
             framesSymbolicated: Int(select.int64(7)), framesTotal: Int(select.int64(8)), missing: [],
             missingNames: [:], revision: String(select.int64(9)))
         report.facts = select.isNull(10) ? nil : Self.facts(select.text(10))
-        let missing = try database.cached("SELECT uuid, name FROM missing WHERE report_id = ? ORDER BY uuid")
+        let missing = try database.cached("SELECT uuid, name, cache FROM missing WHERE report_id = ? ORDER BY uuid")
         defer { missing.reset() }
         try missing.bind(1, id)
         while try missing.step() {
             let uuid = missing.text(0)
             report.missing.append(uuid)
             report.missingNames[uuid] = missing.text(1)
+            if !missing.isNull(2) { report.missingCaches[uuid] = missing.text(2) }
         }
         return report
     }
@@ -313,11 +322,13 @@ final class ReportDatabase: ReportStorage, @unchecked Sendable {
         let clear = try database.cached("DELETE FROM missing WHERE report_id = ?")
         try clear.bind(1, report.id)
         try clear.run()
-        let insert = try database.cached("INSERT OR REPLACE INTO missing(uuid, report_id, name) VALUES(?,?,?)")
+        let insert = try database.cached(
+            "INSERT OR REPLACE INTO missing(uuid, report_id, name, cache) VALUES(?,?,?,?)")
         for uuid in report.missing {
             try insert.bind(1, uuid)
             try insert.bind(2, report.id)
             try insert.bind(3, report.missingNames[uuid] ?? "")
+            if let cache = report.missingCaches[uuid] { try insert.bind(4, cache) } else { try insert.bindNull(4) }
             try insert.run()
         }
     }

@@ -28,6 +28,9 @@ struct StoredReport: Sendable, Equatable {
     var missing: [String]
     /// The image name of each missing UUID, for `GET /v1/missing`.
     var missingNames: [String: String]
+    /// The dyld shared cache (`21F79 arm64e`) that holds each missing system image, for
+    /// `GET /v1/missing`; absent for images that are not the system's.
+    var missingCaches: [String: String] = [:]
     /// What a listing shows of the report, written when it is stored (nil for reports stored
     /// before listings carried it).
     var facts: ListingFacts? = nil
@@ -69,6 +72,8 @@ struct MissingEntry: Sendable, Equatable {
     var uuid: String
     var name: String
     var reports: Int
+    /// For a system image: the dyld shared cache that holds it (`21F79 arm64e`).
+    var cache: String? = nil
 }
 
 enum ReplaceOutcome: Sendable, Equatable {

@@ -187,9 +187,32 @@ enum StoredReports {
     static func missing(_ request: HTTPRequest, context: ServiceContext) throws -> HTTPResponse {
         let limit = try request.wholeNumber("limit", default: 1000, in: 1...10_000)
         let entries = try context.reports.missingSummary(limit: limit)
-        return .json([
-            "missing": entries.map { ["uuid": $0.uuid, "name": $0.name, "reports": $0.reports] as [String: Any] }
-        ])
+        // System images grouped by the dyld shared cache that holds them: one import for them all.
+        var caches: [(cache: String, images: [String])] = []
+        for entry in entries {
+            guard let cache = entry.cache else { continue }
+            if let i = caches.firstIndex(where: { $0.cache == cache }) {
+                if !caches[i].images.contains(entry.name) { caches[i].images.append(entry.name) }
+            } else {
+                caches.append((cache, [entry.name]))
+            }
+        }
+        var body: [String: Any] = [
+            "missing": entries.map { entry -> [String: Any] in
+                var item: [String: Any] = ["uuid": entry.uuid, "name": entry.name, "reports": entry.reports]
+                if let cache = entry.cache { item["dyld_cache"] = cache }
+                return item
+            }
+        ]
+        if !caches.isEmpty {
+            body["dyld_caches"] = caches.map { cache -> [String: Any] in
+                [
+                    "cache": cache.cache, "images": cache.images,
+                    "advice": "import the dyld shared cache of \(cache.cache): \(cache.images.joined(separator: ", "))",
+                ]
+            }
+        }
+        return .json(body)
     }
 
     /// The `{id}` of the path: a report id as POST answered it, lowercased.
@@ -289,15 +312,24 @@ enum StoredReports {
         id: String, createdAt: Double, format: String?, original: [UInt8], processed: ProcessedReport
     ) -> StoredReport {
         var names: [String: String] = [:]
+        var caches: [String: String] = [:]
+        let advice = DyldCacheAdvice.advise(processed.report, missing: processed.outcome.missing)
         for image in processed.outcome.missing {
-            if let uuid = image.uuid?.uuidString { names[uuid] = image.name }
+            guard let uuid = image.uuid?.uuidString else { continue }
+            names[uuid] = image.name
+            let arch = image.arch ?? processed.report.arch
+            if SystemImage.isSystem(image),
+                let cache = advice.first(where: { $0.arch == arch && $0.images.contains(image.name) })
+            {
+                caches[uuid] = cache.cache
+            }
         }
         return StoredReport(
             id: id, createdAt: createdAt, updatedAt: Date().timeIntervalSince1970, format: format, original: original,
             output: processed.output, contentType: processed.contentType,
             framesSymbolicated: processed.outcome.symbolicatedFrames, framesTotal: processed.outcome.totalFrames,
             missing: SymbolicationServer.missingUUIDs(processed.outcome).sorted(), missingNames: names,
-            facts: listingFacts(processed))
+            missingCaches: caches, facts: listingFacts(processed))
     }
 
     /// What a listing shows of a processed report.

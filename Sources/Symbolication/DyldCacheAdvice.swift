@@ -16,11 +16,13 @@ public struct DyldCacheAdvice: Sendable, Hashable {
     /// Names of the system images missing, in report order.
     public var images: [String]
 
+    /// Which cache: `21F79 arm64e` (the OS version when it states no build).
+    public var cache: String { [build ?? os, arch?.rawValue].compactMap { $0 }.joined(separator: " ") }
+
     /// `import the dyld shared cache of 21F79 arm64e (iPhone OS 17.5 (21F79)): UIKitCore, libdyld.dylib`
     public var summary: String {
-        let which = [build ?? os, arch?.rawValue].compactMap { $0 }.joined(separator: " ")
         let context = build == nil ? "" : " (\(os))"
-        return "import the dyld shared cache of \(which)\(context): \(images.joined(separator: ", "))"
+        return "import the dyld shared cache of \(cache)\(context): \(images.joined(separator: ", "))"
     }
 
     /// The advice for `report` given what its symbolication found missing.

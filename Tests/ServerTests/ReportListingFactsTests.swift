@@ -58,3 +58,35 @@ struct ReportListingFactsTests {
         #expect((none["reports"] as? [[String: Any]])?.isEmpty == true)
     }
 }
+
+/// `GET /v1/missing` names the dyld shared cache that holds each missing system image, and groups
+/// those images by cache: one import for them all. The sample report states iPhone OS 15.5 (19F77)
+/// and misses three arm64e system images.
+@Suite(.enabled(if: StoredReportTests.reportPresent, "Samples/reports is absent (run Samples/generate.sh)"))
+struct MissingDyldCacheTests {
+    @Test func inAStoreFolder() throws { try Self.missingNamesTheCache(try TestServer()) }
+
+    @Test(.needsMoto) func inABucket() throws {
+        try Self.missingNamesTheCache(try BucketReportTests.server(try MotoStandIn.bucket()))
+    }
+
+    static func missingNamesTheCache(_ server: TestServer) throws {
+        let report = try #require(Fixtures.report("HoldApp-ios-arm64-dwarf4.crash"))
+        #expect(try server.post("/v1/reports", report, headers: server.auth).status == 201)
+        let json = try server.get("/v1/missing").json()
+        let entries = json["missing"] as? [[String: Any]] ?? []
+        let system = ["libsystem_kernel.dylib", "UIKitCore", "libdyld.dylib"]
+        for name in system {
+            let entry = entries.first { $0["name"] as? String == name }
+            #expect(entry?["dyld_cache"] as? String == "19F77 arm64e", "\(name): \(entries)")
+        }
+        let app = entries.first { $0["name"] as? String == "HoldApp" }
+        #expect(app != nil && app?["dyld_cache"] == nil, "\(entries)")
+        let caches = json["dyld_caches"] as? [[String: Any]] ?? []
+        #expect(caches.count == 1, "\(caches)")
+        #expect(caches.first?["cache"] as? String == "19F77 arm64e")
+        #expect(Set(caches.first?["images"] as? [String] ?? []) == Set(system))
+        #expect(
+            (caches.first?["advice"] as? String)?.hasPrefix("import the dyld shared cache of 19F77 arm64e: ") == true)
+    }
+}
