@@ -76,6 +76,13 @@ enum ListCommand: Command {
             if let used = b.lastUsedAt { w.string("last_used_at", dates.string(from: used)) }
             w.string("status", b.status.rawValue)
             if !b.uuid.hasUsualLength { w.bool("unusual_build_id_length", true) }
+            if let origin = b.origin {
+                w.beginObject("dyld_cache")
+                w.string("uuid", origin.dyldCacheUUID)
+                if let os = origin.osVersion { w.string("os_version", os) }
+                w.string("image_path", origin.imagePath)
+                w.endObject()
+            }
             w.beginArray("originals")
             for kind in (originals[b.uuid] ?? []).map(\.rawValue).sorted() { w.string(nil, kind) }
             w.endArray()

@@ -29,6 +29,8 @@ enum OpenAPI {
                   "kind": { "type": "string", "enum": ["dwarf", "symtab"] }, "text_vmaddr": { "type": "string" },
                   "text_size": { "type": "integer" }, "imported_at": { "type": "string" }, "last_used_at": { "type": "string" },
                   "bytes": { "type": "integer" }, "status": { "type": "string" }, "source": { "type": "string" },
+                  "dyld_cache": { "type": "object", "description": "For an image imported from a dyld shared cache: the cache's UUID, the OS version its header states, the image's path in it",
+                    "properties": { "uuid": { "type": "string" }, "os_version": { "type": "string" }, "image_path": { "type": "string" } } },
                   "outcome": { "type": "string", "enum": ["imported", "already_present", "superseded"],
                     "description": "Upload answers only: what the upload did with this build (superseded: debug information replaced its symbol table)" }
                 }

@@ -259,6 +259,11 @@ enum SymbolUploads {
             "source": PathParts.last(build.sourcePath) ?? "",
         ]
         if let used = build.lastUsedAt { object["last_used_at"] = ISO8601DateFormatter().string(from: used) }
+        if let origin = build.origin {
+            var cache: [String: Any] = ["uuid": origin.dyldCacheUUID, "image_path": origin.imagePath]
+            if let os = origin.osVersion { cache["os_version"] = os }
+            object["dyld_cache"] = cache
+        }
         return object
     }
 

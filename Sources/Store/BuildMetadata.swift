@@ -30,6 +30,8 @@ struct BuildMetadata: Codable, Equatable {
     /// The build file's SHA-256 (absent in entries written before checksums were recorded;
     /// releases without the field ignore it).
     var sha256: String?
+    /// The dyld shared cache an image's build came from (absent for other builds).
+    var origin: BuildOrigin?
 
     enum CodingKeys: String, CodingKey {
         case format, uuid, arch, name, kind
@@ -39,7 +41,7 @@ struct BuildMetadata: Codable, Equatable {
         case importedAt = "imported_at"
         case byteSize = "byte_size"
         case schemaVersion = "schema_version"
-        case file, sha256
+        case file, sha256, origin
     }
 
     init(_ row: StoredBuild) {
@@ -56,6 +58,7 @@ struct BuildMetadata: Codable, Equatable {
         schemaVersion = row.schemaVersion
         file = row.file
         sha256 = row.sha256
+        origin = row.origin
     }
 
     var encoded: [UInt8] {
@@ -99,6 +102,6 @@ struct BuildMetadata: Codable, Equatable {
                 uuid: id, arch: Arch(arch), schemaVersion: schemaVersion,
                 publication: BucketStore.publication(
                     of: file, uuid: id, arch: Arch(arch), schemaVersion: schemaVersion)),
-            sha256: sha256.flatMap { BlobKey(.sha256, $0)?.digest })
+            sha256: sha256.flatMap { BlobKey(.sha256, $0)?.digest }, origin: origin)
     }
 }

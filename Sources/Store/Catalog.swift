@@ -21,13 +21,15 @@ final class Catalog {
 
     private static let columns = """
         uuid, arch, name, kind, text_vmaddr, text_size, source_path, imported_at, last_used_at, byte_size,
-        status, schema_version, file, sha256
+        status, schema_version, file, sha256, origin
         """
-    /// What a catalog written before checksums were recorded is read with (read-only mounts,
-    /// which cannot gain the column).
-    private static let columnsWithoutChecksum = columns.replacingOccurrences(of: ", sha256", with: ", NULL")
+    /// Columns added after the first layout, without a schema version of their own: a catalog
+    /// that lacks them gains them when opened to write, and is read with NULL in their place when
+    /// it cannot be (a read-only mount). Releases that do not know them read and write the
+    /// catalog as before, leaving them empty in the rows they write.
+    private static let addedColumns = ["sha256", "origin"]
 
-    /// The column list reads select: the checksum column when the catalog has it.
+    /// The column list reads select: NULL for an added column the catalog does not have.
     private var selected = Catalog.columns
 
     init(path: String) throws {
@@ -57,7 +59,10 @@ final class Catalog {
             version = try database.pragmaInteger("user_version")
         }
         self.database = database
-        if !(try hasChecksumColumn()) { selected = Catalog.columnsWithoutChecksum }
+        let present = try columnNames()
+        for column in Catalog.addedColumns where !present.contains(column) {
+            selected = selected.replacingOccurrences(of: ", \(column)", with: ", NULL")
+        }
         guard version == Catalog.schemaVersion else {
             throw SymbolicateError(
                 .unsupported,
@@ -87,7 +92,7 @@ final class Catalog {
         let found = try database.pragmaInteger("user_version")
         if found == Catalog.schemaVersion {
             try checkApplicationID()
-            return try addChecksumColumn()
+            return try addColumns()
         }
         guard found == 0 else {
             throw SymbolicateError(
@@ -105,7 +110,7 @@ final class Catalog {
                     uuid TEXT NOT NULL, arch TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
                     text_vmaddr INTEGER NOT NULL, text_size INTEGER NOT NULL, source_path TEXT NOT NULL,
                     imported_at REAL NOT NULL, last_used_at REAL, byte_size INTEGER NOT NULL,
-                    status TEXT NOT NULL, schema_version INTEGER NOT NULL, file TEXT NOT NULL, sha256 TEXT,
+                    status TEXT NOT NULL, schema_version INTEGER NOT NULL, file TEXT NOT NULL, sha256 TEXT, origin TEXT,
                     PRIMARY KEY (uuid, arch)) WITHOUT ROWID;
                 CREATE INDEX builds_by_name ON builds(name COLLATE NOCASE);
                 PRAGMA user_version=\(Catalog.schemaVersion);
@@ -115,20 +120,23 @@ final class Catalog {
         try checkApplicationID()
     }
 
-    /// A catalog created before checksums were recorded gains the column (empty for its rows:
-    /// those builds are checked as before). The schema version stays: a release without the
-    /// column reads and writes this catalog as it did, leaving the checksums of its rows empty.
-    private func addChecksumColumn() throws {
-        guard !(try hasChecksumColumn()) else { return }
+    /// A catalog created before a column of `addedColumns` existed gains it (empty for its rows:
+    /// builds without a checksum are checked as before, without an origin say none).
+    private func addColumns() throws {
+        guard !Set(Catalog.addedColumns).isSubset(of: try columnNames()) else { return }
         try database.writeTransaction {
-            guard !(try hasChecksumColumn()) else { return }
-            try database.exec("ALTER TABLE builds ADD COLUMN sha256 TEXT")
+            let present = try columnNames()
+            for column in Catalog.addedColumns where !present.contains(column) {
+                try database.exec("ALTER TABLE builds ADD COLUMN \(column) TEXT")
+            }
         }
     }
 
-    private func hasChecksumColumn() throws -> Bool {
-        let stmt = try database.prepare("SELECT count(*) FROM pragma_table_info('builds') WHERE name = 'sha256'")
-        return try stmt.step() && stmt.int64(0) > 0
+    private func columnNames() throws -> Set<String> {
+        let stmt = try database.prepare("SELECT name FROM pragma_table_info('builds')")
+        var names = Set<String>()
+        while try stmt.step() { names.insert(stmt.text(0)) }
+        return names
     }
 
     private func checkApplicationID() throws {
@@ -194,7 +202,7 @@ final class Catalog {
             // The file name follows from UUID and arch; the stored column is for people, and is
             // never trusted as a path (a tampered catalog must not make `remove` unlink elsewhere).
             file: SymbolStore.fileName(uuid: uuid, arch: Arch(s.text(1))),
-            sha256: s.isNull(13) ? nil : s.text(13))
+            sha256: s.isNull(13) ? nil : s.text(13), origin: s.isNull(14) ? nil : BuildOrigin.decode(s.text(14)))
     }
 
     func statistics() throws -> StoreStatistics {
@@ -214,7 +222,7 @@ final class Catalog {
 
     func put(_ b: StoredBuild) throws {
         let stmt = try database.cached(
-            "INSERT OR REPLACE INTO builds(\(Catalog.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+            "INSERT OR REPLACE INTO builds(\(Catalog.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
         )
         defer { stmt.reset() }
         try stmt.bind(1, b.uuid.uuidString)
@@ -231,6 +239,7 @@ final class Catalog {
         try stmt.bind(12, Int64(b.schemaVersion))
         try stmt.bind(13, b.file)
         if let sha256 = b.sha256 { try stmt.bind(14, sha256) } else { try stmt.bindNull(14) }
+        if let origin = b.origin?.json { try stmt.bind(15, origin) } else { try stmt.bindNull(15) }
         try stmt.run()
     }
 

@@ -42,6 +42,42 @@ public struct StoredBuild: Sendable, Hashable {
     /// published before checksums were recorded: `verify` and a bucket replica's fetch compare
     /// the file with it, so a changed byte is damage, never a different answer.
     public var sha256: String? = nil
+    /// Where the build came from when a file path does not say it all: an image of a dyld shared
+    /// cache (the cache's UUID and OS version, the image's path). Nil for other builds.
+    public var origin: BuildOrigin? = nil
+}
+
+/// The dyld shared cache an image's build was read from, recorded with the build.
+public struct BuildOrigin: Codable, Sendable, Hashable {
+    /// The cache's UUID (its header's), which names the exact OS build's cache.
+    public var dyldCacheUUID: String
+    /// The OS version the cache header states (`17.5`; iOS 15 and later caches), or nil.
+    public var osVersion: String?
+    /// The image's install path in the cache (`/usr/lib/system/libsystem_kernel.dylib`).
+    public var imagePath: String
+
+    enum CodingKeys: String, CodingKey {
+        case dyldCacheUUID = "dyld_cache_uuid"
+        case osVersion = "os_version"
+        case imagePath = "image_path"
+    }
+
+    public init(dyldCacheUUID: String, osVersion: String?, imagePath: String) {
+        self.dyldCacheUUID = dyldCacheUUID
+        self.osVersion = osVersion
+        self.imagePath = imagePath
+    }
+
+    /// The origin as the JSON a catalog column holds; nil when it cannot be written.
+    var json: String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    static func decode(_ json: String) -> BuildOrigin? {
+        try? JSONDecoder().decode(BuildOrigin.self, from: Data(json.utf8))
+    }
 }
 
 /// What importing one slice did.

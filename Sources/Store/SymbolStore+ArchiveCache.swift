@@ -30,8 +30,11 @@ extension SymbolStore {
                 let member = "\(spooled.member) (\(cache.images[index].path))"
                 do {
                     let image = try cache.image(at: index)
+                    let imagePath = cache.images[index].path
                     harvestBuild(image.info, member: spooled.member, into: &harvest) {
-                        try prepare(try image.symbolTable(), source: spooled.member)
+                        var pending = try prepare(try image.symbolTable(), source: spooled.member)
+                        pending.origin = BuildOrigin(cache, imagePath: imagePath)
+                        return pending
                     }
                 } catch {
                     harvest.slices += 1

@@ -27,7 +27,9 @@ extension SymbolStore {
                 let image = try cache.image(at: index)
                 run.record(image.info, source: path) {
                     try importBuild(image.info, source: path, mode: .new) {
-                        try prepare(try image.symbolTable(), source: path)
+                        var pending = try prepare(try image.symbolTable(), source: path)
+                        pending.origin = BuildOrigin(cache, imagePath: entry.path)
+                        return pending
                     }
                 }
             } catch {
@@ -36,5 +38,12 @@ extension SymbolStore {
             }
             run.report(item: entry.path)
         }
+    }
+}
+
+extension BuildOrigin {
+    /// The origin of the image at `imagePath` in `cache`.
+    init(_ cache: DyldCache, imagePath: String) {
+        self.init(dyldCacheUUID: cache.uuid.uuidString, osVersion: cache.osVersion, imagePath: imagePath)
     }
 }

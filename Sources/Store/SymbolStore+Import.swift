@@ -26,6 +26,8 @@ extension SymbolStore {
         var byteSize: Int64
         /// The file's SHA-256, recorded with its catalog row.
         var sha256: String
+        /// Where the build came from (a dyld shared cache's image), recorded with its row.
+        var origin: BuildOrigin? = nil
     }
 
     /// Imports one arch slice of an object file; `source` is recorded as where it came from.
@@ -194,7 +196,7 @@ extension SymbolStore {
                             uuid: b.uuid, arch: b.arch, name: b.name, kind: b.kind, textVMAddress: b.textVMAddress,
                             textSize: b.textSize, sourcePath: pending.source, importedAt: Date(), lastUsedAt: nil,
                             byteSize: pending.byteSize, status: .ready, schemaVersion: Int(BuildFile.schemaVersion),
-                            file: file, sha256: pending.sha256))
+                            file: file, sha256: pending.sha256, origin: pending.origin))
                     try pending.temporary.commit(to: absolutePath(file))
                     renamedOverNothing = existing == nil
                     if let existing, existing.kind < b.kind { return .superseded }

@@ -22,6 +22,22 @@ struct DyldCacheCLITests {
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("imported 0 builds, 2 already present, 0 failed"), "\(again.stderr)")
 
+        // Each build records the cache it came from: the header's UUID and OS version, the image's path.
+        let header = try #require(FileManager.default.contents(atPath: main))
+        let cacheUUID = try #require(BuildIDText.uuid(Array(header[0x58..<0x68])))
+        let list = try CLI.run(["list", "--json", "--store", store])
+        let builds = try #require(
+            try JSONSerialization.jsonObject(with: Data(list.stdoutText.utf8)) as? [[String: Any]])
+        #expect(builds.count == 2)
+        for build in builds {
+            let cache = build["dyld_cache"] as? [String: Any]
+            #expect(cache?["uuid"] as? String == cacheUUID, "\(build)")
+            #expect(cache?["os_version"] as? String == "17.5", "\(build)")
+            #expect(
+                (cache?["image_path"] as? String)?.hasSuffix("/" + (build["name"] as? String ?? "?")) == true,
+                "\(build)")
+        }
+
         let report = Repository.samplesReports + "/HoldApp-ios-arm64-dwarf4.crash"
         let out = try CLI.run(["--store", store, report])
         #expect(out.status == 0, "\(out.stderr)")
@@ -57,5 +73,21 @@ struct DyldCacheAdviceCLITests {
             out.stderr.contains(
                 "  import the dyld shared cache of 19F77 arm64e (iPhone OS 15.5 (19F77)): libsystem_kernel.dylib,"
                     + " UIKitCore, libdyld.dylib"), "\(out.stderr)")
+    }
+}
+
+enum BuildIDText {
+    /// 16 bytes as a UUID string, uppercase with dashes.
+    static func uuid(_ bytes: [UInt8]) -> String? {
+        guard bytes.count == 16 else { return nil }
+        let hex = bytes.map { String(format: "%02X", $0) }.joined()
+        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+            String(
+                hex[
+                    hex.index(
+                        hex.startIndex, offsetBy: range.lowerBound)..<hex.index(
+                            hex.startIndex, offsetBy: range.upperBound)])
+        }
+        return parts.joined(separator: "-")
     }
 }
