@@ -4,7 +4,7 @@
 # Usage: scripts/install-deps.sh [extra-package...]
 set -euo pipefail
 
-packages=(libdwarf-dev libelf-dev libsqlite3-dev sqlite3 curl libmicrohttpd-dev libarchive-dev nettle-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev llvm-14 protobuf-compiler debuginfod "$@")
+packages=(libdwarf-dev libelf-dev libsqlite3-dev sqlite3 curl libmicrohttpd-dev libarchive-dev nettle-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev llvm-14 protobuf-compiler debuginfod time "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -91,3 +91,25 @@ enum BuildIDText {
         return parts.joined(separator: "-")
     }
 }
+
+/// The import holds one image at a time: a cache 20 times the size of the sample one imports
+/// within the 300 MB the README gives (peak RSS, as GNU time reads it), and every image arrives.
+@Suite(.needsExecutable, .needsSamples, .needsPython)
+struct DyldCacheMemoryTests {
+    static let time = "/usr/bin/time"
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: time), "GNU time (Debian package time) is missing"))
+    func aCacheTwentyTimesLargerStaysWithinTheBound() throws {
+        let dir = try Repository.scratchFolder("dyldcache-memory")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let main = try CacheFixture.make("ios16", in: dir + "/cache", extra: ["--copies", "20"])
+        let rss = dir + "/rss"
+        let run = try ProcessRunner.run(
+            Self.time, ["-f", "%M", "-o", rss, CLI.executable, "import", "--store", dir + "/store", main])
+        #expect(run.status == 0, "\(run.stderrText)")
+        #expect(run.stderrText.contains("imported 40 builds, 0 already present, 0 failed"), "\(run.stderrText)")
+        let kilobytes = try #require(
+            Int(try String(contentsOfFile: rss, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kilobytes < 300 * 1024, "peak RSS \(kilobytes / 1024) MB")
+    }
+}
