@@ -67,15 +67,21 @@ extension SymbolStore {
         _ info: BuildInfo, source: String, mode: ImportMode, prepare: () throws -> PendingBuild
     ) throws -> ImportOutcome {
         try requireWritable("import")
-        if case .new = mode {
-            if let presence, try presence(info) { return .alreadyPresent }
-            if let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
-                isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
-            {
-                return .alreadyPresent
-            }
-        }
+        if case .new = mode, try hasBuild(info) { return .alreadyPresent }
         return try commit(try prepare(), mode: mode)
+    }
+
+    /// True when the store (or the store this one stages for) has `info`'s build with symbols at
+    /// least as good; it is then marked used, so a gc does not take it.
+    func hasBuild(_ info: BuildInfo) throws -> Bool {
+        try requireWritable("import")
+        if let presence, try presence(info) { return true }
+        if let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
+            isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
+        {
+            return true
+        }
+        return false
     }
 
     /// Says "already present" only under the catalog's write lock, and marks the build used now:
