@@ -412,10 +412,16 @@ final class HTTPDaemon: @unchecked Sendable {
             cmhd_start_daemon_va(flags, 0, nil, nil, accessCallback, context.toOpaque(), list)
         }
         guard let started else {
+            // A start error, not an HTTP answer: nobody is connected yet. errno is what the
+            // failing call (a thread, an epoll set, the socket) left.
+            let cause = Errno.current
             watchdog?.stop()
             context.release()
             self.context = nil
-            throw HTTPError(500, "internal", "libmicrohttpd refused to start (socket, threads or options)")
+            throw SymbolicateError(
+                .unavailable,
+                "the HTTP server could not start: libmicrohttpd refused (\(cause)); fewer --threads may help",
+                cause: cause)
         }
         daemon = started
     }
