@@ -119,13 +119,9 @@ final class Exchange: @unchecked Sendable {
     var formParts: [FormPart] = []
     /// More parts than this is refused (each costs a record beside its bytes).
     static let maxFormParts = 1000
-    /// Filled by the server: route name for metrics and logs, whether it counted against the cap.
-    var routeName = Metrics.unmatchedRoute
-    var route: Route?
-    var parameters: [String: String] = [:]
-    var counted = false
-    /// The name (never the value) of the token the request was authorized with.
-    var tokenName: String?
+    /// The application's state of this request (the server's routing and authorization), carried
+    /// here and never read by the daemon; everything else in an Exchange is transport.
+    var routing = RouteState()
     /// The response waiting to be sent after a resume, and what was sent (for the log).
     var pending: HTTPResponse?
     var status = 0

@@ -180,7 +180,7 @@ public final class SymbolicationServer: @unchecked Sendable {
             return .respond(HTTPError.notFound("no endpoint at \(exchange.path); \(hint)").response)
         case .methodNotAllowed(let allowed):
             // Counted under its route in /metrics, not as an unmatched path.
-            exchange.routeName = (admin ? adminRouter : router).pattern(matching: exchange.path) ?? exchange.routeName
+            exchange.routing.name = (admin ? adminRouter : router).pattern(matching: exchange.path) ?? exchange.routing.name
             let error = HTTPError(
                 405, "method_not_allowed",
                 "\(exchange.method) is not allowed here; use \(allowed.joined(separator: ", "))",
@@ -188,9 +188,9 @@ public final class SymbolicationServer: @unchecked Sendable {
             return .respond(error.response)
         case .found(let found, let parameters):
             route = found
-            exchange.route = found
-            exchange.routeName = found.pattern
-            exchange.parameters = parameters
+            exchange.routing.route = found
+            exchange.routing.name = found.pattern
+            exchange.routing.parameters = parameters
         }
         if isStopping {
             let error = HTTPError(
@@ -204,7 +204,7 @@ public final class SymbolicationServer: @unchecked Sendable {
                     503, "busy", "too many requests in flight; retry shortly", headers: [("Retry-After", "1")])
                 return .respond(error.response)
             }
-            exchange.counted = true
+            exchange.routing.counted = true
         }
         if let error = authorize(route.access, exchange) {
             return .respond(error.response)
@@ -215,7 +215,7 @@ public final class SymbolicationServer: @unchecked Sendable {
         return .readBody(route.body)
     }
 
-    /// nil when the request may call a route with this access (and then `exchange.tokenName` names
+    /// nil when the request may call a route with this access (and then `exchange.routing.tokenName` names
     /// its token, if it sent one), else the error to answer. Write tokens also read.
     private func authorize(_ access: RouteAccess, _ exchange: Exchange) -> HTTPError? {
         let authorization = exchange.headers["authorization"]
@@ -228,7 +228,7 @@ public final class SymbolicationServer: @unchecked Sendable {
             guard let name = readTokens.match(given) ?? configuration.tokens?.match(given) else {
                 return HTTPError(403, "forbidden", "the token is not accepted")
             }
-            exchange.tokenName = name
+            exchange.routing.tokenName = name
             return nil
         case .write:
             guard let tokens = configuration.tokens else {
@@ -236,7 +236,7 @@ public final class SymbolicationServer: @unchecked Sendable {
             }
             switch tokens.check(authorization: authorization) {
             case .success(let name):
-                exchange.tokenName = name
+                exchange.routing.tokenName = name
                 return nil
             case .failure(let error):
                 if case .success = configuration.readTokens?.check(authorization: authorization) {
@@ -249,7 +249,7 @@ public final class SymbolicationServer: @unchecked Sendable {
     }
 
     fileprivate func finish(_ exchange: Exchange) -> ExchangeDecision {
-        guard let route = exchange.route else {
+        guard let route = exchange.routing.route else {
             return .respond(HTTPError(500, "internal", "request without a route").response)
         }
         if exchange.overLimit { return .respond(tooLarge(route.body.limit).response) }
@@ -258,12 +258,12 @@ public final class SymbolicationServer: @unchecked Sendable {
         var request = HTTPRequest(
             method: exchange.method, path: exchange.path, query: exchange.query, headers: exchange.headers,
             body: exchange.body, bodyFile: exchange.bodyFile, bodyLength: exchange.bodyLength,
-            parameters: exchange.parameters)
+            parameters: exchange.routing.parameters)
         request.isForm = exchange.isForm
         request.formFileName = exchange.formFileName
         request.formParts = exchange.formParts
         exchange.formParts = []
-        request.tokenName = exchange.tokenName
+        request.tokenName = exchange.routing.tokenName
         let prepared = request
         let large =
             route.offloadedAbove.map { request.body.count > $0 || exchange.headers["content-encoding"] != nil } ?? false
@@ -282,14 +282,14 @@ public final class SymbolicationServer: @unchecked Sendable {
     }
 
     fileprivate func completed(_ exchange: Exchange, clientGone: Bool) {
-        if exchange.counted { metrics.release() }
+        if exchange.routing.counted { metrics.release() }
         let seconds = exchange.elapsedSeconds
         metrics.recordRequest(
-            route: exchange.routeName, method: exchange.method, status: exchange.status, seconds: seconds)
+            route: exchange.routing.name, method: exchange.method, status: exchange.status, seconds: seconds)
         log.record(
-            method: exchange.method, path: exchange.path, route: exchange.routeName, status: exchange.status,
+            method: exchange.method, path: exchange.path, route: exchange.routing.name, status: exchange.status,
             bytesIn: exchange.bytesReceived, bytesOut: exchange.bytesSent, seconds: seconds, clientGone: clientGone,
-            token: exchange.tokenName, closed: exchange.closed)
+            token: exchange.routing.tokenName, closed: exchange.closed)
     }
 
     fileprivate func headerTimedOut() {
@@ -337,4 +337,16 @@ private final class DaemonBridge: ExchangeHandler, @unchecked Sendable {
     func headerTimedOut() {
         server?.headerTimedOut()
     }
+}
+
+/// What the server decides about one request as it is routed and authorized: the route (and its
+/// name for metrics and logs), the path's parameters, whether it counted against the cap of
+/// requests in flight, and the name (never the value) of the token it was authorized with. The
+/// daemon's Exchange carries it beside its transport state.
+struct RouteState {
+    var name = Metrics.unmatchedRoute
+    var route: Route?
+    var parameters: [String: String] = [:]
+    var counted = false
+    var tokenName: String?
 }
