@@ -180,7 +180,8 @@ public final class SymbolicationServer: @unchecked Sendable {
             return .respond(HTTPError.notFound("no endpoint at \(exchange.path); \(hint)").response)
         case .methodNotAllowed(let allowed):
             // Counted under its route in /metrics, not as an unmatched path.
-            exchange.routing.name = (admin ? adminRouter : router).pattern(matching: exchange.path) ?? exchange.routing.name
+            exchange.routing.name =
+                (admin ? adminRouter : router).pattern(matching: exchange.path) ?? exchange.routing.name
             let error = HTTPError(
                 405, "method_not_allowed",
                 "\(exchange.method) is not allowed here; use \(allowed.joined(separator: ", "))",
