@@ -91,6 +91,8 @@ pre#text { white-space:pre; overflow:auto; max-width:100%; max-height:600px; fon
   tr { display:grid; grid-template-columns: 2.2em minmax(0, auto) minmax(0, 1fr); border-top:1px solid var(--row); padding:2px 0; }
   td { border-top:none; padding:1px 4px; }
   td.img, td.addr { white-space:normal; overflow-wrap:anywhere; width:auto; }
+  /* The number fits its grid column (its 3em width would run into the image name). */
+  td.num { width:auto; padding-right:6px; }
   /* The crashed thread first, on the first screen: the summary and missing list stay compact. */
   #summary { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   td.sym { grid-column: 1 / -1; padding-left:2.6em; }
