@@ -18,16 +18,13 @@ public enum BuildStatus: String, Sendable, Hashable {
     case damaged
 }
 
-/// One build in the store: one row of the catalog.
+/// One build in the store: one row of the catalog. The build itself is a BuildInfo (the one
+/// build type: identity, image name, `__TEXT` range, kind, and the path it was imported from);
+/// the rest is what the store knows of it. Its fields read as the build's own (`uuid`, `name`,
+/// `sourcePath` for `build.path`). The bucket's per-build JSON (BuildMetadata) is this row's
+/// wire format, not another build type.
 public struct StoredBuild: Sendable, Hashable {
-    public var uuid: BuildID
-    public var arch: Arch
-    public var name: String
-    public var kind: SymbolKind
-    public var textVMAddress: UInt64
-    public var textSize: UInt64
-    /// Where the symbols were imported from (a file, or `archive.zip:member/path`).
-    public var sourcePath: String
+    public var build: BuildInfo
     public var importedAt: Date
     /// When a lookup last opened the build (tracked at most hourly), or nil when never.
     public var lastUsedAt: Date?
@@ -41,10 +38,68 @@ public struct StoredBuild: Sendable, Hashable {
     /// SHA-256 of the build file as it was published (lowercase hex), or nil for a build
     /// published before checksums were recorded: `verify` and a bucket replica's fetch compare
     /// the file with it, so a changed byte is damage, never a different answer.
-    public var sha256: String? = nil
+    public var sha256: String?
     /// Where the build came from when a file path does not say it all: an image of a dyld shared
     /// cache (the cache's UUID and OS version, the image's path). Nil for other builds.
-    public var origin: BuildOrigin? = nil
+    public var origin: BuildOrigin?
+
+    public init(
+        build: BuildInfo, importedAt: Date, lastUsedAt: Date?, byteSize: Int64, status: BuildStatus,
+        schemaVersion: Int, file: String, sha256: String? = nil, origin: BuildOrigin? = nil
+    ) {
+        self.build = build
+        self.importedAt = importedAt
+        self.lastUsedAt = lastUsedAt
+        self.byteSize = byteSize
+        self.status = status
+        self.schemaVersion = schemaVersion
+        self.file = file
+        self.sha256 = sha256
+        self.origin = origin
+    }
+
+    public init(
+        uuid: BuildID, arch: Arch, name: String, kind: SymbolKind, textVMAddress: UInt64, textSize: UInt64,
+        sourcePath: String, importedAt: Date, lastUsedAt: Date?, byteSize: Int64, status: BuildStatus,
+        schemaVersion: Int, file: String, sha256: String? = nil, origin: BuildOrigin? = nil
+    ) {
+        self.init(
+            build: BuildInfo(
+                uuid: uuid, arch: arch, name: name, textVMAddress: textVMAddress, textSize: textSize, kind: kind,
+                path: sourcePath),
+            importedAt: importedAt, lastUsedAt: lastUsedAt, byteSize: byteSize, status: status,
+            schemaVersion: schemaVersion, file: file, sha256: sha256, origin: origin)
+    }
+
+    public var uuid: BuildID {
+        get { build.uuid }
+        set { build.uuid = newValue }
+    }
+    public var arch: Arch {
+        get { build.arch }
+        set { build.arch = newValue }
+    }
+    public var name: String {
+        get { build.name }
+        set { build.name = newValue }
+    }
+    public var kind: SymbolKind {
+        get { build.kind }
+        set { build.kind = newValue }
+    }
+    public var textVMAddress: UInt64 {
+        get { build.textVMAddress }
+        set { build.textVMAddress = newValue }
+    }
+    public var textSize: UInt64 {
+        get { build.textSize }
+        set { build.textSize = newValue }
+    }
+    /// Where the symbols were imported from (a file, or `archive.zip:member/path`).
+    public var sourcePath: String {
+        get { build.path }
+        set { build.path = newValue }
+    }
 }
 
 /// The dyld shared cache an image's build was read from, recorded with the build.

@@ -197,12 +197,13 @@ extension SymbolStore {
                             throw RowChanged()
                         }
                     }
+                    var build = b
+                    build.path = pending.source
                     try catalog.put(
                         StoredBuild(
-                            uuid: b.uuid, arch: b.arch, name: b.name, kind: b.kind, textVMAddress: b.textVMAddress,
-                            textSize: b.textSize, sourcePath: pending.source, importedAt: Date(), lastUsedAt: nil,
-                            byteSize: pending.byteSize, status: .ready, schemaVersion: Int(BuildFile.schemaVersion),
-                            file: file, sha256: pending.sha256, origin: pending.origin))
+                            build: build, importedAt: Date(), lastUsedAt: nil, byteSize: pending.byteSize,
+                            status: .ready, schemaVersion: Int(BuildFile.schemaVersion), file: file,
+                            sha256: pending.sha256, origin: pending.origin))
                     try pending.temporary.commit(to: absolutePath(file))
                     renamedOverNothing = existing == nil
                     if let existing, existing.kind < b.kind { return .superseded }

@@ -72,11 +72,6 @@ public final class StoreLocator: SymbolLocator {
     /// A stored build of the same image name with another UUID, to name in a mismatch, or nil.
     private func mismatch(uuid: BuildID, arch: Arch?, name: String) -> BuildInfo? {
         guard let stored = try? store.builds(named: name, otherThan: uuid) else { return nil }
-        let builds = stored.map {
-            BuildInfo(
-                uuid: $0.uuid, arch: $0.arch, name: $0.name, textVMAddress: $0.textVMAddress,
-                textSize: $0.textSize, kind: $0.kind, path: $0.sourcePath)
-        }
-        return SymbolResolution.closest(builds, arch: arch)
+        return SymbolResolution.closest(stored.map(\.build), arch: arch)
     }
 }
