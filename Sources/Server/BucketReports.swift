@@ -205,16 +205,45 @@ final class BucketReports: ReportStorage {
         return .replaced
     }
 
+    /// Deletes report `id` only while it is the object listed with `etag` (the retention sweep):
+    /// false when it changed since (re-symbolicated: no longer expired) or is gone. A server
+    /// without conditional deletes (501) deletes it as `delete(id:)` does.
+    func delete(id: String, ifListedAs etag: String?) throws -> Bool {
+        guard let etag else { return try delete(id: id) }
+        // The report as it is now: when the delete below succeeds, this was the version listed
+        // (a newer one would have failed the If-Match), so its index entries and marks are the ones to remove.
+        guard let report = try report(id: id) else { return false }
+        do throws(ObjectStorageError) {
+            try client.deleteObject(bucket: location.bucket, key: itemKey(id), ifMatch: etag)
+        } catch  where error.code == .preconditionFailed || error.httpStatus == 409 {
+            return false
+        } catch  where error.code == .noSuchKey {
+            return false
+        } catch  where error.httpStatus == 501 {
+            try s3 { () throws(ObjectStorageError) in try client.deleteObject(bucket: location.bucket, key: itemKey(id))
+            }
+        } catch {
+            throw SymbolicateError(storage: error)
+        }
+        try removeLeftovers(of: report)
+        return true
+    }
+
     func delete(id: String) throws -> Bool {
         guard let report = try report(id: id) else { return false }
+        try s3 { () throws(ObjectStorageError) in try client.deleteObject(bucket: location.bucket, key: itemKey(id)) }
+        try removeLeftovers(of: report)
+        return true
+    }
+
+    /// What a deleted report leaves: its index entries and its marks.
+    private func removeLeftovers(of report: StoredReport) throws {
         try s3 { () throws(ObjectStorageError) in
-            try client.deleteObject(bucket: location.bucket, key: itemKey(id))
             for key in recentKeys(report) { try client.deleteObject(bucket: location.bucket, key: key) }
             for uuid in report.missing {
-                try client.deleteObject(bucket: location.bucket, key: markKey(uuid: uuid, id: id))
+                try client.deleteObject(bucket: location.bucket, key: markKey(uuid: uuid, id: report.id))
             }
         }
-        return true
     }
 
     func list(limit: Int, missing: String?) throws -> [ReportListing] {
@@ -309,10 +338,16 @@ final class BucketReports: ReportStorage {
     }
 
     func removeExpired(before cutoff: Double, dryRun: Bool) throws -> [String] {
-        let items = try listItems()
-        let expired = items.filter { $0.updatedAt < cutoff }.map(\.id)
-        guard !dryRun else { return expired }
-        for id in expired { _ = try delete(id: id) }
+        let listed = try listItemObjects()
+        let items = listed.map(\.listing)
+        let candidates = listed.filter { $0.listing.updatedAt < cutoff }
+        guard !dryRun else { return candidates.map(\.listing.id) }
+        // Each only while it is the object listed (If-Match): a report re-symbolicated since the
+        // listing is not expired any more, and stays.
+        var expired: [String] = []
+        for item in candidates where try delete(id: item.listing.id, ifListedAs: item.etag) {
+            expired.append(item.listing.id)
+        }
         // Marks whose report is gone: a create killed between its marks and its report, or a
         // delete killed between the report and its marks. Young ones may be a create in flight.
         let remaining = Set(items.map(\.id)).subtracting(expired)
@@ -367,6 +402,11 @@ final class BucketReports: ReportStorage {
     // MARK: Helpers
 
     private func listItems() throws -> [ReportListing] {
+        try listItemObjects().map(\.listing)
+    }
+
+    /// The report objects, each with the ETag it was listed with.
+    private func listItemObjects() throws -> [(listing: ReportListing, etag: String?)] {
         let page = try s3 { () throws(ObjectStorageError) in
             try client.listAllObjects(bucket: location.bucket, prefix: itemsPrefix, pageSize: pageSize)
         }
@@ -374,8 +414,9 @@ final class BucketReports: ReportStorage {
             guard let name = S3Location.relativeKey(object.key, under: itemsPrefix), name.hasSuffix(".json"),
                 !name.contains("/")
             else { return nil }
-            return ReportListing(
+            let listing = ReportListing(
                 id: String(name.dropLast(5)), updatedAt: BucketReports.seconds(object.lastModified) ?? 0)
+            return (listing, object.etag)
         }
     }
 

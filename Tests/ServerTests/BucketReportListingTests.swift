@@ -191,3 +191,29 @@ struct BucketReportListingTests {
         #expect(after.count == 2, "\(after.map(\.key))")
     }
 }
+
+/// The retention sweep deletes a report only while it is the object it listed: one
+/// re-symbolicated since (a new ETag) is not expired any more and stays.
+@Suite(.needsMoto)
+struct BucketRetentionRaceTests {
+    @Test func aReportReplacedSinceTheListingStays() throws {
+        let (configuration, location) = try MotoStandIn.bucket()
+        let bucket = try BucketReports(location: try S3Location(parsing: location), configuration: configuration)
+        _ = try bucket.create(StoredReportTests.stored("old", updatedAt: 1_000))
+        let listed = try #require(try bucket.report(id: "old")?.revision)
+        // Re-symbolicated after the sweep listed it.
+        let before = try #require(try bucket.report(id: "old"))
+        var after = before
+        after.updatedAt = 2_000
+        after.missing = []
+        #expect(try bucket.replace(before, with: after) == .replaced)
+
+        #expect(try bucket.delete(id: "old", ifListedAs: listed) == false)
+        #expect(try bucket.report(id: "old")?.updatedAt == 2_000)
+        // Listed as it is now, it goes, with its index entry.
+        let now = try #require(try bucket.report(id: "old")?.revision)
+        #expect(try bucket.delete(id: "old", ifListedAs: now))
+        #expect(try bucket.report(id: "old") == nil)
+        #expect(try bucket.list(limit: 10, missing: nil).isEmpty)
+    }
+}
