@@ -23,15 +23,6 @@ struct BatchTruthTests {
         return try BatchRunner(configuration: configuration, service: service).run()
     }
 
-    static func replacing(_ bytes: [UInt8], _ field: String, with value: String) -> [UInt8] {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.hasPrefix(field + ":")
-                ? field + ":" + String(repeating: " ", count: 14 - field.count) + value : String(line)
-        }
-        return Array(lines.joined(separator: "\n").utf8)
-    }
-
     @Test func aReportTheReportNamesWholeIsCountedApart() throws {
         let fixture = try BatchFixture()
         defer { fixture.cleanUp() }
@@ -51,12 +42,12 @@ struct BatchTruthTests {
         let fixture = try BatchFixture()
         defer { fixture.cleanUp() }
         let report = try BatchFixture.sample(Self.name)
-        var other = Self.replacing(report, "Identifier", with: "com.example.Other")
-        other = Self.replacing(other, "Process", with: "Other [4127]")
+        var other = ReportFields.replacing(report, "Identifier", with: "com.example.Other")
+        other = ReportFields.replacing(other, "Process", with: "Other [4127]")
         try BatchFixture.write(other, to: fixture.root + "/in/other.crash")
         for (i, version) in ["???", "0", "()", "(unknown)", "??? (???)"].enumerated() {
             try BatchFixture.write(
-                Self.replacing(report, "Version", with: version), to: fixture.root + "/in/\(i).crash")
+                ReportFields.replacing(report, "Version", with: version), to: fixture.root + "/in/\(i).crash")
         }
         let summary = try Self.run(fixture.root + "/in", service: try BatchFixture.service())
         let groups = summary.crashGroups

@@ -9,14 +9,6 @@ import Testing
 
 @Suite(.enabled(if: StoredReportTests.reportPresent, "Samples/reports is absent (run Samples/generate.sh)"))
 struct ReportListingFactsTests {
-    static func replacing(_ bytes: [UInt8], _ field: String, with value: String) -> [UInt8] {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.hasPrefix(field + ":") ? field + ": " + value : String(line)
-        }
-        return Array(lines.joined(separator: "\n").utf8)
-    }
-
     @Test func inAStoreFolder() throws {
         try Self.listingsCarryWhatTellsReportsApartAndFilterByAppAndVersion(try TestServer())
     }
@@ -28,8 +20,8 @@ struct ReportListingFactsTests {
 
     static func listingsCarryWhatTellsReportsApartAndFilterByAppAndVersion(_ server: TestServer) throws {
         let report = try StoredReportTests.report()
-        var other = replacing(report, "Identifier", with: "com.example.Other")
-        other = replacing(other, "Version", with: "2.0 (20)")
+        var other = ReportFields.replacing(report, "Identifier", with: "com.example.Other")
+        other = ReportFields.replacing(other, "Version", with: "2.0 (20)")
         let first = try server.post("/v1/reports", report, headers: server.auth)
         let second = try server.post("/v1/reports", other, headers: server.auth)
         #expect(first.status == 201 && second.status == 201)
