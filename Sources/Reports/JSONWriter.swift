@@ -25,6 +25,14 @@ public struct JSONWriter: Sendable {
         text += String(value)
     }
 
+    /// A finite floating-point number (`0.25`, `1e-05`, `3.0`); NaN and the infinities, which
+    /// JSON cannot say, are written as null.
+    public mutating func decimal(_ key: String?, _ value: Double) {
+        guard value.isFinite else { return null(key) }
+        prefix(key)
+        text += "\(value)"
+    }
+
     public mutating func bool(_ key: String?, _ value: Bool) {
         prefix(key)
         text += value ? "true" : "false"

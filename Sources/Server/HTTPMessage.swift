@@ -3,6 +3,7 @@
 // types: the libmicrohttpd wrapper fills a request and sends a response, routes only read and build.
 
 import Foundation
+import Reports
 import SymbolicateModel
 
 /// One HTTP request after its body has been read (into memory or into a temporary file).
@@ -155,13 +156,58 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
 
 /// JSON encoding and decoding through Foundation, without traps on odd values.
 public enum JSONValue {
+    /// An answer's JSON, written by the one JSON writer (JSONWriter) from dictionaries (keys in
+    /// sorted order), arrays, strings, integers, floating-point numbers, Bools and NSNull.
     public static func encode(_ value: Any) -> [UInt8] {
-        guard JSONSerialization.isValidJSONObject(value),
-            let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])
-        else {
+        var writer = JSONWriter()
+        guard write(value, key: nil, into: &writer) else {
             return Array(#"{"error":{"code":"internal","message":"response could not be encoded"}}"#.utf8)
         }
-        return [UInt8](data)
+        return Array(writer.text.utf8)
+    }
+
+    /// Writes one value; false for a value JSON cannot hold (another type, a non-finite number).
+    private static func write(_ value: Any, key: String?, into writer: inout JSONWriter) -> Bool {
+        // Exact Swift types first: an NSNumber would otherwise answer to several casts.
+        switch value {
+        case let v as String: writer.string(key, v)
+        case let v as Bool where type(of: value) == Bool.self: writer.bool(key, v)
+        case let v as Int where type(of: value) == Int.self: writer.number(key, v)
+        case let v as Int64 where type(of: value) == Int64.self: writer.number(key, v)
+        case let v as UInt64 where type(of: value) == UInt64.self: writer.number(key, v)
+        case let v as Int32 where type(of: value) == Int32.self: writer.number(key, v)
+        case let v as UInt32 where type(of: value) == UInt32.self: writer.number(key, v)
+        case let v as UInt where type(of: value) == UInt.self: writer.number(key, v)
+        case let v as Double where type(of: value) == Double.self:
+            guard v.isFinite else { return false }
+            writer.decimal(key, v)
+        case is NSNull: writer.null(key)
+        case let v as [String: Any]:
+            writer.beginObject(key)
+            for name in v.keys.sorted() {
+                guard let element = v[name], write(element, key: name, into: &writer) else { return false }
+            }
+            writer.endObject()
+        case let v as [Any]:
+            writer.beginArray(key)
+            for element in v {
+                guard write(element, key: nil, into: &writer) else { return false }
+            }
+            writer.endArray()
+        case let v as NSNumber:
+            // From parsed JSON: a Bool (Foundation makes those with objCType "c"; parsed numbers
+            // are never 8-bit), else a number as it reads.
+            if String(cString: v.objCType) == "c" {
+                writer.bool(key, v.boolValue)
+                return true
+            }
+            let d = v.doubleValue
+            guard d.isFinite else { return false }
+            if d == d.rounded(), abs(d) < 9.0e15 { writer.number(key, v.int64Value) } else { writer.decimal(key, d) }
+        default:
+            return false
+        }
+        return true
     }
 
     /// Parses a JSON object body; a 400 when it is not JSON or not an object.
