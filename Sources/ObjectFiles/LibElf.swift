@@ -279,7 +279,8 @@ struct ElfImage: ~Copyable {
         return nil
     }
 
-    /// A copy of the section's bytes; SHF_COMPRESSED sections are inflated by libelf first (zstd
+    /// The section's bytes (a window of the file's bytes when libelf reads them in place, else a
+    /// copy); SHF_COMPRESSED sections are inflated by libelf first (zstd
     /// ones by Zstd), after their header's claimed size is checked against Zlib's limits. SHT_NOBITS sections are empty.
     func contents(_ section: ElfSection) throws -> ByteReader {
         guard section.type != ElfSection.typeNobits else { return ByteStorage(bytes: []).reader() }
@@ -332,6 +333,17 @@ struct ElfImage: ~Copyable {
             }
             guard let next = elf_getdata(scn, data) else { break }
             data = next
+        }
+        // A section libelf hands back in place (uncompressed, in the host's byte order: its data
+        // points into the file's bytes) is a window of those bytes, not a copy: the DWARF of a
+        // large ELF file is then in memory once. Anything else (inflated, converted) is copied
+        // out of libelf's buffers, which go with the Elf handle.
+        if chunks.count == 1, let base = bytes.pointer, let start = chunks[0].baseAddress, start >= base,
+            start + chunks[0].count <= base + bytes.count
+        {
+            var window = try bytes.sub(start - base, chunks[0].count)
+            window.bigEndian = false
+            return window
         }
         return ByteStorage(copying: chunks).reader()
     }
