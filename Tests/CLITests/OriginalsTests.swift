@@ -44,6 +44,17 @@ import Testing
             return String(text[range].dropFirst(8).dropLast()).lowercased()
         }
 
+        /// The SHA-256 of `file` and its debuginfo index record in the store, after checking that the
+        /// blob under that digest holds the file's bytes.
+        func keptOriginal(of file: String) throws -> (digest: String, record: String) {
+            let digest = try OriginalsTests.sha256(file)
+            let blob = store + "/blobs/sha256/" + digest.prefix(2) + "/" + digest.dropFirst(2)
+            #expect(FileManager.default.contents(atPath: blob) == FileManager.default.contents(atPath: file))
+            let record = try String(
+                contentsOfFile: store + "/originals/\(try buildID(file))/debuginfo", encoding: .utf8)
+            return (digest, record)
+        }
+
         func remove() { try? FileManager.default.removeItem(atPath: dir) }
     }
 
@@ -58,11 +69,7 @@ import Testing
         defer { f.remove() }
         let imported = try CLI.run(["import", "--store", f.store, "--keep-originals", f.kept])
         #expect(imported.status == 0, "\(imported.stderr)")
-        let digest = try Self.sha256(f.kept)
-        let blob = f.store + "/blobs/sha256/" + digest.prefix(2) + "/" + digest.dropFirst(2)
-        #expect(FileManager.default.contents(atPath: blob) == FileManager.default.contents(atPath: f.kept))
-        let id = try f.buildID(f.kept)
-        let record = try String(contentsOfFile: f.store + "/originals/\(id)/debuginfo", encoding: .utf8)
+        let (digest, record) = try f.keptOriginal(of: f.kept)
         #expect(record.hasPrefix("sha256:\(digest)\n"))
 
         let plain = try CLI.run(["import", "--store", f.store, f.plain])
@@ -89,11 +96,7 @@ import Testing
 
         let imported = try CLI.run(["import", "--store", f.store, "--keep-originals", archive])
         #expect(imported.status == 0, "\(imported.stderr)")
-        let digest = try Self.sha256(f.kept)
-        let blob = f.store + "/blobs/sha256/" + digest.prefix(2) + "/" + digest.dropFirst(2)
-        #expect(FileManager.default.contents(atPath: blob) == FileManager.default.contents(atPath: f.kept))
-        let id = try f.buildID(f.kept)
-        let record = try String(contentsOfFile: f.store + "/originals/\(id)/debuginfo", encoding: .utf8)
+        let (digest, record) = try f.keptOriginal(of: f.kept)
         #expect(record == "sha256:\(digest)\n\(try Self.size(f.kept))\nkept\n", "\(record)")
         let json = try CLI.run(["list", "--json", "--store", f.store]).stdoutText
         #expect(json.contains(#""originals":["debuginfo"]"#), "\(json)")
