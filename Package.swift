@@ -16,8 +16,8 @@ let package = Package(
         .library(
             name: "SymbolicateLibraries",
             targets: [
-                "SymbolicateModel", "SystemSupport", "Reports", "ObjectFiles", "BuildFiles", "Store", "Symbolication",
-                "Server", "Batch", "ObjectStorage", "Compression",
+                "SymbolicateModel", "SystemSupport", "Reports", "ObjectFiles", "BuildFiles", "Store", "Import",
+                "Symbolication", "Server", "Batch", "ObjectStorage", "Compression",
             ]),
     ],
     targets: [
@@ -63,22 +63,29 @@ let package = Package(
         // The SQLite wrapper and the build-file format: one build's symbols in one file, written and
         // queried in place. The store's index and the server's stored reports both use it.
         .target(name: "BuildFiles", dependencies: ["SymbolicateModel", "CSQLite"], path: "Sources/BuildFiles"),
-        // The index of builds, in a folder or a bucket with a local cache, and importing into it.
+        // The index of builds, in a folder or a bucket with a local cache: publishing a build file,
+        // finding and opening one, removal, verify and gc, and the originals kept beside them.
         .target(
             name: "Store",
+            dependencies: ["SymbolicateModel", "SystemSupport", "BuildFiles", "ObjectStorage", "Digest"],
+            path: "Sources/Store"),
+        // Paths, bundles, archives and dyld shared caches → ObjectFiles → build files → Store; the
+        // originals kept at import and reindexed from; debuginfod fetches, imported on arrival.
+        .target(
+            name: "Import",
             dependencies: [
-                "SymbolicateModel", "SystemSupport", "BuildFiles", "ObjectFiles", "Archives", "ObjectStorage",
+                "SymbolicateModel", "SystemSupport", "ObjectFiles", "Archives", "BuildFiles", "Store", "ObjectStorage",
                 "Digest",
             ],
-            path: "Sources/Store"),
+            path: "Sources/Import"),
         .target(
             name: "Symbolication",
-            dependencies: ["SymbolicateModel", "Reports", "ObjectFiles", "Store", "CDemangle", "Digest"],
+            dependencies: ["SymbolicateModel", "Reports", "ObjectFiles", "Store", "Import", "CDemangle", "Digest"],
             path: "Sources/Symbolication"),
         .target(
             name: "Server",
             dependencies: [
-                "Symbolication", "Store", "BuildFiles", "SystemSupport", "Reports", "ObjectFiles", "SymbolicateModel",
+                "Symbolication", "Store", "Import", "BuildFiles", "SystemSupport", "Reports", "ObjectFiles", "SymbolicateModel",
                 "CMicroHTTPD", "Digest", "CProcess", "ObjectStorage", "Compression", "Archives",
             ],
             path: "Sources/Server", exclude: ["WebPage"]),
@@ -96,7 +103,7 @@ let package = Package(
         .target(
             name: "CLI",
             dependencies: [
-                "SymbolicateModel", "SystemSupport", "Reports", "ObjectFiles", "Store", "Symbolication", "Server",
+                "SymbolicateModel", "SystemSupport", "Reports", "ObjectFiles", "Store", "Import", "Symbolication", "Server",
                 "Batch", "Uploads",
             ],
             path: "Sources/CLI"),
@@ -107,8 +114,8 @@ let package = Package(
         .target(
             name: "Uploads",
             dependencies: [
-                "SymbolicateModel", "SystemSupport", "ObjectFiles", "Archives", "Store", "ObjectStorage", "Digest",
-                "Compression",
+                "SymbolicateModel", "SystemSupport", "ObjectFiles", "Archives", "Store", "Import", "ObjectStorage",
+                "Digest", "Compression",
             ],
             path: "Sources/Uploads"),
         .executableTarget(name: "symbolicate", dependencies: ["CLI"], path: "Sources/symbolicate"),
@@ -130,17 +137,19 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "Store", "BuildFiles", "SystemSupport", "ObjectFiles", "SymbolicateModel", "ObjectStorage", "Digest",
-                "TestSupport",
+                "Store", "Import", "BuildFiles", "SystemSupport", "ObjectFiles", "SymbolicateModel", "ObjectStorage",
+                "Digest", "TestSupport",
             ],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "SymbolicationTests",
-            dependencies: ["Symbolication", "Reports", "ObjectFiles", "Store", "SymbolicateModel", "TestSupport"]),
+            dependencies: [
+                "Symbolication", "Reports", "ObjectFiles", "Store", "Import", "SymbolicateModel", "TestSupport",
+            ]),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Symbolication", "Store", "BuildFiles", "SymbolicateModel", "ObjectFiles", "ObjectStorage",
+                "Server", "Symbolication", "Store", "Import", "BuildFiles", "SymbolicateModel", "ObjectFiles", "ObjectStorage",
                 "Compression", "TestSupport", "Archives",
             ]),
         .testTarget(

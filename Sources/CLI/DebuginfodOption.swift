@@ -4,6 +4,7 @@
 // created when missing), its original kept with `--keep-originals`. Off when neither names one.
 
 import Foundation
+import Import
 import Store
 import SymbolicateModel
 

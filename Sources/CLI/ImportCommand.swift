@@ -5,6 +5,7 @@
 // upload child writes its JSON there, so the report reaches the server whole whatever its size.
 
 import Foundation
+import Import
 import Reports
 import Store
 import SymbolicateModel

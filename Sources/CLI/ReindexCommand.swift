@@ -4,6 +4,7 @@
 // named, with why.
 
 import Foundation
+import Import
 import Store
 import SymbolicateModel
 

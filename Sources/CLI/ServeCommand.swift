@@ -3,6 +3,7 @@
 // exits 0. The work is in the Server target.
 
 import Foundation
+import Import
 import Server
 import Store
 import SymbolicateModel

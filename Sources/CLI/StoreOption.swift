@@ -6,6 +6,7 @@
 // the store never waits for the network.
 
 import Foundation
+import Import
 import Store
 import SymbolicateModel
 
@@ -94,6 +95,6 @@ enum StoreOption {
             }
             return nil
         }
-        return try SymbolStore(directory: dir)
+        return try SymbolStore(directory: dir, rebuilder: SourceRebuilder())
     }
 }

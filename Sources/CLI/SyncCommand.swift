@@ -6,6 +6,7 @@
 // resumed by running it again.
 
 import Foundation
+import Import
 import Server
 import Store
 import SymbolicateModel
@@ -48,7 +49,7 @@ enum SyncCommand: Command {
             throw SymbolicateError(
                 .notFound, "no symbol store here (no catalog.sqlite): name a folder store with --from", path: folder)
         }
-        let source = try SymbolStore(directory: folder)
+        let source = try SymbolStore(directory: folder, rebuilder: SourceRebuilder())
         guard let bucket = try StoreOption.open(args, disabled: false, mustExist: true) as? BucketStore else {
             throw UsageError("sync needs --store s3://BUCKET[/PREFIX] (the bucket store to copy into)")
         }

@@ -3,6 +3,7 @@
 // Defaults suit one machine; the CLI fills this from its options.
 
 import Foundation
+import Import
 import ObjectStorage
 import Store
 import SystemSupport

@@ -5,6 +5,7 @@
 // server starts a new generation, so the next request sees the new builds.
 
 import Foundation
+import Import
 import Store
 import SymbolicateModel
 import Symbolication

@@ -28,18 +28,10 @@ import ObjectStorage
 import SymbolicateModel
 
 extension BucketStore {
-    public func importPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)?) -> ImportSummary {
-        let staging: (store: SymbolStore, folder: String)
-        do {
-            staging = try makeStaging()
-        } catch {
-            var summary = ImportSummary()
-            let e = SymbolicateError.wrapping(error)
-            for input in paths { summary.failures.append(.init(path: input, error: e)) }
-            return summary
-        }
+    public func importing(_ index: (SymbolStore) -> ImportSummary) throws -> ImportSummary {
+        let staging = try makeStaging()
         defer { try? FileManager.default.removeItem(atPath: staging.folder) }
-        var summary = staging.store.importPaths(paths, progress: progress)
+        var summary = index(staging.store)
         publishStaged(staging.store, into: &summary)
         return summary
     }

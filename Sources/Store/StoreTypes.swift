@@ -163,6 +163,19 @@ public struct ImportProgress: Sendable, Hashable {
     /// no slice is being read, or it has no DWARF).
     public var sliceBytesDone: Int64 = 0
     public var sliceBytesTotal: Int64 = 0
+
+    package init(
+        input: String, item: String, inputsDone: Int, inputsTotal: Int, slicesDone: Int, bytesDone: Int64,
+        bytesTotal: Int64
+    ) {
+        self.input = input
+        self.item = item
+        self.inputsDone = inputsDone
+        self.inputsTotal = inputsTotal
+        self.slicesDone = slicesDone
+        self.bytesDone = bytesDone
+        self.bytesTotal = bytesTotal
+    }
 }
 
 public struct ImportSummary: Sendable {
@@ -173,6 +186,17 @@ public struct ImportSummary: Sendable {
         public var kind: SymbolKind
         public var source: String
         public var outcome: ImportOutcome
+
+        package init(
+            uuid: BuildID, arch: Arch, name: String, kind: SymbolKind, source: String, outcome: ImportOutcome
+        ) {
+            self.uuid = uuid
+            self.arch = arch
+            self.name = name
+            self.kind = kind
+            self.source = source
+            self.outcome = outcome
+        }
     }
 
     public struct Failure: Sendable, CustomStringConvertible {
@@ -180,6 +204,11 @@ public struct ImportSummary: Sendable {
         public var path: String
         public var error: SymbolicateError
         public var description: String { "\(path): \(error.message)" }
+
+        package init(path: String, error: SymbolicateError) {
+            self.path = path
+            self.error = error
+        }
     }
 
     /// Every slice that was imported or superseded an older entry.

@@ -2,13 +2,21 @@
 // schema, no orphaned build files, no temporaries left by dead imports), `garbageCollect` (builds
 // not imported or used for N days), and the lazy rebuild of a build file that is missing,
 // damaged or of another schema version, from the symbol file it was imported from when that file
-// is still there. When it is not, the error names the build and says to re-import it.
+// is still there (by the store's `BuildRebuilding`, which the Import target provides). When it is
+// not, the error names the build and says to re-import it.
 
 import BuildFiles
 import Foundation
-import ObjectFiles
 import SymbolicateModel
 import SystemSupport
+
+/// Writes a build file again from the symbol file it was imported from. The Import target's
+/// `SourceRebuilder` is the one there is; a store opened without one reports such a build instead.
+public protocol BuildRebuilding: Sendable {
+    /// Writes `row`'s build file in `store` again from `row.sourcePath`, replacing the row only
+    /// while it is still the catalog's; false when that file no longer holds the build.
+    func rebuild(_ row: StoredBuild, in store: SymbolStore) throws -> Bool
+}
 
 extension SymbolStore {
     /// Called when the build file of `row` could not be opened: rebuilds it from its source file
@@ -33,17 +41,9 @@ extension SymbolStore {
         var rebuildError = ""
         if isReadOnly {
             rebuildError = "; the store is read-only, so it cannot be rebuilt here"
-        } else if SymbolStore.isRegularFile(row.sourcePath) {
+        } else if let rebuilder, SymbolStore.isRegularFile(row.sourcePath) {
             do {
-                let slices = try ObjectFile.slices(atPath: row.sourcePath)
-                if let slice = slices.first(where: { $0.info.uuid == row.uuid && $0.info.arch == row.arch }) {
-                    do {
-                        _ = try importBuild(slice.info, source: row.sourcePath, mode: .rebuilding(row)) {
-                            try prepare(slice, source: row.sourcePath)
-                        }
-                    } catch is RowChanged {
-                        // Removed, or imported anew, since the row was read: the catalog decides.
-                    }
+                if try rebuilder.rebuild(row, in: self) {
                     guard let current = try catalogReader.withLock({ try $0.build(uuid: row.uuid, arch: row.arch) })
                     else { return nil }
                     return try BuildFileSource(path: absolutePath(current.file))
@@ -65,7 +65,7 @@ extension SymbolStore {
 
     /// Whether `path` (its link's target) is a regular file: not a folder, and not a device, pipe
     /// or socket, which opening could wait on.
-    static func isRegularFile(_ path: String) -> Bool {
+    package static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }

@@ -3,8 +3,8 @@
 // renamed into place when complete; `tmp/` holds archive members spooled during an import.
 //
 // This file holds the store itself and the read side: finding the best build for a UUID and
-// serving it as a SymbolSource, listing, removing, statistics. Imports live in
-// SymbolStore+Import.swift and SymbolStore+Archive.swift, verify and gc in
+// serving it as a SymbolSource, listing, removing, statistics. A build file is published by
+// SymbolStore+Publish.swift (the Import target reads object files into one), verify and gc live in
 // SymbolStore+Maintenance.swift. One instance is safe to share between threads; several
 // processes may share one folder.
 
@@ -16,18 +16,20 @@ import SystemSupport
 
 public final class SymbolStore: Sendable {
     public let directory: String
-    let buildsDirectory: String
-    let temporaryDirectory: String
+    package let buildsDirectory: String
+    package let temporaryDirectory: String
     let catalogPath: String
     /// The writer connection: imports, removals, status changes (BEGIN IMMEDIATE, may wait).
     let catalog: Locked<Catalog>
     /// A second connection for reads, which WAL never blocks: lookups in this process do not
     /// queue behind a write that waits for another process's lock.
     let catalogReader: Locked<Catalog>
-    let archiveLimits: ArchiveImportLimits
+    package let archiveLimits: ArchiveImportLimits
     /// Asked before a build is indexed, when set: true means a store this one stages imports for
     /// (a bucket) already has the build at least as good, so it is reported present unread.
     let presence: (@Sendable (BuildInfo) throws -> Bool)?
+    /// Writes a build file that cannot be opened again from its source, when set.
+    let rebuilder: (any BuildRebuilding)?
     private let openSources = OpenBuildFiles()
     /// Whether a build file is compared with its published checksum when it is opened (see
     /// `checkBuildFilesWhenOpening`).
@@ -37,13 +39,15 @@ public final class SymbolStore: Sendable {
     public let isReadOnly: Bool
 
     /// Opens the store in `directory`, creating the folder and an empty catalog when missing.
-    public convenience init(directory: String) throws {
-        try self.init(directory: directory, archiveLimits: ArchiveImportLimits())
+    /// `rebuilder` writes a build file that is missing, damaged or of another schema again from
+    /// its source file (`SourceRebuilder`, in Import); without one such a build is reported.
+    public convenience init(directory: String, rebuilder: (any BuildRebuilding)? = nil) throws {
+        try self.init(directory: directory, archiveLimits: ArchiveImportLimits(), rebuilder: rebuilder)
     }
 
-    init(
+    package init(
         directory: String, archiveLimits: ArchiveImportLimits,
-        presence: (@Sendable (BuildInfo) throws -> Bool)? = nil
+        presence: (@Sendable (BuildInfo) throws -> Bool)? = nil, rebuilder: (any BuildRebuilding)? = nil
     ) throws {
         let directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         self.directory = directory
@@ -52,6 +56,7 @@ public final class SymbolStore: Sendable {
         catalogPath = directory + "/catalog.sqlite"
         self.archiveLimits = archiveLimits
         self.presence = presence
+        self.rebuilder = rebuilder
         isReadOnly = SymbolStore.isReadOnlyStore(directory)
         if isReadOnly {
             guard FileManager.default.fileExists(atPath: catalogPath) else {
@@ -102,7 +107,7 @@ public final class SymbolStore: Sendable {
     }
 
     /// The file name of a build inside `builds/`.
-    static func fileName(uuid: BuildID, arch: Arch) -> String {
+    package static func fileName(uuid: BuildID, arch: Arch) -> String {
         "builds/" + buildStem(uuid: uuid, arch: arch) + ".sqlite"
     }
 
@@ -113,7 +118,7 @@ public final class SymbolStore: Sendable {
         return "\(uuid.uuidString)-\(safeArch.isEmpty ? "unknown" : safeArch)"
     }
 
-    func absolutePath(_ file: String) -> String { directory + "/" + file }
+    package func absolutePath(_ file: String) -> String { directory + "/" + file }
 
     // MARK: Reading
 

@@ -29,8 +29,11 @@ public protocol SymbolStoring: AnyObject, Sendable {
     func list() throws -> [StoredBuild]
     var statistics: StoreStatistics { get throws }
 
-    /// Imports files, folders, bundles and archives; never throws (failures are in the summary).
-    func importPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)?) -> ImportSummary
+    /// Runs an import: `index` reads the inputs into a folder store (this one, or for a bucket a
+    /// private staging store that asks the bucket before indexing each build), and what it took
+    /// in is then published, the summary saying what the store made of each build. Throws when
+    /// no staging store can be made. The Import target's `importPaths` is the one caller.
+    func importing(_ index: (SymbolStore) -> ImportSummary) throws -> ImportSummary
     /// Imports a symbol table built in memory.
     @discardableResult
     func importTable(_ table: SymbolTable, source: String) throws -> ImportOutcome
@@ -44,6 +47,8 @@ public protocol SymbolStoring: AnyObject, Sendable {
 
 extension SymbolStore: SymbolStoring {
     public var locationDescription: String { directory }
+
+    public func importing(_ index: (SymbolStore) -> ImportSummary) -> ImportSummary { index(self) }
 }
 
 extension SymbolStoring {
@@ -63,15 +68,6 @@ public enum StoreLocation {
         if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/symbolicate" }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return home + "/.cache/symbolicate"
-    }
-
-    /// Opens the store `location` names: a bucket store (credentials and endpoint from the AWS
-    /// variables, build files cached in `cacheDirectory`, at most `cacheBytes`) or a folder store.
-    public static func open(
-        _ location: String, cacheDirectory: String, cacheBytes: Int64 = BuildCache.defaultCapacity
-    ) throws -> any SymbolStoring {
-        guard isBucket(location) else { return try SymbolStore(directory: location) }
-        return try BucketStore(location: location, cacheDirectory: cacheDirectory, cacheBytes: cacheBytes)
     }
 
     /// Parses a size such as `10G`, `1.5GiB`, `512M` or a number of bytes (ByteSize).

@@ -3,6 +3,7 @@
 // the store. A server that has nothing, fails or sends a wrong file leaves the image missing, as
 // without servers (the fetcher's notes say why); it never fails the report.
 
+import Import
 import Store
 import SymbolicateModel
 

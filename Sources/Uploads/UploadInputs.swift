@@ -7,6 +7,7 @@
 
 import Archives
 import Foundation
+import Import
 import ObjectFiles
 import Store
 import SymbolicateModel

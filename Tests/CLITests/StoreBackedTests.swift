@@ -100,3 +100,32 @@ func firstDifference(_ a: String, _ b: String) -> String {
     }
     return "none"
 }
+
+/// A build file lost from a folder store is written again from the symbol file it was imported
+/// from when a report needs it: the command line opens its store with the Import target's
+/// rebuilder, and the report comes out as it did before the loss.
+@Suite struct LostBuildFileTests {
+    @Test func aReportRebuildsALostBuildFileFromItsSource() throws {
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: store) }
+        let dsym = Paths.samples + "/build/ios-arm64-dwarf5/HoldApp.app.dSYM"
+        let report = Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5.crash"
+        #expect(try CLI.run(["import", "--store", store, dsym]).status == 0)
+        let before = try CLI.run(["--store", store, report])
+        #expect(before.status == 0, "\(before.stderr)")
+
+        let builds = try FileManager.default.contentsOfDirectory(atPath: store + "/builds").filter {
+            $0.hasSuffix(".sqlite")
+        }
+        #expect(builds.count == 1)
+        for file in builds { try FileManager.default.removeItem(atPath: store + "/builds/" + file) }
+        #expect(try CLI.run(["verify", "--store", store]).status == 1)
+
+        let after = try CLI.run(["--store", store, report])
+        #expect(after.status == 0, "\(after.stderr)")
+        let same = after.stdout == before.stdout
+        #expect(same, "the report differs after the loss: \(after.stderr)")
+        let verify = try CLI.run(["verify", "--store", store])
+        #expect(verify.status == 0, "the build file was not written again: \(verify.stdoutText) \(verify.stderr)")
+    }
+}

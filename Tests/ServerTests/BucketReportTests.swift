@@ -6,6 +6,7 @@
 // writer and a deleted report, and retention removes reports and orphaned marks.
 
 import Foundation
+import Import
 import ObjectStorage
 import Store
 import SymbolicateModel

@@ -4,6 +4,7 @@
 // nothing. The server is a CannedHTTPServer answering 404, which counts what it is asked.
 
 import Foundation
+import Import
 import Store
 import TestSupport
 import Testing

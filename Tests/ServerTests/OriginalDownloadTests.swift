@@ -5,6 +5,7 @@
 import Archives
 import Digest
 import Foundation
+import Import
 import Store
 import SymbolicateModel
 import TestSupport

@@ -3,6 +3,7 @@
 // they are present. Stopped and its folder removed when the test ends.
 
 import Foundation
+import Import
 import Server
 import Store
 import SymbolicateModel

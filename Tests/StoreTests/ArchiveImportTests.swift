@@ -4,6 +4,7 @@
 // leave the store unchanged. Archives are made with the zip and tar tools at test time.
 
 import Foundation
+import Import
 import SymbolicateModel
 import TestSupport
 import Testing

@@ -6,6 +6,7 @@
 // folder store, resumed; and the failures that must be named with their bucket and key.
 
 import Foundation
+import Import
 import ObjectStorage
 import SymbolicateModel
 import TestSupport

@@ -4,6 +4,7 @@
 // holds the catalog's write lock, and lookups that run while a build is superseded.
 
 import Foundation
+import Import
 import SymbolicateModel
 import SystemSupport
 import TestSupport

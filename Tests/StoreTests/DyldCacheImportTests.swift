@@ -4,6 +4,7 @@
 // others stay imported and the store stays healthy.
 
 import Foundation
+import Import
 import ObjectFiles
 import SymbolicateModel
 import TestSupport

@@ -10,6 +10,7 @@
 // the file, for a change that means to alter answers (say why in its commit).
 
 import Foundation
+import Import
 import SymbolicateModel
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@
 // (which the CLI's progress line reads).
 
 import Foundation
+import Import
 import ObjectFiles
 import SymbolicateModel
 import TestSupport

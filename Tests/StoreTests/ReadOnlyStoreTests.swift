@@ -4,6 +4,7 @@
 // through; the permission case needs a user that permissions apply to.
 
 import Foundation
+import Import
 import SymbolicateModel
 import Testing
 

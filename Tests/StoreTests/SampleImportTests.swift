@@ -4,6 +4,7 @@
 // Also: a build file of an older schema is rebuilt from its source file on first use.
 
 import Foundation
+import Import
 import ObjectFiles
 import SymbolicateModel
 import TestSupport
@@ -122,7 +123,7 @@ struct SampleImportTests {
         try Database(path: store.absolutePath(row.file), mode: .readWrite).exec("PRAGMA user_version=0")
         #expect(try store.verify().problems.map(\.kind) == [.outdated])
 
-        let fresh = try SymbolStore(directory: store.directory)
+        let fresh = try SymbolStore(directory: store.directory, rebuilder: SourceRebuilder())
         let source = try #require(try fresh.source(for: item.uuid, arch: item.arch))
         StoreFixtures.expectSameLookups(source, try #require(try SampleFiles.tables(under: [dsym]).first))
         #expect(try fresh.verify().isHealthy)
@@ -134,7 +135,7 @@ struct SampleImportTests {
     @Test func aLookupRacingARemoveDoesNotBringTheBuildBack() throws {
         let variant = try #require(SampleFiles.variants.first, "Samples/build is missing")
         let folder = try StoreFixtures.scratchFolder()
-        let reader = try SymbolStore(directory: folder)
+        let reader = try SymbolStore(directory: folder, rebuilder: SourceRebuilder())
         let remover = try SymbolStore(directory: folder)
         let item = try #require(reader.importPaths([variant + "/HoldApp.app.dSYM"], progress: nil).imported.first)
         let row = try #require(try reader.builds(matching: item.uuid).first)

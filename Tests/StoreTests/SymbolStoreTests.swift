@@ -4,6 +4,7 @@
 // an import killed half-way leaves behind.
 
 import Foundation
+import Import
 import SymbolicateModel
 import SystemSupport
 import TestSupport

@@ -6,6 +6,7 @@
 // miss is remembered, so asking again sends nothing.
 
 import Foundation
+import Import
 import Store
 import SymbolicateModel
 import Symbolication

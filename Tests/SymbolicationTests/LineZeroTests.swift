@@ -5,6 +5,7 @@
 // from llvm-symbolizer; the corpus case checks Apple's own reference output.
 
 import Foundation
+import Import
 import ObjectFiles
 import Reports
 import Store

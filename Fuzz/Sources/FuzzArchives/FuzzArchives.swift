@@ -11,6 +11,7 @@ import Archives
 import Batch
 import Foundation
 import FuzzSupport
+import Import
 import Store
 import Symbolication
 

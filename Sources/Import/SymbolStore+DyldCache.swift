@@ -8,6 +8,7 @@
 
 import Dispatch
 import ObjectFiles
+import Store
 import SymbolicateModel
 import SystemSupport
 

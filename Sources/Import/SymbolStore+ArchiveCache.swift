@@ -7,6 +7,7 @@
 import Archives
 import Foundation
 import ObjectFiles
+import Store
 import SymbolicateModel
 
 extension SymbolStore {

@@ -9,6 +9,7 @@
 
 import Archives
 import Foundation
+import Store
 import SymbolicateModel
 import SystemSupport
 

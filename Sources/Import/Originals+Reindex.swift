@@ -6,6 +6,7 @@
 // originals that cannot be read, are named.
 
 import Foundation
+import Store
 import SymbolicateModel
 import SystemSupport
 

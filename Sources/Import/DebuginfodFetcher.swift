@@ -10,6 +10,7 @@
 import Foundation
 import ObjectFiles
 import ObjectStorage
+import Store
 import SymbolicateModel
 
 /// Where and how builds are fetched, as elfutils' client reads its settings.

@@ -12,6 +12,7 @@
 import Archives
 import Foundation
 import ObjectFiles
+import Store
 import SymbolicateModel
 import SystemSupport
 
@@ -132,13 +133,7 @@ extension SymbolStore {
     ) {
         harvest.slices += 1
         do {
-            if let presence, try presence(info) {
-                harvest.present.append((info, member))
-                return
-            }
-            if let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
-                isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
-            {
+            if try hasBuild(info) {
                 harvest.present.append((info, member))
                 return
             }

@@ -7,17 +7,10 @@
 // `expansionFloor`.
 
 import Archives
+import Store
 import SymbolicateModel
 
-public struct ArchiveImportLimits: Sendable {
-    var maxEntries = 100_000
-    var expansionRatio: Int64 = 20
-    var expansionFloor: Int64 = 1 << 30
-    /// Members up to this size are read into memory; larger ones are spooled to a file.
-    var memberMemoryLimit = 16 << 20
-
-    public init() {}
-
+extension ArchiveImportLimits {
     /// The reader's policy for an import: refuse unsafe names, any damage, and bombs.
     var policy: ArchiveReader.Policy {
         ArchiveReader.Policy(

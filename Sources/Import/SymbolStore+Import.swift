@@ -1,35 +1,69 @@
-// Importing into the store: one slice (a SymbolTable for one UUID + arch) at a time, and
-// `importPaths`, which walks files, folders and bundles and hands archives to
-// SymbolStore+Archive.swift.
-//
-// A build goes in in two steps. `prepare` writes the table to a locked temporary file in
-// `builds/`, checks it by looking up sample addresses against the table, and fsyncs it; nothing
-// is visible yet. `commit` then takes the catalog's write lock, decides again whether the build is
-// new, better than what is there (debug info over a symbol table, never the reverse), or already
-// present, and renames the file into place before writing the catalog row. Two processes
-// importing the same build therefore end with one file and one row, and a process killed at
-// any point leaves either nothing or a temporary file that the next import removes.
+// Importing into the store: one slice of an object file at a time, read straight into a build
+// file that SymbolStore+Publish.swift (in Store) then publishes, and `importPaths`, which walks
+// files, folders and bundles and hands archives to SymbolStore+Archive.swift and dyld shared
+// caches to SymbolStore+DyldCache.swift.
 
 import Archives
 import BuildFiles
 import Foundation
 import ObjectFiles
+import Store
 import SymbolicateModel
 import SystemSupport
 
-extension SymbolStore {
-    /// A build file written and synced under a temporary name, not yet in the catalog.
-    struct PendingBuild {
-        var temporary: TemporaryFile
-        var build: BuildInfo
-        var source: String
-        var byteSize: Int64
-        /// The file's SHA-256, recorded with its catalog row.
-        var sha256: String
-        /// Where the build came from (a dyld shared cache's image), recorded with its row.
-        var origin: BuildOrigin? = nil
+extension SymbolStoring {
+    /// Imports files, folders, bundles (.dSYM, .app, .xcarchive, DeviceSupport `Symbols`
+    /// folders) and .zip / .tar / .tar.gz archives of these. Object files and archives are
+    /// recognized by their content, not their names; every arch slice is imported separately.
+    /// Never throws: an input (or an object file or archive member in it) that fails is listed
+    /// in the summary's failures with the reason, and the store is left as it was for it.
+    public func importPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)?) -> ImportSummary {
+        do {
+            return try importing { $0.indexPaths(paths, progress: progress) }
+        } catch {
+            var summary = ImportSummary()
+            let e = SymbolicateError.wrapping(error)
+            for input in paths { summary.failures.append(.init(path: input, error: e)) }
+            return summary
+        }
     }
+}
 
+/// Writes a build file again from the object file it was imported from: what a store opened by
+/// `StoreLocation.open` does for a build file that is missing, damaged or of another schema.
+public struct SourceRebuilder: BuildRebuilding {
+    public init() {}
+
+    public func rebuild(_ row: StoredBuild, in store: SymbolStore) throws -> Bool {
+        guard
+            let slice = try ObjectFile.slices(atPath: row.sourcePath).first(where: {
+                $0.info.uuid == row.uuid && $0.info.arch == row.arch
+            })
+        else { return false }
+        do {
+            _ = try store.importBuild(slice.info, source: row.sourcePath, mode: .rebuilding(row)) {
+                try store.prepare(slice, source: row.sourcePath)
+            }
+        } catch is SymbolStore.RowChanged {
+            // Removed, or imported anew, since the row was read: the catalog decides.
+        }
+        return true
+    }
+}
+
+extension StoreLocation {
+    /// Opens the store `location` names: a bucket store (credentials and endpoint from the AWS
+    /// variables, build files cached in `cacheDirectory`, at most `cacheBytes`) or a folder store
+    /// that rebuilds a build file it cannot open from its source (SourceRebuilder).
+    public static func open(
+        _ location: String, cacheDirectory: String, cacheBytes: Int64 = BuildCache.defaultCapacity
+    ) throws -> any SymbolStoring {
+        guard isBucket(location) else { return try SymbolStore(directory: location, rebuilder: SourceRebuilder()) }
+        return try BucketStore(location: location, cacheDirectory: cacheDirectory, cacheBytes: cacheBytes)
+    }
+}
+
+extension SymbolStore {
     /// Imports one arch slice of an object file; `source` is recorded as where it came from.
     /// `progress` hears how much of the slice's DWARF has been read (done, total bytes).
     @discardableResult
@@ -38,81 +72,6 @@ extension SymbolStore {
     {
         try importBuild(slice.info, source: source, mode: .new) {
             try prepare(slice, source: source, progress: progress)
-        }
-    }
-
-    /// Imports a symbol table built in memory (its `build` says which UUID and arch it is).
-    @discardableResult
-    public func importTable(_ table: SymbolTable, source: String) throws -> ImportOutcome {
-        try importBuild(table.build, source: source, mode: .new) { try prepare(table, source: source) }
-    }
-
-    /// What an import may replace.
-    enum ImportMode {
-        /// A build at least as good as the one imported is kept.
-        case new
-        /// The build file of this row is being written again (it was missing, damaged or of
-        /// another schema): the row is replaced only while it is still the catalog's, so a build
-        /// that was removed, or imported anew, in the meantime stays as the catalog has it.
-        case rebuilding(StoredBuild)
-    }
-
-    /// The row a rebuild started from is no longer the catalog's: removed or imported anew.
-    struct RowChanged: Error {}
-
-    /// Imports the build `info` describes unless an entry at least as good is present; `prepare`
-    /// (the expensive part: reading the symbols and writing the build file) runs only when the
-    /// build is needed.
-    func importBuild(
-        _ info: BuildInfo, source: String, mode: ImportMode, prepare: () throws -> PendingBuild
-    ) throws -> ImportOutcome {
-        try requireWritable("import")
-        if case .new = mode, try hasBuild(info) { return .alreadyPresent }
-        return try commit(try prepare(), mode: mode)
-    }
-
-    /// True when the store (or the store this one stages for) has `info`'s build with symbols at
-    /// least as good; it is then marked used, so a gc does not take it.
-    func hasBuild(_ info: BuildInfo) throws -> Bool {
-        try requireWritable("import")
-        if let presence, try presence(info) { return true }
-        if let existing = try catalogReader.withLock({ try $0.build(uuid: info.uuid, arch: info.arch) }),
-            isCurrent(existing, comparedWith: info.kind), try confirmPresent(info)
-        {
-            return true
-        }
-        return false
-    }
-
-    /// Says "already present" only under the catalog's write lock, and marks the build used now:
-    /// a `gc` either deleted it before (and the import then writes it again) or runs after and
-    /// finds it in use, so no import can report a build present that a gc then deletes.
-    func confirmPresent(_ info: BuildInfo) throws -> Bool {
-        try catalog.withLock { catalog in
-            try catalog.database.writeTransaction {
-                guard let row = try catalog.build(uuid: info.uuid, arch: info.arch),
-                    isCurrent(row, comparedWith: info.kind)
-                else { return false }
-                try catalog.touch(uuid: info.uuid, arch: info.arch, at: Date())
-                return true
-            }
-        }
-    }
-
-    /// True when `existing` is a usable entry with symbols at least as good as `kind`.
-    func isCurrent(_ existing: StoredBuild, comparedWith kind: SymbolKind) -> Bool {
-        existing.kind >= kind && existing.status == .ready && existing.schemaVersion == Int(BuildFile.schemaVersion)
-            && FileManager.default.fileExists(atPath: absolutePath(existing.file))
-    }
-
-    /// Writes `table` to a temporary build file, checks it and syncs it to disk.
-    func prepare(_ table: SymbolTable, source: String) throws -> PendingBuild {
-        var table = table
-        table.build.path = source
-        return try prepareFile(table.build, source: source) { path in
-            try BuildFile.write(table, to: path)
-            try BuildFile.checkRanges(of: table, at: path)
-            return table.build
         }
     }
 
@@ -136,96 +95,10 @@ extension SymbolStore {
         }
     }
 
-    /// A temporary build file in `builds/`, written by `write` (which returns the build it
-    /// holds), then synced; failures name the build and the store.
-    private func prepareFile(_ build: BuildInfo, source: String, write: (String) throws -> BuildInfo) throws
-        -> PendingBuild
-    {
-        guard !build.uuid.bytes.isEmpty else {
-            throw SymbolicateError(
-                .badInput,
-                "the symbol file has no UUID or build id, so no report can name it; link ELF files with"
-                    + " -Wl,--build-id", path: source)
-        }
-        do {
-            let temporary = try TemporaryFile(in: buildsDirectory, suffix: ".sqlite")
-            let written = try write(temporary.path)
-            try temporary.sync()
-            return PendingBuild(
-                temporary: temporary, build: written, source: source, byteSize: temporary.size,
-                sha256: try BuildChecksum.of(file: temporary.path))
-        } catch {
-            throw importFailure(error, build, source: source)
-        }
-    }
-
-    /// `error` as one line naming the build and the store (what a full disk, a read-only folder
-    /// or a damaged catalog says to the person importing).
-    func importFailure(_ error: any Error, _ build: BuildInfo, source: String) -> SymbolicateError {
-        let cause = SymbolicateError.wrapping(error)
-        var reason = cause.message
-        if cause.isDiskFull {
-            reason = "the disk is full (\(reason)); free some space and import again"
-        }
-        return SymbolicateError(
-            cause.code,
-            "cannot add build \(build.uuid) (\(build.arch), \(build.name)) to the store \(directory): \(reason)",
-            path: source, cause: cause)
-    }
-
-    /// Publishes a prepared build: catalog row and rename into place, under the write lock. The
-    /// row goes in first, so a catalog that cannot be written leaves the store as it was; if the
-    /// commit fails after the rename, the renamed file goes too unless an older row lists it.
-    func commit(_ pending: PendingBuild, mode: ImportMode) throws -> ImportOutcome {
-        let b = pending.build
-        let file = SymbolStore.fileName(uuid: b.uuid, arch: b.arch)
-        var renamedOverNothing = false
-        do {
-            return try catalog.withLock { catalog in
-                try catalog.database.writeTransaction {
-                    let existing = try catalog.build(uuid: b.uuid, arch: b.arch)
-                    switch mode {
-                    case .new:
-                        if let existing, isCurrent(existing, comparedWith: b.kind) {
-                            pending.temporary.discard()
-                            try catalog.touch(uuid: b.uuid, arch: b.arch, at: Date())
-                            return .alreadyPresent
-                        }
-                    case .rebuilding(let row):
-                        guard let existing, existing.kind == row.kind, existing.importedAt == row.importedAt else {
-                            pending.temporary.discard()
-                            throw RowChanged()
-                        }
-                    }
-                    var build = b
-                    build.path = pending.source
-                    try catalog.put(
-                        StoredBuild(
-                            build: build, importedAt: Date(), lastUsedAt: nil, byteSize: pending.byteSize,
-                            status: .ready, schemaVersion: Int(BuildFile.schemaVersion), file: file,
-                            sha256: pending.sha256, origin: pending.origin))
-                    try pending.temporary.commit(to: absolutePath(file))
-                    renamedOverNothing = existing == nil
-                    if let existing, existing.kind < b.kind { return .superseded }
-                    return .imported
-                } undo: {
-                    // A file under this name with no row would be an orphan.
-                    if renamedOverNothing { unlink(absolutePath(file)) }
-                }
-            }
-        } catch {
-            throw importFailure(error, b, source: pending.source)
-        }
-    }
-
     // MARK: Paths
 
-    /// Imports files, folders, bundles (.dSYM, .app, .xcarchive, DeviceSupport `Symbols`
-    /// folders) and .zip / .tar / .tar.gz archives of these. Object files and archives are
-    /// recognized by their content, not their names; every arch slice is imported separately.
-    /// Never throws: an input (or an object file or archive member in it) that fails is listed
-    /// in the summary's failures with the reason, and the store is left as it was for it.
-    public func importPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)?) -> ImportSummary {
+    /// `importPaths` into this folder store itself (for a bucket, its staging store).
+    func indexPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)?) -> ImportSummary {
         var run = ImportRun(summary: ImportSummary(), progress: progress, inputsTotal: paths.count)
         do {
             try requireWritable("import")
