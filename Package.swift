@@ -160,7 +160,8 @@ let package = Package(
             ]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "ObjectStorage", "TestSupport"]),
         .testTarget(
-            name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Digest", "TestSupport"], exclude: ["Fixtures"]),
+            name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Digest", "SymbolicateModel", "TestSupport"],
+            exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

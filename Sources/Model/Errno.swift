@@ -51,6 +51,16 @@ public struct SQLiteResult: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "SQLite result \(rawValue)" }
 }
 
+/// An error that keeps the lower-level error it stands for (SymbolicateError's cause, an
+/// object-storage failure's errno), so the chain can be walked to the number underneath.
+public protocol ErrorWithCause: Error {
+    var underlyingError: (any Error)? { get }
+}
+
+extension SymbolicateError: ErrorWithCause {
+    public var underlyingError: (any Error)? { cause }
+}
+
 extension SymbolicateError {
     /// The first cause in the chain that is `T` (this error's cause, its cause's cause, ...).
     public func firstCause<T: Error>(_ type: T.Type) -> T? {
@@ -58,7 +68,7 @@ extension SymbolicateError {
         var depth = 0
         while let error = next, depth < 16 {
             if let found = error as? T { return found }
-            next = (error as? SymbolicateError)?.cause
+            next = (error as? any ErrorWithCause)?.underlyingError
             depth += 1
         }
         return nil

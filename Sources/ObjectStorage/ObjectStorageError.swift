@@ -3,6 +3,8 @@
 // message for people that says what to do, and where it happened (operation, bucket, key), plus
 // what the server said (HTTP status, S3 error code, request id) and the underlying cause.
 
+import SymbolicateModel
+
 public struct ObjectStorageError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Hashable, Sendable {
@@ -79,10 +81,13 @@ public struct ObjectStorageError: Error, Sendable, CustomStringConvertible {
     public var requestID: String?
     /// The lower-level error, when there is one (libcurl's message, errno).
     public var cause: String?
+    /// The system's error number, when a system call failed (a local file could not be written).
+    public var errno: Errno?
 
     public init(
         _ code: Code, _ message: String, operation: String? = nil, bucket: String? = nil, key: String? = nil,
-        httpStatus: Int? = nil, s3Code: String? = nil, requestID: String? = nil, cause: String? = nil
+        httpStatus: Int? = nil, s3Code: String? = nil, requestID: String? = nil, cause: String? = nil,
+        errno: Errno? = nil
     ) {
         self.code = code
         self.message = message
@@ -93,6 +98,7 @@ public struct ObjectStorageError: Error, Sendable, CustomStringConvertible {
         self.s3Code = s3Code
         self.requestID = requestID
         self.cause = cause
+        self.errno = errno
     }
 
     /// `s3://bucket/key` (or `s3://bucket`), the object the error is about.
@@ -115,4 +121,8 @@ public struct ObjectStorageError: Error, Sendable, CustomStringConvertible {
         if !details.isEmpty { text += " (" + details.joined(separator: ", ") + ")" }
         return text
     }
+}
+
+extension ObjectStorageError: ErrorWithCause {
+    public var underlyingError: (any Error)? { errno }
 }

@@ -6,6 +6,8 @@
 // refusal becomes an ObjectStorageError that names the bucket and key and says what to do.
 // Operations are synchronous and the client is safe to share between threads.
 
+import SymbolicateModel
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -291,8 +293,9 @@ public final class S3Client: Sendable {
     }
 
     func ioError(_ what: String, bucket: String, key: String, operation: String) -> ObjectStorageError {
-        ObjectStorageError(
+        let errno = Errno.current
+        return ObjectStorageError(
             .io, what + ": check the folder exists and is writable", operation: operation, bucket: bucket, key: key,
-            cause: String(cString: strerror(errno)))
+            cause: errno.description, errno: errno)
     }
 }

@@ -6,6 +6,8 @@
 // local stand-in) requests are path-style, `ENDPOINT/BUCKET/KEY`, which those services expect;
 // on AWS itself they are virtual-hosted, `https://BUCKET.s3.REGION.amazonaws.com/KEY`.
 
+import SymbolicateModel
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -101,10 +103,11 @@ public struct S3Configuration: Sendable {
         }
         let caBundle = value("AWS_CA_BUNDLE")
         if let caBundle, access(caBundle, R_OK) != 0 {
+            let errno = Errno.current
             throw ObjectStorageError(
                 .invalidConfiguration,
                 "AWS_CA_BUNDLE names \(caBundle), which cannot be read: point it at a PEM file of certificate authorities",
-                cause: String(cString: strerror(errno)))
+                cause: errno.description, errno: errno)
         }
         return S3Configuration(credentials: credentials, region: region, endpoint: endpoint, caBundle: caBundle)
     }

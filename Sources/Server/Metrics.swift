@@ -42,6 +42,8 @@ final class Metrics: Sendable {
     }
 
     private let counts = Locked(Counts())
+    /// Signalled when the last request in flight ends (what a stop waits for).
+    private let idle = Locked<Counts>.Condition()
 
     /// The methods that keep their own label value; any other is `other`.
     static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
@@ -94,7 +96,15 @@ final class Metrics: Sendable {
     }
 
     func release() {
-        counts.withLock { $0.inFlight -= 1 }
+        counts.withLock { c in
+            c.inFlight -= 1
+            if c.inFlight <= 0 { idle.broadcast() }
+        }
+    }
+
+    /// Waits until no request is in flight, at most `seconds`; false when some still were.
+    func waitUntilIdle(seconds: Double) -> Bool {
+        counts.wait(on: idle, until: { $0.inFlight <= 0 }, timeout: seconds, then: { _, idle in idle })
     }
 
     var requestsInFlight: Int { counts.withLock { $0.inFlight } }

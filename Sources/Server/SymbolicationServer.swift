@@ -116,10 +116,7 @@ public final class SymbolicationServer: @unchecked Sendable {
             let adminFD = adminDaemon.quiesce()
             if adminFD >= 0 { close(adminFD) }
         }
-        let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
-        while metrics.requestsInFlight > 0, Date() < deadline {
-            usleep(5_000)
-        }
+        _ = metrics.waitUntilIdle(seconds: configuration.shutdownGracePeriod)
         daemon.stop()
         self.daemon = nil
         adminDaemon?.stop()
