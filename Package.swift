@@ -21,30 +21,32 @@ let package = Package(
             ]),
     ],
     targets: [
-        // C libraries from Debian, one target each.
-        .systemLibrary(name: "CDwarf", path: "Sources/C/CDwarf"),
-        .systemLibrary(name: "CElf", path: "Sources/C/CElf"),
+        // C libraries from Debian, one target each. SQLite, zlib and zstd are linked from their
+        // static archives (their licences allow it): a process starts without binding their symbols.
         .systemLibrary(name: "CSQLite", path: "Sources/C/CSQLite"),
         .systemLibrary(name: "CZlib", path: "Sources/C/CZlib"),
         .systemLibrary(name: "CZstd", path: "Sources/C/CZstd"),
-        .systemLibrary(name: "CNettle", path: "Sources/C/CNettle"),
         .systemLibrary(name: "CProcess", path: "Sources/C/CProcess"),
         .target(
             name: "CDemangle", path: "Sources/C/CDemangle",
             linkerSettings: [.linkedLibrary("stdc++")]),
-        // libcurl, libmicrohttpd and libarchive are dlopen'd by these shims on first use, not
-        // linked: only bucket stores, `serve` and archives need them, and loading costs start-up.
-        // They share one loader (CLibraryLoader): the dlopen flags, the override variables, the messages.
+        // libcurl, libmicrohttpd, libarchive, libnettle, libdwarf and libelf are dlopen'd by these
+        // shims on first use, not linked: only bucket stores, `serve`, archives, digests and object
+        // files need them, and loading costs start-up. They share one loader (CLibraryLoader): the
+        // dlopen flags, the override variables, the messages.
         .target(name: "CLibraryLoader", path: "Sources/C/CLibraryLoader"),
         .target(name: "CCurl", dependencies: ["CLibraryLoader"], path: "Sources/C/CCurl"),
         .target(name: "CMicroHTTPD", dependencies: ["CLibraryLoader"], path: "Sources/C/CMicroHTTPD"),
         .target(name: "CArchive", dependencies: ["CLibraryLoader"], path: "Sources/C/CArchive"),
+        .target(name: "CNettle", dependencies: ["CLibraryLoader"], path: "Sources/C/CNettle"),
+        .target(name: "CDwarf", dependencies: ["CLibraryLoader"], path: "Sources/C/CDwarf"),
+        .target(name: "CElf", dependencies: ["CLibraryLoader"], path: "Sources/C/CElf"),
         // sched_getaffinity, which Swift's Glibc module does not declare (it needs _GNU_SOURCE).
         .target(name: "CProcessor", path: "Sources/C/CProcessor"),
 
         // The data flow: model -> reports -> object files / store -> symbolication.
         .target(name: "SymbolicateModel", path: "Sources/Model"),
-        // SHA-256 and HMAC-SHA-256 through Debian's libnettle (libarchive already links it).
+        // SHA-256, SHA-1 and HMAC-SHA-256 through Debian's libnettle.
         .target(name: "Digest", dependencies: ["CNettle"], path: "Sources/Digest"),
         // What every part needs from the system and nothing else: errno as an error, writing a named
         // output or a temporary file safely, creating folders, walking a folder, the thread budget.

@@ -169,7 +169,7 @@ public enum CommandLineTool {
             """
         for c in commands {
             let name = c == SymbolicateCommand.self ? "(default)" : c.name
-            s += "  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n"
+            s += "  " + OptionHelp.padded(name, to: 12) + c.summary + "\n"
         }
         s += "\nOPTIONS (of the default command):\n" + OptionHelp.block(SymbolicateCommand.acceptedOptions) + "\n"
         s += "\nRun `symbolicate COMMAND --help` (or `symbolicate help COMMAND`) for a command's options,\n"

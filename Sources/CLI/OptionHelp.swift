@@ -44,20 +44,47 @@ enum OptionHelp {
     }
 
     /// `text`'s words in lines of at most `width` characters (a longer word gets a line of its own).
+    /// Works on the UTF-8 bytes, a character being a byte that does not continue another: the
+    /// generic `split` and `count` of String cost more than the rest of `--help` together.
     static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
-        var line = ""
-        for word in text.split(separator: " ") {
+        var line: [UInt8] = []
+        var lineWidth = 0
+        var word: [UInt8] = []
+        var wordWidth = 0
+        func endWord() {
+            guard !word.isEmpty else { return }
             if line.isEmpty {
-                line = String(word)
-            } else if line.count + 1 + word.count <= width {
-                line += " " + word
+                line = word
+                lineWidth = wordWidth
+            } else if lineWidth + 1 + wordWidth <= width {
+                line.append(UInt8(ascii: " "))
+                line += word
+                lineWidth += 1 + wordWidth
             } else {
-                lines.append(line)
-                line = String(word)
+                lines.append(String(decoding: line, as: UTF8.self))
+                line = word
+                lineWidth = wordWidth
+            }
+            word.removeAll(keepingCapacity: true)
+            wordWidth = 0
+        }
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: " ") {
+                endWord()
+            } else {
+                word.append(byte)
+                if byte & 0xC0 != 0x80 { wordWidth += 1 }
             }
         }
-        if !line.isEmpty { lines.append(line) }
+        endWord()
+        if !line.isEmpty { lines.append(String(decoding: line, as: UTF8.self)) }
         return lines
+    }
+
+    /// `text` followed by spaces up to `width` characters (not cut when longer).
+    static func padded(_ text: String, to width: Int) -> String {
+        let count = text.utf8.reduce(0) { $0 + ($1 & 0xC0 != 0x80 ? 1 : 0) }
+        return count >= width ? text : text + String(repeating: " ", count: width - count)
     }
 }

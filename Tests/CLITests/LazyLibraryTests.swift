@@ -1,8 +1,10 @@
-// libmicrohttpd and libarchive are loaded with dlopen by the command that needs them, not at
-// process start (start-up CPU: Benchmarks/startup.sh): the dynamic loader's own trace
-// (LD_DEBUG=libs) shows neither for `--help`, and shows libarchive once an archive is opened. A
-// library that cannot be loaded is an error that names it and the package to install, never a
-// trap; the SYMBOLICATE_LIB* variables point the loader at a missing file.
+// libmicrohttpd, libarchive, libcurl, libnettle, libdwarf and libelf are loaded with dlopen by the
+// command that needs them, not at process start, and SQLite and zstd are linked statically
+// (start-up instructions: Benchmarks/startup.sh): the dynamic loader's own trace (LD_DEBUG=libs)
+// shows none of them for `--help` or for a report answered from the store, shows libarchive once
+// an archive is opened and libelf once an ELF file is. A library that cannot be loaded is an error
+// that names it and the package to install, never a trap; the SYMBOLICATE_LIB* variables point the
+// loader at a missing file.
 
 import Foundation
 import Testing
@@ -16,13 +18,46 @@ struct LazyLibraryTests {
         return path
     }
 
-    @Test func helpLoadsNeitherLibarchiveNorLibmicrohttpdNorLibcurl() throws {
+    static let loadedOnFirstUse = [
+        "libarchive", "libmicrohttpd", "libcurl", "libnettle", "libdwarf", "libelf", "libsqlite3", "libzstd",
+    ]
+
+    @Test func helpLoadsNoneOfThem() throws {
         let result = try CLI.run(["--help"], environment: ["LD_DEBUG": "libs"])
         #expect(result.status == 0)
-        #expect(result.stderr.contains("libsqlite3"), "LD_DEBUG=libs traces the libraries loaded")
-        for library in ["libarchive", "libmicrohttpd", "libcurl"] {
+        #expect(result.stderr.contains("libstdc++"), "LD_DEBUG=libs traces the libraries loaded")
+        for library in Self.loadedOnFirstUse {
             #expect(!result.stderr.contains(library), "\(library) is loaded at start-up")
         }
+    }
+
+    @Test func aReportFromTheStoreLoadsNoneOfThem() throws {
+        let store = NSTemporaryDirectory() + "lazy-store-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: store) }
+        let imported = try CLI.run(["import", "--store", store, Paths.samples + "/build/ios-arm64-dwarf5"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let result = try CLI.run(
+            ["--store", store, Paths.samples + "/reports/HoldApp-ios-arm64-dwarf5.crash"],
+            environment: ["LD_DEBUG": "libs"])
+        #expect(result.status == 0)
+        #expect(result.stdoutText.contains("ViewController.viewDidLoad()"), "the report was symbolicated")
+        for library in Self.loadedOnFirstUse {
+            #expect(!result.stderr.contains(library), "\(library) is loaded for a report from the store")
+        }
+    }
+
+    @Test func anELFFileLoadsLibelfAndAMissingOneIsNamed() throws {
+        let elf = CLI.executable
+        let store = NSTemporaryDirectory() + "lazy-store-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: store) }
+        let loaded = try CLI.run(["lookup", "-o", elf, "0x1000"], environment: ["LD_DEBUG": "libs"])
+        #expect(loaded.stderr.contains("libelf.so.1"), "\(loaded.stderr.suffix(400))")
+        let missing = try CLI.run(
+            ["lookup", "-o", elf, "0x1000"], environment: ["SYMBOLICATE_LIBELF": "/nonexistent/libelf.so.1"])
+        #expect(missing.status == 1, "\(missing.stderr)")
+        #expect(missing.stderr.contains("cannot load libelf"), "\(missing.stderr)")
+        #expect(missing.stderr.contains("/nonexistent/libelf.so.1"), "the loader's reason is given")
+        #expect(missing.stderr.contains("libelf1"), "the package to install is named")
     }
 
     @Test func anArchiveLoadsLibarchive() throws {

@@ -1,3 +1,0 @@
-// libelf from Debian's libelf-dev.
-#include <libelf.h>
-#include <gelf.h>
