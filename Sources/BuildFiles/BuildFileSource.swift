@@ -22,6 +22,7 @@ import SymbolicateModel
 import Synchronization
 
 package final class BuildFileSource: SymbolSource, Sendable {
+    package var isFromStore: Bool { true }
     package let build: BuildInfo
     let path: String
     let rowCounts: (files: Int, functions: Int, locations: Int, ranges: Int)

@@ -7,6 +7,7 @@ import Foundation
 import Import
 import Store
 import SymbolicateModel
+import SystemSupport
 
 enum DebuginfodOption {
     static let servers = RepeatedOption<String>(
@@ -23,7 +24,8 @@ enum DebuginfodOption {
     static func settings(_ args: Arguments) throws -> DebuginfodSettings? {
         do {
             return try DebuginfodSettings.from(
-                urls: try args.values(servers), environment: ProcessInfo.processInfo.environment)
+                urls: try args.values(servers),
+                environment: Environment.values(of: DebuginfodSettings.environmentVariables))
         } catch let error as SymbolicateError where error.code == .badInput {
             throw UsageError(error.message)
         }

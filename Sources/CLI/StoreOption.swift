@@ -9,6 +9,7 @@ import Foundation
 import Import
 import Store
 import SymbolicateModel
+import SystemSupport
 
 enum StoreOption {
     static let store = ValueOption<String>(
@@ -36,11 +37,13 @@ enum StoreOption {
     static let cacheOptions: [any CommandOption] = [cache, cacheSize]
 
     static func directory(_ explicit: String?) -> String {
-        explicit ?? SymbolStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+        explicit ?? SymbolStore.defaultDirectory(environment: Environment.values(of: SymbolStore.environmentVariables))
     }
 
     static func cacheDirectory(_ explicit: String?) -> String {
-        explicit ?? StoreLocation.defaultCacheDirectory(environment: ProcessInfo.processInfo.environment)
+        explicit
+            ?? StoreLocation.defaultCacheDirectory(
+                environment: Environment.values(of: StoreLocation.cacheEnvironmentVariables))
     }
 
     /// `--cache-size`'s bytes, else the default bound.
@@ -57,7 +60,7 @@ enum StoreOption {
 
     /// The store `$SYMBOLICATE_STORE` names, when set: it is read as `--store` is.
     static var environmentStore: String? {
-        ProcessInfo.processInfo.environment["SYMBOLICATE_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+        Environment.value("SYMBOLICATE_STORE").flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// True when no store is named (neither `--store` nor `$SYMBOLICATE_STORE`) and the default

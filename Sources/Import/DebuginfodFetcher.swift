@@ -32,6 +32,11 @@ public struct DebuginfodSettings: Sendable, Equatable {
 
     /// The settings `--debuginfod` URLs or else `DEBUGINFOD_URLS` (space-separated) give; nil
     /// when neither names a server.
+    /// The variables `from(urls:environment:)` reads, as elfutils' client does.
+    public static let environmentVariables = [
+        "DEBUGINFOD_URLS", "DEBUGINFOD_TIMEOUT", "DEBUGINFOD_MAXTIME", "DEBUGINFOD_HEADERS_FILE",
+    ]
+
     public static func from(urls given: [String], environment: [String: String]) throws -> DebuginfodSettings? {
         var urls = given
         if urls.isEmpty {

@@ -65,7 +65,19 @@ extension StringProtocol {
         return String(self[start..<end])
     }
 
+    /// For ASCII `chars` (what every caller trims: blanks, brackets, quotes) the ends are compared
+    /// as UTF-8 bytes, without building a set of Characters each call; a report parse trims
+    /// thousands of fields. A combining mark after a trimmed ASCII character is not taken as part
+    /// of it there.
     public func trimmingCharacters(in chars: String) -> String {
-        trimmingCharacters(in: Set(chars))
+        let trimmed = Array(chars.utf8)
+        guard trimmed.allSatisfy({ $0 < 0x80 }) else { return trimmingCharacters(in: Set(chars)) }
+        let text = Substring(self)
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, trimmed.contains(bytes[start]) { start = bytes.index(after: start) }
+        while end > start, trimmed.contains(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return String(text[start..<end])
     }
 }

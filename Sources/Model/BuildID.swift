@@ -47,14 +47,15 @@ public struct BuildID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// `82D13D98-219E-3040-B62A-07A297007A7C` for 16-byte ids, plain uppercase hex otherwise.
     public var uuidString: String {
-        let hex = BuildID.hex(bytes, uppercase: true)
-        guard bytes.count == 16 else { return hex }
-        var out = ""
-        for (i, c) in hex.enumerated() {
-            if i == 8 || i == 12 || i == 16 || i == 20 { out.append("-") }
-            out.append(c)
+        guard bytes.count == 16 else { return BuildID.hex(bytes, uppercase: true) }
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        for (i, b) in bytes.enumerated() {
+            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
+            out.append(BuildID.upperDigits[Int(b >> 4)])
+            out.append(BuildID.upperDigits[Int(b & 0xF)])
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Lowercase hex without dashes, as iOS Binary Images lines and file names use it.
@@ -66,14 +67,19 @@ public struct BuildID: Hashable, Comparable, Sendable, CustomStringConvertible {
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
     }
 
+    private static let upperDigits = Array("0123456789ABCDEF".utf8)
+    private static let lowerDigits = Array("0123456789abcdef".utf8)
+
+    /// Works on bytes: every report's every image is named by its UUID, and building the string
+    /// a Character at a time cost more than the catalog query the UUID is for.
     static func hex(_ bytes: [UInt8], uppercase: Bool) -> String {
-        let digits: [Character] = Array(uppercase ? "0123456789ABCDEF" : "0123456789abcdef")
-        var s = ""
-        s.reserveCapacity(bytes.count * 2)
+        let digits = uppercase ? upperDigits : lowerDigits
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
         for b in bytes {
-            s.append(digits[Int(b >> 4)])
-            s.append(digits[Int(b & 0xF)])
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0xF)])
         }
-        return s
+        return String(decoding: out, as: UTF8.self)
     }
 }

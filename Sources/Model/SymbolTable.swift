@@ -200,6 +200,13 @@ public protocol SymbolSource: Sendable {
     /// SymbolicateError naming the build and the cause when the symbols cannot be read (a
     /// damaged or vanished build file): never nil for a failure.
     func lookup(_ address: UInt64) throws -> [SymbolTable.Resolved]?
+    /// True for a build file of the store, false for symbols read from a file given on the
+    /// command line (what `-v` and `--format json` say served the image).
+    var isFromStore: Bool { get }
+}
+
+extension SymbolSource {
+    public var isFromStore: Bool { false }
 }
 
 extension SymbolTable: SymbolSource {}

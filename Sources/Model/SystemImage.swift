@@ -13,15 +13,19 @@ public enum SystemImage {
     /// system path as above.
     static let rootMarkers = ["/Cryptexes/OS/", "/RuntimeRoot/"]
 
-    /// True when `path` names a system image.
+    /// True when `path` names a system image. Compares UTF-8 bytes: it runs for every image of
+    /// every report, and String's character-wise search cost more than the rest of the check.
     public static func isSystem(path: String?) -> Bool {
-        guard var path, !path.isEmpty else { return false }
+        guard let path, !path.isEmpty else { return false }
+        var bytes = Array(path.utf8)
         for marker in rootMarkers {
-            if let start = path.indices.first(where: { path[$0...].hasPrefix(marker) }) {
-                path = "/" + path[path.index(start, offsetBy: marker.count)...]
+            let m = Array(marker.utf8)
+            guard bytes.count >= m.count else { continue }
+            if let start = (0...(bytes.count - m.count)).first(where: { bytes[$0..<$0 + m.count].elementsEqual(m) }) {
+                bytes = [UInt8(ascii: "/")] + bytes[(start + m.count)...]
             }
         }
-        return pathPrefixes.contains { path.hasPrefix($0) }
+        return pathPrefixes.contains { bytes.starts(with: $0.utf8) }
     }
 
     /// True when `image` is a system image: by its path, the only thing a report says of it.

@@ -271,3 +271,26 @@ final class Catalog {
         try stmt.run()
     }
 }
+
+/// The store's writer connection to its catalog, opened by the first write: a process that only
+/// reads (a report answered from the store) never pays for opening and setting up a second
+/// connection. Used under its lock, as `Locked<Catalog>` is.
+final class CatalogWriter: Sendable {
+    private let connection = Locked<Catalog?>(nil)
+    private let open: @Sendable () throws -> Catalog
+
+    init(open: @escaping @Sendable () throws -> Catalog) {
+        self.open = open
+    }
+
+    /// Runs `body` on the writer connection with its lock held, opening it first when needed;
+    /// throws what opening throws.
+    func withLock<Result>(_ body: (Catalog) throws -> Result) throws -> Result {
+        try connection.withLock { connection in
+            if let catalog = connection { return try body(catalog) }
+            let catalog = try open()
+            connection = catalog
+            return try body(catalog)
+        }
+    }
+}

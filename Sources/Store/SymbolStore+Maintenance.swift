@@ -54,7 +54,7 @@ extension SymbolStore {
             }
         }
         if !isReadOnly {
-            catalog.withLock { catalog in try? catalog.setStatus(status, uuid: row.uuid, arch: row.arch) }
+            _ = try? catalog.withLock { catalog in try catalog.setStatus(status, uuid: row.uuid, arch: row.arch) }
         }
         throw SymbolicateError(
             status == .missing ? .notFound : status == .outdated ? .unsupported : .io,
@@ -107,9 +107,9 @@ extension SymbolStore {
                 report.problems.append(problem)
                 let status: BuildStatus =
                     problem.kind == .missingFile ? .missing : problem.kind == .outdated ? .outdated : .damaged
-                catalog.withLock { catalog in try? catalog.setStatus(status, uuid: row.uuid, arch: row.arch) }
+                _ = try? catalog.withLock { catalog in try catalog.setStatus(status, uuid: row.uuid, arch: row.arch) }
             } else if row.status != .ready {
-                catalog.withLock { catalog in try? catalog.setStatus(.ready, uuid: row.uuid, arch: row.arch) }
+                _ = try? catalog.withLock { catalog in try catalog.setStatus(.ready, uuid: row.uuid, arch: row.arch) }
             }
         }
         try adoptOrReportOrphans(into: &report)

@@ -19,8 +19,9 @@ public final class SymbolStore: Sendable {
     package let buildsDirectory: String
     package let temporaryDirectory: String
     let catalogPath: String
-    /// The writer connection: imports, removals, status changes (BEGIN IMMEDIATE, may wait).
-    let catalog: Locked<Catalog>
+    /// The writer connection: imports, removals, status changes (BEGIN IMMEDIATE, may wait),
+    /// opened by the first of them.
+    let catalog: CatalogWriter
     /// A second connection for reads, which WAL never blocks: lookups in this process do not
     /// queue behind a write that waits for another process's lock.
     let catalogReader: Locked<Catalog>
@@ -64,14 +65,14 @@ public final class SymbolStore: Sendable {
                     .notFound, "no symbol store here, and the folder is read-only, so none can be created",
                     path: directory)
             }
-            catalog = Locked(try Catalog(readingOnly: catalogPath))
             catalogReader = Locked(try Catalog(readingOnly: catalogPath))
+            catalog = CatalogWriter { [catalogPath] in try Catalog(readingOnly: catalogPath) }
         } else {
             for folder in [directory, buildsDirectory, temporaryDirectory] {
                 try Folders.create(folder, what: "store folder")
             }
-            catalog = Locked(try Catalog(path: catalogPath))
             catalogReader = Locked(try Catalog(path: catalogPath))
+            catalog = CatalogWriter { [catalogPath] in try Catalog(path: catalogPath) }
         }
     }
 
@@ -95,6 +96,9 @@ public final class SymbolStore: Sendable {
             "store \(directory) is read-only: \(operation) needs write access (check the mount and the folder's permissions)"
         )
     }
+
+    /// The variables `defaultDirectory` reads.
+    public static let environmentVariables = ["SYMBOLICATE_STORE", "XDG_DATA_HOME", "HOME"]
 
     /// The store folder: `$SYMBOLICATE_STORE`, else `$XDG_DATA_HOME/symbolicate`, else
     /// `~/.local/share/symbolicate`. A `--store DIR` option, when given, comes before all of these.
@@ -266,7 +270,7 @@ public final class SymbolStore: Sendable {
         guard !isReadOnly else { return }
         let now = Date()
         if let last = row.lastUsedAt, now.timeIntervalSince(last) < 3600 { return }
-        catalog.withLock { catalog in
+        _ = try? catalog.withLock { catalog in
             catalog.database.setBusyTimeout(milliseconds: 0)
             try? catalog.touch(uuid: row.uuid, arch: row.arch, at: now)
             catalog.database.setBusyTimeout(milliseconds: Catalog.busyTimeoutMilliseconds)

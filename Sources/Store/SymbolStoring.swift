@@ -62,6 +62,9 @@ public enum StoreLocation {
     /// True for `s3://...`.
     public static func isBucket(_ text: String) -> Bool { S3Location.isBucketLocation(text) }
 
+    /// The variables `defaultCacheDirectory` reads.
+    public static let cacheEnvironmentVariables = ["XDG_CACHE_HOME", "HOME"]
+
     /// `$XDG_CACHE_HOME/symbolicate`, else `~/.cache/symbolicate`: where a bucket store keeps
     /// the build files it fetched and its temporary files.
     public static func defaultCacheDirectory(environment: [String: String]) -> String {

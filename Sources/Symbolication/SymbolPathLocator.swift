@@ -30,6 +30,11 @@ public final class SymbolPathLocator: SymbolLocator {
 
     /// Scans `paths` (headers only). Throws `.notFound` for a path that does not exist.
     public init(paths: [String]) throws {
+        guard !paths.isEmpty else {
+            // The common case of a report answered from the store: no dictionaries to build.
+            (self.slices, self.slicesByName, self.scanProblems) = ([:], [:], [])
+            return
+        }
         var slices: [BuildID: [ObjectSlice]] = [:]
         var byName: [String: [BuildInfo]] = [:]
         var problems: [SymbolicateError] = []

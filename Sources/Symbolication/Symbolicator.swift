@@ -103,7 +103,7 @@ public struct Symbolicator: Sendable {
             source = s
             outcome.status = s.build.kind == .debugInfo ? .symbolicated : .symbolTableOnly
             outcome.servedBy = ImageOutcome.ServedBy(
-                path: s.build.path, fromStore: !(s is SymbolTable), kind: s.build.kind)
+                path: s.build.path, fromStore: s.isFromStore, kind: s.build.kind)
             if s.build.kind != .debugInfo {
                 outcome.unreadable = locator.unreadable(uuid: uuid, arch: image.arch ?? report.arch).map(\.description)
             }
