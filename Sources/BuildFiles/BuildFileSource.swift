@@ -166,6 +166,12 @@ package final class BuildFileSource: SymbolSource, Sendable {
         private let fileRow: Statement
         /// The block of locations read last: a chain's locations are often in one block.
         private var cachedBlock: (index: Int64, records: [UInt8])?
+        /// Functions and file names read before, by id: a report's frames share files and often
+        /// functions, and each query costs more than the rest of a lookup. At most `cacheLimit`
+        /// of each (the tables load whole long before a long-lived source would reach it).
+        private var functions: [UInt32: SymbolTable.Function] = [:]
+        private var fileNames: [UInt32: String] = [:]
+        static let cacheLimit = 16_384
 
         /// `mapped`: read through mmap (fastest; pages count toward the process's resident size).
         init(path: String, mapped: Bool = true) throws {
@@ -206,17 +212,25 @@ package final class BuildFileSource: SymbolSource, Sendable {
         }
 
         func function(_ id: UInt32) throws -> SymbolTable.Function? {
+            if let known = functions[id] { return known }
             defer { functionRow.reset() }
             try functionRow.bind(1, Int64(id))
             guard try functionRow.step() else { return nil }
-            return .init(name: functionRow.text(0), entry: UInt64(bitPattern: functionRow.int64(1)))
+            let function = SymbolTable.Function(
+                name: functionRow.text(0), entry: UInt64(bitPattern: functionRow.int64(1)))
+            if functions.count < Reader.cacheLimit { functions[id] = function }
+            return function
         }
 
         func file(_ id: UInt32) throws -> String? {
             guard id != SymbolTable.none else { return nil }
+            if let known = fileNames[id] { return known }
             defer { fileRow.reset() }
             try fileRow.bind(1, Int64(id))
-            return try fileRow.step() ? fileRow.text(0) : nil
+            guard try fileRow.step() else { return nil }
+            let name = fileRow.text(0)
+            if fileNames.count < Reader.cacheLimit { fileNames[id] = name }
+            return name
         }
 
     }
