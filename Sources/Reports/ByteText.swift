@@ -185,10 +185,15 @@ enum ByteText {
 
     /// True when `bytes[at...]` starts with `prefix`.
     static func hasPrefix(_ bytes: [UInt8], at: Int, _ prefix: String, end: Int? = nil) -> Bool {
-        let p = Array(prefix.utf8)
+        // Walks the prefix's UTF-8 in place: the sniffers ask this of every line of a report,
+        // and copying the prefix into an array each time cost more than the comparison.
         let limit = min(end ?? bytes.count, bytes.count)
-        guard at >= 0, at + p.count <= limit else { return false }
-        for k in 0..<p.count where bytes[at + k] != p[k] { return false }
+        guard at >= 0 else { return false }
+        var k = at
+        for b in prefix.utf8 {
+            guard k < limit, bytes[k] == b else { return false }
+            k += 1
+        }
         return true
     }
 
