@@ -117,6 +117,8 @@ final class Exchange: @unchecked Sendable {
     var formError: String?
     /// Every part, for a route that reads `.parts`.
     var formParts: [FormPart] = []
+    /// The last piece was libmicrohttpd's empty announcement of a part (see `keepPart`).
+    private var announcedEmpty = false
     /// More parts than this is refused (each costs a record beside its bytes).
     static let maxFormParts = 1000
     /// The application's state of this request (the server's routing and authorization), carried
@@ -234,7 +236,19 @@ final class Exchange: @unchecked Sendable {
     }
 
     /// A piece of one of every part kept (`.parts`): offset 0 starts a part, later pieces extend it.
+    /// libmicrohttpd announces a part with an empty piece at offset 0 when what it has read ends
+    /// within four bytes after the part's data starts, and then gives the data at offset 0 again:
+    /// that second start continues the part it announced.
     private func keepPart(key: String, fileName: String?, offset: UInt64, _ bytes: UnsafeRawBufferPointer) {
+        if offset == 0, let last = formParts.last, last.bytes.isEmpty, last.name == key, last.fileName == fileName,
+            announcedEmpty
+        {
+            announcedEmpty = bytes.isEmpty
+            formParts[formParts.count - 1].bytes.append(contentsOf: bytes)
+            bodyLength += bytes.count
+            return
+        }
+        announcedEmpty = offset == 0 && bytes.isEmpty
         if offset == 0 || formParts.isEmpty {
             guard formParts.count < Self.maxFormParts else {
                 formError = "the multipart/form-data body has more than \(Self.maxFormParts) parts"
