@@ -177,7 +177,9 @@ say "report: warming a store with the report's three builds"
     "$REPO/Samples/build/ios-arm64-dwarf5/HoldApp.app.dSYM" \
     "$REPO/Samples/build/ios-arm64-dwarf5/HoldKit.framework.dSYM" >/dev/null
 "$SYMBOLICATE" --store "$WORK/store-warm" -o "$WORK/report.symbolicated" "$REPORT" >/dev/null
-SYMBOLICATED="$(grep -cE '^[0-9]+ +(SynthApp|HoldApp|HoldKit) .* \(.+:[0-9]+\)$' "$WORK/report.symbolicated" || true)"
+# Frames, not lines: a frame with inlined calls is several lines under one frame number.
+SYMBOLICATED="$(grep -E '^[0-9]+ +(SynthApp|HoldApp|HoldKit) .* \(.+:[0-9]+\)$' "$WORK/report.symbolicated" \
+    | awk '{ print $1 }' | uniq | wc -l)"
 FRAMES="$(grep -vc '^#' "$SYNTH/frames.tsv")"
 awk -F'\t' '!/^#/ { print $3 " " $4 }' "$SYNTH/frames.tsv" >"$WORK/frames.txt"
 cp "$WORK/app.symcache" "$WORK/symcaches/$UUID.symcache"
