@@ -7,8 +7,6 @@
 #include "CDwarf.h"
 #pragma GCC visibility pop
 #include "CLibraryLoader.h"
-#include <stdio.h>
-#include <stdlib.h>
 
 // F(return type, name, parameters, arguments) for the entry points that return a value, V(name,
 // parameters, arguments) for those that return nothing: every entry point, once.
@@ -67,13 +65,7 @@ static const symbolicate_entry_point points[] = {CDWARF_FUNCTIONS(CDWARF_ENTRY, 
 
 static symbolicate_library library = SYMBOLICATE_LIBRARY("SYMBOLICATE_LIBDWARF", "libdwarf.so.1", points, NULL);
 
-/// Loads the library, or ends the process saying which package to install: these calls have
-/// no error of their own to report a missing library with.
-static void ensure(void) {
-    if (symbolicate_library_ensure(&library)) return;
-    fprintf(stderr, "symbolicate: cannot load libdwarf (%s): install Debian's libdwarf1\n", library.error);
-    exit(1);
-}
+static void ensure(void) { symbolicate_library_require(&library, "libdwarf", "libdwarf1"); }
 
 #define CDWARF_FORWARD(type, name, parameters, arguments)                                                      \
     type name parameters {                                                                                     \

@@ -7,8 +7,6 @@
 #include "CElf.h"
 #pragma GCC visibility pop
 #include "CLibraryLoader.h"
-#include <stdio.h>
-#include <stdlib.h>
 
 // F(return type, name, parameters, arguments): every entry point, once.
 #define CELF_FUNCTIONS(F)                                                                                      \
@@ -52,13 +50,7 @@ static const symbolicate_entry_point points[] = {CELF_FUNCTIONS(CELF_ENTRY)};
 
 static symbolicate_library library = SYMBOLICATE_LIBRARY("SYMBOLICATE_LIBELF", "libelf.so.1", points, NULL);
 
-/// Loads the library, or ends the process saying which package to install: these calls have
-/// no error of their own to report a missing library with.
-static void ensure(void) {
-    if (symbolicate_library_ensure(&library)) return;
-    fprintf(stderr, "symbolicate: cannot load libelf (%s): install Debian's libelf1\n", library.error);
-    exit(1);
-}
+static void ensure(void) { symbolicate_library_require(&library, "libelf", "libelf1"); }
 
 #define CELF_FORWARD(type, name, parameters, arguments)                                                        \
     type name parameters {                                                                                     \

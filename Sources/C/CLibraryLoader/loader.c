@@ -40,3 +40,9 @@ int symbolicate_library_ensure(symbolicate_library *library) {
     pthread_mutex_unlock(&library->lock);
     return state > 0;
 }
+
+void symbolicate_library_require(symbolicate_library *library, const char *name, const char *package) {
+    if (symbolicate_library_ensure(library)) return;
+    fprintf(stderr, "symbolicate: cannot load %s (%s): install Debian's %s\n", name, library->error, package);
+    exit(1);
+}

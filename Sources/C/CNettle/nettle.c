@@ -8,80 +8,37 @@
 #include "CNettle.h"
 #pragma GCC visibility pop
 #include "CLibraryLoader.h"
-#include <stdio.h>
-#include <stdlib.h>
 
+// F(name, parameters, arguments): every entry point (each returns nothing), once.
+#define CNETTLE_FUNCTIONS(F)                                                                                   \
+    F(nettle_sha256_init, (struct sha256_ctx * ctx), (ctx))                                                    \
+    F(nettle_sha256_update, (struct sha256_ctx * ctx, size_t length, const uint8_t *data), (ctx, length, data)) \
+    F(nettle_sha256_digest, (struct sha256_ctx * ctx, size_t length, uint8_t *digest), (ctx, length, digest))  \
+    F(nettle_sha1_init, (struct sha1_ctx * ctx), (ctx))                                                        \
+    F(nettle_sha1_update, (struct sha1_ctx * ctx, size_t length, const uint8_t *data), (ctx, length, data))   \
+    F(nettle_sha1_digest, (struct sha1_ctx * ctx, size_t length, uint8_t *digest), (ctx, length, digest))    \
+    F(nettle_hmac_sha256_set_key, (struct hmac_sha256_ctx * ctx, size_t length, const uint8_t *key),          \
+      (ctx, length, key))                                                                                      \
+    F(nettle_hmac_sha256_update, (struct hmac_sha256_ctx * ctx, size_t length, const uint8_t *data),          \
+      (ctx, length, data))                                                                                     \
+    F(nettle_hmac_sha256_digest, (struct hmac_sha256_ctx * ctx, size_t length, uint8_t *digest),              \
+      (ctx, length, digest))
+
+#define CNETTLE_POINTER(name, parameters, arguments) void(*name) parameters;
 static struct {
-    void (*sha256_init)(struct sha256_ctx *);
-    void (*sha256_update)(struct sha256_ctx *, size_t, const uint8_t *);
-    void (*sha256_digest)(struct sha256_ctx *, size_t, uint8_t *);
-    void (*sha1_init)(struct sha1_ctx *);
-    void (*sha1_update)(struct sha1_ctx *, size_t, const uint8_t *);
-    void (*sha1_digest)(struct sha1_ctx *, size_t, uint8_t *);
-    void (*hmac_sha256_set_key)(struct hmac_sha256_ctx *, size_t, const uint8_t *);
-    void (*hmac_sha256_update)(struct hmac_sha256_ctx *, size_t, const uint8_t *);
-    void (*hmac_sha256_digest)(struct hmac_sha256_ctx *, size_t, uint8_t *);
+    CNETTLE_FUNCTIONS(CNETTLE_POINTER)
 } api;
 
-#define CNETTLE_ENTRY(field) {"nettle_" #field, (void **)&api.field}
-
-static const symbolicate_entry_point points[] = {
-    CNETTLE_ENTRY(sha256_init),         CNETTLE_ENTRY(sha256_update),      CNETTLE_ENTRY(sha256_digest),
-    CNETTLE_ENTRY(sha1_init),           CNETTLE_ENTRY(sha1_update),        CNETTLE_ENTRY(sha1_digest),
-    CNETTLE_ENTRY(hmac_sha256_set_key), CNETTLE_ENTRY(hmac_sha256_update), CNETTLE_ENTRY(hmac_sha256_digest),
-};
+#define CNETTLE_ENTRY(name, parameters, arguments) {#name, (void **)&api.name},
+static const symbolicate_entry_point points[] = {CNETTLE_FUNCTIONS(CNETTLE_ENTRY)};
 
 static symbolicate_library library = SYMBOLICATE_LIBRARY("SYMBOLICATE_LIBNETTLE", "libnettle.so.8", points, NULL);
 
-/// Loads the library, or ends the process saying which package to install: a digest has no
-/// way to fail, and without the library there is none to give.
-static void ensure(void) {
-    if (symbolicate_library_ensure(&library)) return;
-    fprintf(stderr, "symbolicate: cannot load libnettle (%s): install Debian's libnettle8\n", library.error);
-    exit(1);
-}
+static void ensure(void) { symbolicate_library_require(&library, "libnettle", "libnettle8"); }
 
-void nettle_sha256_init(struct sha256_ctx *ctx) {
-    ensure();
-    api.sha256_init(ctx);
-}
-
-void nettle_sha256_update(struct sha256_ctx *ctx, size_t length, const uint8_t *data) {
-    ensure();
-    api.sha256_update(ctx, length, data);
-}
-
-void nettle_sha256_digest(struct sha256_ctx *ctx, size_t length, uint8_t *digest) {
-    ensure();
-    api.sha256_digest(ctx, length, digest);
-}
-
-void nettle_sha1_init(struct sha1_ctx *ctx) {
-    ensure();
-    api.sha1_init(ctx);
-}
-
-void nettle_sha1_update(struct sha1_ctx *ctx, size_t length, const uint8_t *data) {
-    ensure();
-    api.sha1_update(ctx, length, data);
-}
-
-void nettle_sha1_digest(struct sha1_ctx *ctx, size_t length, uint8_t *digest) {
-    ensure();
-    api.sha1_digest(ctx, length, digest);
-}
-
-void nettle_hmac_sha256_set_key(struct hmac_sha256_ctx *ctx, size_t key_length, const uint8_t *key) {
-    ensure();
-    api.hmac_sha256_set_key(ctx, key_length, key);
-}
-
-void nettle_hmac_sha256_update(struct hmac_sha256_ctx *ctx, size_t length, const uint8_t *data) {
-    ensure();
-    api.hmac_sha256_update(ctx, length, data);
-}
-
-void nettle_hmac_sha256_digest(struct hmac_sha256_ctx *ctx, size_t length, uint8_t *digest) {
-    ensure();
-    api.hmac_sha256_digest(ctx, length, digest);
-}
+#define CNETTLE_FORWARD(name, parameters, arguments)                                                           \
+    void name parameters {                                                                                     \
+        ensure();                                                                                              \
+        api.name arguments;                                                                                    \
+    }
+CNETTLE_FUNCTIONS(CNETTLE_FORWARD)

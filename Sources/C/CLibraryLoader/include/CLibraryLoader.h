@@ -45,4 +45,9 @@ typedef struct {
 /// `symbol`", or `after_load`'s.
 int symbolicate_library_ensure(symbolicate_library *library);
 
+/// For a library whose calls have no error of their own to report its absence with (libnettle,
+/// libdwarf, libelf): loads it, or ends the process with status 1 after
+/// "symbolicate: cannot load `name` (the loader's reason): install Debian's `package`".
+void symbolicate_library_require(symbolicate_library *library, const char *name, const char *package);
+
 #endif
