@@ -26,21 +26,26 @@ enum ByteText {
     static func lines(_ bytes: [UInt8], from start: Int = 0) -> [TextLine] {
         var result: [TextLine] = []
         var lineStart = min(max(start, byteOrderMarkLength(bytes)), bytes.count)
-        var i = lineStart
         let n = bytes.count
-        while i < n {
-            let b = bytes[i]
-            if b == 0x0A {
-                result.append(TextLine(range: lineStart..<i, end: i + 1))
-                i += 1
-                lineStart = i
-            } else if b == 0x0D {
-                let next = crlfEnd(bytes, i) ?? i + 1
-                result.append(TextLine(range: lineStart..<i, end: next))
-                i = next
-                lineStart = i
-            } else {
-                i += 1
+        // Over the buffer, without a bounds check a byte: a parse splits the whole text.
+        bytes.withUnsafeBufferPointer { buffer in
+            var i = lineStart
+            while i < n {
+                let b = buffer[i]
+                if b > 0x0D {
+                    i += 1
+                } else if b == 0x0A {
+                    result.append(TextLine(range: lineStart..<i, end: i + 1))
+                    i += 1
+                    lineStart = i
+                } else if b == 0x0D {
+                    let next = crlfEnd(bytes, i) ?? i + 1
+                    result.append(TextLine(range: lineStart..<i, end: next))
+                    i = next
+                    lineStart = i
+                } else {
+                    i += 1
+                }
             }
         }
         if lineStart < n { result.append(TextLine(range: lineStart..<n, end: n)) }

@@ -31,6 +31,36 @@ enum FormatSniffer {
     /// `Microstackshots`). A symbol column never starts a line, so symbolicating a report cannot
     /// add or take away such a line.
     static func hasLine(_ bytes: [UInt8], startingWith prefix: String, containing words: String? = nil) -> Bool {
+        hasLine(bytes, startingWith: prefix, allContaining: words)
+    }
+
+    /// Which of `prefixes` open a line of `bytes` (after blanks and a margin, as `hasLine` reads
+    /// lines): one pass over the text for questions that are asked together, where each would be
+    /// a pass of its own when the answer is no (the usual answer for a crash report).
+    static func linePrefixes(_ bytes: [UInt8], among prefixes: [String]) -> Set<String> {
+        let wanted = prefixes.map { Array($0.utf8) }
+        var found = [Bool](repeating: false, count: wanted.count)
+        var left = wanted.count
+        var i = ByteText.byteOrderMarkLength(bytes)
+        while i < bytes.count, left > 0 {
+            while case let width = ByteText.spaceWidth(bytes, i, bytes.count), width > 0 { i += width }
+            i += ByteText.marginWidth(bytes, i..<bytes.count)
+            if i < bytes.count {
+                for k in wanted.indices where !found[k] && wanted[k].first == bytes[i] {
+                    let p = wanted[k]
+                    if i + p.count <= bytes.count, bytes[i..<i + p.count].elementsEqual(p) {
+                        found[k] = true
+                        left -= 1
+                    }
+                }
+            }
+            while i < bytes.count, bytes[i] != 0x0A, bytes[i] != 0x0D { i += 1 }
+            i += 1
+        }
+        return Set(prefixes.indices.filter { found[$0] }.map { prefixes[$0] })
+    }
+
+    private static func hasLine(_ bytes: [UInt8], startingWith prefix: String, allContaining words: String?) -> Bool {
         var i = ByteText.byteOrderMarkLength(bytes)
         while i < bytes.count {
             while case let width = ByteText.spaceWidth(bytes, i, bytes.count), width > 0 { i += width }
@@ -54,13 +84,19 @@ enum FormatSniffer {
             return refusal("a binary property list")
         }
         let end = min(bytes.count, window)
-        var control = 0
-        for i in 0..<end {
-            let b = bytes[i]
-            if b == 0 {
-                return SymbolicateError(.badInput, "binary data, not a text crash report (NUL byte at offset \(i))")
+        // Over the buffer, without a bounds check a byte: every parse looks at up to `window` bytes.
+        let (nul, control) = bytes.withUnsafeBufferPointer { buffer -> (Int?, Int) in
+            var control = 0
+            for i in 0..<end {
+                let b = buffer[i]
+                if b >= 0x20 { continue }
+                if b == 0 { return (i, control) }
+                if b < 0x09 || (b > 0x0D && b != 0x1B) { control += 1 }
             }
-            if b < 0x09 || (b > 0x0D && b < 0x20 && b != 0x1B) { control += 1 }
+            return (nil, control)
+        }
+        if let nul {
+            return SymbolicateError(.badInput, "binary data, not a text crash report (NUL byte at offset \(nul))")
         }
         if control * 50 > end {
             return SymbolicateError(.badInput, "binary data, not a text crash report")
@@ -103,8 +139,15 @@ enum FormatSniffer {
     static func textRefusal(_ bytes: [UInt8]) -> SymbolicateError? {
         let apple = ["Incident Identifier:", "Exception Type:", "Crashed Thread:", "Triggered by Thread:"]
         // Whole lines only: a key inside a frame's symbol column is gone once the frame is
-        // rewritten, and a report must stay a report when it is symbolicated.
+        // rewritten, and a report must stay a report when it is symbolicated. (A report names
+        // one of these in its first lines, so this pass ends there.)
         if apple.contains(where: { hasLine(bytes, startingWith: $0) }) { return nil }
+        let lines = linePrefixes(
+            bytes,
+            among: [
+                "Application received signal", "dSYM UUID:", "Slide Address:", "Num samples:", "Heaviest stack",
+                "Spindump",
+            ])
         if contains(bytes, "Build fingerprint:") || contains(bytes, "*** *** *** *** ***")
             || contains(bytes, "backtrace:\n    #00 pc")
             || (contains(bytes, "ABI: '") && contains(bytes, "signal "))
@@ -116,14 +159,14 @@ enum FormatSniffer {
         {
             return refusal("a kernel panic")
         }
-        if hasLine(bytes, startingWith: "Application received signal")
-            || (hasLine(bytes, startingWith: "dSYM UUID:") && hasLine(bytes, startingWith: "Slide Address:"))
+        if lines.contains("Application received signal")
+            || (lines.contains("dSYM UUID:") && lines.contains("Slide Address:"))
         {
             return refusal("an Umeng crash report")
         }
         // Whole lines, as the Apple keys above: a header value that merely mentions them (a
         // rendered .ips whose capture time holds a spindump's text) does not make a spindump.
-        if ["Num samples:", "Heaviest stack", "Spindump"].contains(where: { hasLine(bytes, startingWith: $0) }) {
+        if ["Num samples:", "Heaviest stack", "Spindump"].contains(where: lines.contains) {
             return refusal("a spindump")
         }
         return nil

@@ -27,18 +27,23 @@ enum MicrostackshotParser {
         let head = offset == 0 ? bytes : Array(bytes[min(offset, bytes.count)...])
         // Whole lines only, as FormatSniffer.textRefusal reads crash-report keys: words in a
         // sample line's symbol column are gone once it is rewritten.
-        if FormatSniffer.hasLine(head, startingWith: "Data Source:", containing: "Microstackshots") { return true }
-        if FormatSniffer.hasLine(head, startingWith: "Event:")
-            && (FormatSniffer.hasLine(head, startingWith: "Powerstats for:")
-                || FormatSniffer.hasLine(head, startingWith: "Heaviest stack"))
+        let lines = FormatSniffer.linePrefixes(
+            head,
+            among: [
+                "Data Source:", "Event:", "Powerstats for:", "Heaviest stack", "Num samples:", "Thread 0x",
+                "Binary Images:", "Exception Type:",
+            ])
+        if lines.contains("Data Source:"),
+            FormatSniffer.hasLine(head, startingWith: "Data Source:", containing: "Microstackshots")
         {
             return true
         }
+        if lines.contains("Event:") && (lines.contains("Powerstats for:") || lines.contains("Heaviest stack")) {
+            return true
+        }
         // spindump's process sections (`Process:`, `Num samples:`, threads, `Binary Images:`).
-        return FormatSniffer.hasLine(head, startingWith: "Num samples:")
-            && FormatSniffer.hasLine(head, startingWith: "Thread 0x")
-            && FormatSniffer.hasLine(head, startingWith: "Binary Images:")
-            && !FormatSniffer.hasLine(head, startingWith: "Exception Type:")
+        return lines.contains("Num samples:") && lines.contains("Thread 0x") && lines.contains("Binary Images:")
+            && !lines.contains("Exception Type:")
     }
 
     /// One sample line: the line, its indentation, count, symbol column, image token and offset,
