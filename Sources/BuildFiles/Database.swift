@@ -23,7 +23,11 @@ package final class Database {
     package let path: String
     private var cache: [String: Statement] = [:]
 
+    /// Set once, before the process's first connection opens.
+    private static let configured: Void = { _ = symbolicate_sqlite3_disable_memory_statistics() }()
+
     package init(path: String, mode: Mode) throws {
+        Database.configured
         var db: OpaquePointer?
         let flags: Int32
         let name: String

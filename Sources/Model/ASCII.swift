@@ -34,8 +34,10 @@ public enum ASCII {
 
     /// `text` with every byte percent-encoded (`%2F`, uppercase hex) but RFC 3986's unreserved
     /// characters (letters, digits, `-`, `.`, `_`, `~`) and the bytes in `keeping`. Bytes, not
-    /// characters: a non-ASCII character is each of its UTF-8 bytes encoded.
-    public static func percentEncoded(_ text: some StringProtocol, keeping: Set<UInt8> = []) -> String {
+    /// characters: a non-ASCII character is each of its UTF-8 bytes encoded. A String, not any
+    /// StringProtocol: a generic function called from another module runs unspecialized, and
+    /// its first call looks the collection's associated types up at run time (0.1 M instructions).
+    public static func percentEncoded(_ text: String, keeping: Set<UInt8> = []) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
