@@ -52,6 +52,20 @@ enum ByteText {
         return result
     }
 
+    /// The index of the first CR or LF at or after `i`, else `bytes.count`: where the line
+    /// holding `i` ends, for the sniffers' whole-text scans (without a bounds check a byte).
+    static func lineEnd(_ bytes: [UInt8], from i: Int) -> Int {
+        bytes.withUnsafeBufferPointer { b in
+            var k = max(i, 0)
+            while k < b.count {
+                let c = b[k]
+                if c <= 0x0D, c == 0x0A || c == 0x0D { return k }
+                k += 1
+            }
+            return b.count
+        }
+    }
+
     /// The first line ending the document uses ("\n" when it has none).
     static func lineEnding(_ bytes: [UInt8]) -> [UInt8] {
         var i = 0
@@ -128,21 +142,37 @@ enum ByteText {
     }
 
     /// Whitespace-separated tokens of `range`, as byte ranges.
+    /// One pass over the buffer without a bounds check a byte, into an array sized once (a
+    /// report's frame lines are split twice each).
     static func tokens(_ bytes: [UInt8], _ range: Range<Int>, limit: Int = .max) -> [Range<Int>] {
         var result: [Range<Int>] = []
-        var i = range.lowerBound
-        let end = min(range.upperBound, bytes.count)
-        while i < end, result.count < limit {
-            let w = spaceWidth(bytes, i, end)
-            if w > 0 {
-                i += w
-                continue
+        result.reserveCapacity(min(limit, 16))
+        bytes.withUnsafeBufferPointer { b in
+            var i = max(range.lowerBound, 0)
+            let end = min(range.upperBound, b.count)
+            while i < end, result.count < limit {
+                let w = spaceWidth(b, i, end)
+                if w > 0 {
+                    i += w
+                    continue
+                }
+                let s = i
+                i += 1
+                while i < end, spaceWidth(b, i, end) == 0 { i += 1 }
+                result.append(s..<i)
             }
-            let s = i
-            while i < end, spaceWidth(bytes, i, end) == 0 { i += 1 }
-            result.append(s..<i)
         }
         return result
+    }
+
+    /// `spaceWidth` on a buffer whose bounds the caller has checked: 0 <= i, end <= b.count.
+    @inline(__always)
+    private static func spaceWidth(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> Int {
+        guard i < end else { return 0 }
+        let c = b[i]
+        if c == 0x20 || c == 0x09 || c == 0x0B || c == 0x0C { return 1 }
+        if c == 0xC2, i + 1 < end, b[i + 1] == 0xA0 { return 2 }
+        return 0
     }
 
     /// `range` without leading and trailing whitespace.

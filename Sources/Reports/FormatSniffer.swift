@@ -54,8 +54,7 @@ enum FormatSniffer {
                     }
                 }
             }
-            while i < bytes.count, bytes[i] != 0x0A, bytes[i] != 0x0D { i += 1 }
-            i += 1
+            i = ByteText.lineEnd(bytes, from: i) + 1
         }
         return Set(prefixes.indices.filter { found[$0] }.map { prefixes[$0] })
     }
@@ -66,7 +65,7 @@ enum FormatSniffer {
             while case let width = ByteText.spaceWidth(bytes, i, bytes.count), width > 0 { i += width }
             i += ByteText.marginWidth(bytes, i..<bytes.count)
             let start = i
-            while i < bytes.count, bytes[i] != 0x0A, bytes[i] != 0x0D { i += 1 }
+            i = ByteText.lineEnd(bytes, from: i)
             if ByteText.hasPrefix(bytes, at: start, prefix),
                 words.map({ contains(Array(bytes[start..<i]), $0, limit: .max) }) ?? true
             {

@@ -15,16 +15,19 @@ public enum ReportParser {
     public static func parse(_ bytes: [UInt8]) throws -> CrashReport {
         // A report wrapped by a mail client or a chat is read (and written) with its cut frame
         // and image lines joined again (LineWrap).
-        let unwrapped = FormatSniffer.binaryRefusal(bytes) == nil ? LineWrap.unwrap(bytes) : .init(bytes: bytes)
-        var report = try parseUnwrapped(unwrapped.bytes)
+        // Joining lines adds no binary content, so what passes the binary check here passes it
+        // after the unwrapping too.
+        let isText = FormatSniffer.binaryRefusal(bytes) == nil
+        let unwrapped = isText ? LineWrap.unwrap(bytes) : .init(bytes: bytes)
+        var report = try parseUnwrapped(unwrapped.bytes, isText: isText)
         report.notes += unwrapped.notes
         return report
     }
 
-    private static func parseUnwrapped(_ bytes: [UInt8]) throws -> CrashReport {
+    private static func parseUnwrapped(_ bytes: [UInt8], isText: Bool) throws -> CrashReport {
         guard !bytes.isEmpty else { throw SymbolicateError(.badInput, "empty input: no crash report") }
         if PLCrashParser.isPLCrash(bytes) { return try PLCrashParser.parse(bytes) }
-        if let refusal = FormatSniffer.binaryRefusal(bytes) { throw refusal }
+        if !isText, let refusal = FormatSniffer.binaryRefusal(bytes) { throw refusal }
         let lines = ByteText.lines(bytes)
         guard let firstIndex = lines.firstIndex(where: { !ByteText.isBlank(bytes, $0.range) }) else {
             throw SymbolicateError(.badInput, "empty input: only whitespace")
