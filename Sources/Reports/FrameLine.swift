@@ -103,8 +103,7 @@ enum FrameLine {
         {
             return frame
         }
-        let rest = ByteText.string(bytes, ByteText.trim(bytes, column))
-        if let symbolic = describe(rest) {
+        if let symbolic = describe(bytes, ByteText.trim(bytes, column)) {
             frame.symbol = symbolic.symbol
             frame.symbolOffset = symbolic.offset
             frame.sourceFile = symbolic.file
@@ -139,74 +138,137 @@ enum FrameLine {
     /// Interprets a symbol column: nil for the unsymbolicated `0xBASE + OFFSET` form (unless it
     /// carries a KSCrash `(symbol + off)` suffix), else the symbol, offset and file it states.
     static func describe(_ text: String) -> SymbolText? {
+        describe(Array(text.utf8)[...])
+    }
+
+    /// `describe` of `bytes[range]` as `ByteText.string` reads it (a no-break space is a space),
+    /// read as bytes: a report's columns are split without making a String of each first.
+    static func describe(_ bytes: [UInt8], _ range: Range<Int>) -> SymbolText? {
+        let range = range.clamped(to: 0..<bytes.count)
+        if ByteText.firstRange(of: "\u{A0}", in: bytes, range) != nil { return describe(ByteText.string(bytes, range)) }
+        return describe(bytes[range])
+    }
+
+    /// The column's first three words (split at runs of spaces) and, when the column goes on after
+    /// the space that ends the third, the rest: the `0xBASE + OFFSET (symbol + off)` form.
+    private static func describe(_ text: ArraySlice<UInt8>) -> SymbolText? {
         guard !text.isEmpty else { return nil }
-        let parts = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
-        if parts.count >= 3, parts[0].hasPrefix("0x"), UInt64(parts[0].dropFirst(2), radix: 16) != nil, parts[1] == "+"
-        {
-            guard parts.count == 4 else { return nil }
-            let tail = parts[3].trimmingCharacters(in: " \t")
-            guard tail.hasPrefix("("), tail.hasSuffix(")"), tail.count > 2 else { return nil }
-            return symbolText(String(tail.dropFirst().dropLast()))
+        let space = UInt8(ascii: " ")
+        var words: [Range<Int>] = []
+        var i = text.startIndex
+        var rest: Range<Int>? = nil
+        while i < text.endIndex {
+            if text[i] == space {
+                i += 1
+                continue
+            }
+            let start = i
+            while i < text.endIndex, text[i] != space { i += 1 }
+            words.append(start..<i)
+            if words.count == 3 {
+                if i + 1 < text.endIndex { rest = (i + 1)..<text.endIndex }
+                break
+            }
+        }
+        if words.count == 3, isHexAddress(text[words[0]]), text[words[1]].elementsEqual([UInt8(ascii: "+")]) {
+            guard let rest else { return nil }
+            var tail = rest
+            while let f = tail.first, text[f] == space || text[f] == 0x09 { tail = (f + 1)..<tail.upperBound }
+            while let l = tail.last, text[l] == space || text[l] == 0x09 { tail = tail.lowerBound..<l }
+            guard tail.count > 2, text[tail.lowerBound] == UInt8(ascii: "("), text[tail.upperBound - 1] == UInt8(ascii: ")")
+            else { return nil }
+            return symbolText(text[(tail.lowerBound + 1)..<(tail.upperBound - 1)])
         }
         return symbolText(text)
+    }
+
+    /// `0x` and at least one hex digit, fitting 64 bits.
+    private static func isHexAddress(_ word: ArraySlice<UInt8>) -> Bool {
+        guard word.count > 2, word.first == UInt8(ascii: "0"), word[word.startIndex + 1] == UInt8(ascii: "x") else {
+            return false
+        }
+        return UInt64(String(decoding: word.dropFirst(2), as: UTF8.self), radix: 16) != nil
     }
 
     /// Splits `symbol + off (File.m:12)`, `symbol (File.m:12)`, `symbol + off` or `symbol`, and
     /// the forms atos and Xcode's symbolicator print, with the image: `symbol (in Image) (File.m:12)`,
     /// `symbol (in Image) + off`. A file may be `<compiler-generated>` (line 0's file).
     static func symbolText(_ text: String) -> SymbolText {
-        var body = Substring(text)
+        symbolText(Array(text.utf8)[...])
+    }
+
+    /// `symbolText` over bytes: every place the text is cut is an ASCII byte, which no UTF-8
+    /// sequence contains, so each piece decodes as it would have within the whole.
+    private static func symbolText(_ text: ArraySlice<UInt8>) -> SymbolText {
+        let (open, close) = (UInt8(ascii: "("), UInt8(ascii: ")"))
+        var body = text
         var file: String? = nil
         var line: Int? = nil
-        if body.hasSuffix(")"), let open = body.dropLast().lastUnbalanced("(", closedBy: ")") {
-            let inner = body[body.index(after: open)..<body.index(before: body.endIndex)]
-            let before = body[..<open]
-            if before.hasSuffix(" "), looksLikeFile(inner) {
-                if let colon = inner.lastIndex(of: ":"), let n = Int(inner[inner.index(after: colon)...]) {
-                    file = String(inner[..<colon])
+        if body.last == close, let paren = body.dropLast().lastUnbalanced(open, closedBy: close) {
+            let inner = body[(paren + 1)..<(body.endIndex - 1)]
+            let before = body[..<paren]
+            if before.last == UInt8(ascii: " "), looksLikeFile(inner) {
+                if let colon = inner.lastIndex(of: UInt8(ascii: ":")),
+                    let n = Int(String(decoding: inner[(colon + 1)...], as: UTF8.self))
+                {
+                    file = String(decoding: inner[..<colon], as: UTF8.self)
                     line = n
                 } else {
-                    file = String(inner)
+                    file = String(decoding: inner, as: UTF8.self)
                 }
                 body = before.dropLast()
             }
         }
         var offset: UInt64? = nil
         if let plus = lastPlus(body) {
-            let digits = body[body.index(plus, offsetBy: 3)...]
-            if !digits.isEmpty, let v = UInt64(digits) {
+            let digits = body[(plus + 3)...]
+            if !digits.isEmpty, let v = UInt64(String(decoding: digits, as: UTF8.self)) {
                 offset = v
                 body = body[..<plus]
             }
         }
-        if body.hasSuffix(")"), let open = body.dropLast().lastUnbalanced("(", closedBy: ")"),
-            body[open...].hasPrefix("(in "), body[..<open].hasSuffix(" ")
+        if body.last == close, let paren = body.dropLast().lastUnbalanced(open, closedBy: close),
+            body[paren...].starts(with: "(in ".utf8), body[..<paren].last == UInt8(ascii: " ")
         {
-            body = body[..<open].dropLast()
+            body = body[..<paren].dropLast()
         }
-        return SymbolText(symbol: String(body), offset: offset, file: file, line: line)
+        return SymbolText(symbol: String(decoding: body, as: UTF8.self), offset: offset, file: file, line: line)
     }
 
-    private static func lastPlus(_ s: Substring) -> Substring.Index? {
+    /// The index of the space before the last ` + ` of `s` when only digits and spaces follow it.
+    private static func lastPlus(_ s: ArraySlice<UInt8>) -> Int? {
         var i = s.endIndex
         while i > s.startIndex {
-            i = s.index(before: i)
-            if s[i] == "+" {
-                guard i > s.startIndex, s[s.index(before: i)] == " " else { return nil }
-                let after = s.index(after: i)
-                guard after < s.endIndex, s[after] == " " else { return nil }
-                return s.index(before: i)
+            i -= 1
+            let c = s[i]
+            if c == UInt8(ascii: "+") {
+                guard i > s.startIndex, s[i - 1] == UInt8(ascii: " ") else { return nil }
+                guard i + 1 < s.endIndex, s[i + 1] == UInt8(ascii: " ") else { return nil }
+                return i - 1
             }
-            if !(s[i].isNumber || s[i] == " ") { return nil }
+            if !((c >= 0x30 && c <= 0x39) || c == UInt8(ascii: " ")) { return nil }
         }
         return nil
     }
 
-    private static func looksLikeFile(_ s: Substring) -> Bool {
-        guard !s.isEmpty, !s.contains("("), !s.contains(" + "), !s.hasPrefix("in ") else { return false }
-        let name = s.split(separator: ":").first ?? s
-        if name.hasPrefix("<"), name.hasSuffix(">"), name.count > 2 { return true }
-        return name.contains(".") && !name.hasPrefix(".")
+    private static func looksLikeFile(_ s: ArraySlice<UInt8>) -> Bool {
+        guard !s.isEmpty, !s.contains(UInt8(ascii: "(")), !contains(s, " + "), !s.starts(with: "in ".utf8) else {
+            return false
+        }
+        let name = s.split(separator: UInt8(ascii: ":")).first ?? s
+        if name.first == UInt8(ascii: "<"), name.last == UInt8(ascii: ">"), name.count > 2 { return true }
+        return name.contains(UInt8(ascii: ".")) && name.first != UInt8(ascii: ".")
+    }
+
+    private static func contains(_ s: ArraySlice<UInt8>, _ needle: String) -> Bool {
+        let n = Array(needle.utf8)
+        guard s.count >= n.count else { return false }
+        var i = s.startIndex
+        while i + n.count <= s.endIndex {
+            if s[i..<(i + n.count)].elementsEqual(n) { return true }
+            i += 1
+        }
+        return false
     }
 }
 

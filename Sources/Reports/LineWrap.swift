@@ -51,23 +51,35 @@ enum LineWrap {
 
     /// The columns `range` takes as fold counts them: a byte each, a tab to the next multiple of 8.
     static func columns(_ bytes: [UInt8], _ range: Range<Int>) -> Int {
-        var column = 0
-        for i in range {
-            if bytes[i] == 0x09 { column = (column / 8 + 1) * 8 } else if bytes[i] != 0x0D { column += 1 }
+        let range = range.clamped(to: 0..<bytes.count)
+        return bytes.withUnsafeBufferPointer { b in
+            var column = 0
+            for i in range {
+                if b[i] == 0x09 { column = (column / 8 + 1) * 8 } else if b[i] != 0x0D { column += 1 }
+            }
+            return column
         }
-        return column
     }
 
     /// The widest line that holds a blank after its first word: a line that a breaker could
-    /// have cut and did not need to. A line of one long word (a path) may pass the width.
+    /// have cut and did not need to. A line of one long word (a path) may pass the width. Once
+    /// a line is wider than `maxWrapWidth` the document was not wrapped, and the scan stops
+    /// there (most reports have such a line: this runs on every report).
     static func wrapWidth(_ bytes: [UInt8], _ lines: [TextLine]) -> Int {
         var widest = 0
-        for line in lines {
-            let trimmed = ByteText.trim(bytes, line.range)
-            guard ByteText.tokens(bytes, trimmed, limit: 2).count > 1 else { continue }
+        for line in lines where hasTwoWords(bytes, ByteText.trim(bytes, line.range)) {
             widest = max(widest, columns(bytes, line.range))
+            if widest > maxWrapWidth { break }
         }
         return widest
+    }
+
+    /// True when `range` holds a blank between two words (`ByteText.tokens(limit: 2).count > 1`,
+    /// without making the tokens), `range` trimmed.
+    private static func hasTwoWords(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        var i = range.lowerBound
+        while i < range.upperBound, ByteText.spaceWidth(bytes, i, range.upperBound) == 0 { i += 1 }
+        return i < range.upperBound
     }
 
     /// The columns of the first word of `range` (at least 1: a break before a blank).
