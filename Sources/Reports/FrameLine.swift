@@ -175,7 +175,8 @@ enum FrameLine {
             var tail = rest
             while let f = tail.first, text[f] == space || text[f] == 0x09 { tail = (f + 1)..<tail.upperBound }
             while let l = tail.last, text[l] == space || text[l] == 0x09 { tail = tail.lowerBound..<l }
-            guard tail.count > 2, text[tail.lowerBound] == UInt8(ascii: "("), text[tail.upperBound - 1] == UInt8(ascii: ")")
+            guard tail.count > 2, text[tail.lowerBound] == UInt8(ascii: "("),
+                text[tail.upperBound - 1] == UInt8(ascii: ")")
             else { return nil }
             return symbolText(text[(tail.lowerBound + 1)..<(tail.upperBound - 1)])
         }
