@@ -21,8 +21,11 @@ struct LocationTable {
     var count: Int { drained + locations.count }
     /// Index + 1 of the location in each slot; 0 is an empty slot. The count is a power of two
     /// kept at least twice the number of locations.
-    private var slots: [UInt32] = Array(repeating: 0, count: 1024)
-    private var shift: UInt64 = 64 - 10
+    private var slots: [UInt32] = Array(repeating: 0, count: 1 << LocationTable.minimumBits)
+    private var shift: UInt64 = 64 - LocationTable.minimumBits
+    /// The smallest table: 16 slots. Swift's units are walked in tens of thousands of small
+    /// regions, and a table is made or emptied for each, so its size is what each costs.
+    private static let minimumBits: UInt64 = 4
     /// The locations the slots know: from index `first` on (of the whole, drained ones included).
     private var first = 0
 
@@ -30,7 +33,7 @@ struct LocationTable {
     /// builder's locations are typically fewer than half its range boundaries) and grow if needed.
     init(expected: Int = 0) {
         locations.reserveCapacity(expected)
-        var bits: UInt64 = 10
+        var bits = LocationTable.minimumBits
         while (1 << bits) < expected { bits += 1 }
         slots = Array(repeating: 0, count: 1 << bits)
         shift = 64 - bits
@@ -51,7 +54,7 @@ struct LocationTable {
     /// functions are not shared with another's, and a table the size of one unit stays in cache
     /// where one for the whole file (millions of slots) costs a cache miss per lookup.
     mutating func forget(expected: Int) {
-        var bits: UInt64 = 10
+        var bits = LocationTable.minimumBits
         while (1 << bits) < expected { bits += 1 }
         if slots.count == 1 << bits {
             for i in slots.indices { slots[i] = 0 }

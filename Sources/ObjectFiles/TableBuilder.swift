@@ -64,6 +64,12 @@ struct TableBuilder {
         let unique = uniqueIndices.map { symbols[$0] }
         var out: [SymbolInterval] = []
         out.reserveCapacity(unique.count)
+        // A linked Swift program has hundreds of thousands of symbols, most of them named once:
+        // the name index grows once, not by doubling through them. Local symbols come in runs
+        // of one source file's (the STT_FILE before them), so the last file is asked first.
+        names.reserveCapacity(names.count + unique.count)
+        nameIndex.reserveCapacity(nameIndex.count + unique.count)
+        var lastFile: (name: String, index: UInt32)? = nil
         for (i, s) in unique.enumerated() {
             let next = i + 1 < unique.count ? unique[i + 1].address : nil
             var end: UInt64
@@ -77,13 +83,16 @@ struct TableBuilder {
             guard end > s.address else { continue }
             var file = SymbolTable.none
             if let f = s.file, !f.isEmpty {
-                if let known = fileIndex[f] {
+                if let lastFile, lastFile.name == f {
+                    file = lastFile.index
+                } else if let known = fileIndex[f] {
                     file = known
                 } else {
                     file = UInt32(files.count)
                     files.append(f)
                     fileIndex[f] = file
                 }
+                lastFile = (f, file)
             }
             out.append(SymbolInterval(start: s.address, end: end, name: intern(s.name), file: file))
         }
