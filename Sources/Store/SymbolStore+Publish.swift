@@ -116,10 +116,24 @@ extension SymbolStore {
         do {
             let temporary = try TemporaryFile(in: buildsDirectory, suffix: ".sqlite")
             let written = try write(temporary.path)
+            // The checksum reads the file from the page cache while the disk takes it (fsync):
+            // both take about as long, one on a core and one waiting.
+            let path = temporary.path
+            let checksum = Locked<Result<String, any Error>?>(nil)
+            let hashed = DispatchGroup()
+            DispatchQueue.global().async(group: hashed) {
+                let result = Result { try BuildChecksum.of(file: path) }
+                checksum.withLock { $0 = result }
+            }
+            defer { hashed.wait() }
             try temporary.sync()
+            hashed.wait()
+            guard let sha256 = checksum.withLock({ $0 }) else {
+                throw SymbolicateError(.internal, "the build file's checksum was not computed", path: path)
+            }
             return PendingBuild(
                 temporary: temporary, build: written, source: source, byteSize: temporary.size,
-                sha256: try BuildChecksum.of(file: temporary.path))
+                sha256: try sha256.get())
         } catch {
             throw importFailure(error, build, source: source)
         }
