@@ -208,22 +208,50 @@ package final class BuildFileWriter: SymbolTableSink {
             ranges: { try BuildFileWriter.insert(ranges, BuildFile.key($0), $1) })
         let db = try file().db
         try writeMeta(head, db)
-        let files = try db.prepare("INSERT INTO files(id, name) VALUES (?1, ?2)")
-        for (i, name) in head.files.enumerated() {
-            try files.bind(1, Int64(i))
-            try files.bind(2, name)
-            try files.run()
+        try BuildFileWriter.insertRows(db, "files(id, name)", columns: 2, count: head.files.count) { s, i, p in
+            try s.bind(p, Int64(i))
+            try s.bind(p + 1, head.files[i])
         }
-        let functions = try db.prepare("INSERT INTO functions(id, name, entry) VALUES (?1, ?2, ?3)")
-        for (i, f) in head.functions.enumerated() {
-            try functions.bind(1, Int64(i))
-            try functions.bind(2, f.name)
-            try functions.bind(3, Int64(bitPattern: f.entry))
-            try functions.run()
+        try BuildFileWriter.insertRows(db, "functions(id, name, entry)", columns: 3, count: head.functions.count) {
+            s, i, p in
+            try s.bind(p, Int64(i))
+            try s.bind(p + 1, head.functions[i].name)
+            try s.bind(p + 2, Int64(bitPattern: head.functions[i].entry))
         }
         try db.exec("PRAGMA user_version=\(BuildFile.schemaVersion); PRAGMA application_id=\(BuildFile.applicationID)")
         try db.exec("COMMIT")
         open = nil
+    }
+
+    /// Rows 0..<count into `table` (its name and columns, as an INSERT names them), `batch` rows
+    /// a statement: one statement a row costs SQLite a cursor opened and a key sought each time,
+    /// which was most of writing the 180,000 functions of a linked Swift program. `bind` binds
+    /// row `i`'s values from parameter `p` on.
+    static func insertRows(
+        _ db: Database, _ table: String, columns: Int, count: Int, batch: Int = 64,
+        bind: (Statement, _ i: Int, _ p: Int32) throws -> Void
+    ) throws {
+        func statement(rows: Int) throws -> Statement {
+            let row = "(" + (1...columns).map { _ in "?" }.joined(separator: ", ") + ")"
+            return try db.prepare(
+                "INSERT INTO \(table) VALUES " + Array(repeating: row, count: rows).joined(separator: ", "))
+        }
+        var i = 0
+        if count >= batch {
+            let full = try statement(rows: batch)
+            while count - i >= batch {
+                for k in 0..<batch { try bind(full, i + k, Int32(k * columns + 1)) }
+                try full.run()
+                i += batch
+            }
+        }
+        guard i < count else { return }
+        let one = try statement(rows: 1)
+        while i < count {
+            try bind(one, i, 1)
+            try one.run()
+            i += 1
+        }
     }
 
     private func writeMeta(_ head: SymbolTable, _ db: Database) throws {
