@@ -124,6 +124,10 @@ struct Boundaries<A: BoundedInterval, B: BoundedInterval, C: BoundedInterval> {
     private let b: [B]
     private let c: [C]
     private var ia = 0, ib = 0, ic = 0
+    /// The endpoint counts of the three lists, and the endpoint each cursor is at (valid while
+    /// the cursor is below its count): each endpoint is read once, when its cursor reaches it.
+    private var na = 0, nb = 0, nc = 0
+    private var pa: UInt64 = 0, pb: UInt64 = 0, pc: UInt64 = 0
     private var sorted: [UInt64] = []
     private var isorted = 0
     /// The last boundary returned.
@@ -132,6 +136,10 @@ struct Boundaries<A: BoundedInterval, B: BoundedInterval, C: BoundedInterval> {
     init(_ a: [A], _ b: [B], _ c: [C]) {
         if Boundaries.ascends(a), Boundaries.ascends(b), Boundaries.ascends(c) {
             (self.a, self.b, self.c) = (a, b, c)
+            (na, nb, nc) = (2 * a.count, 2 * b.count, 2 * c.count)
+            if na > 0 { pa = a[0].start }
+            if nb > 0 { pb = b[0].start }
+            if nc > 0 { pc = c[0].start }
         } else {
             (self.a, self.b, self.c) = ([], [], [])
             sorted.reserveCapacity(2 * (a.count + b.count + c.count))
@@ -180,22 +188,31 @@ struct Boundaries<A: BoundedInterval, B: BoundedInterval, C: BoundedInterval> {
         }
         var p = UInt64.max
         var found = false
-        if ia < 2 * a.count {
-            p = Boundaries.point(a, ia)
+        if ia < na {
+            p = pa
             found = true
         }
-        if ib < 2 * b.count {
-            p = min(p, Boundaries.point(b, ib))
+        if ib < nb {
+            p = min(p, pb)
             found = true
         }
-        if ic < 2 * c.count {
-            p = min(p, Boundaries.point(c, ic))
+        if ic < nc {
+            p = min(p, pc)
             found = true
         }
         guard found else { return nil }
-        while ia < 2 * a.count, Boundaries.point(a, ia) <= p { ia += 1 }
-        while ib < 2 * b.count, Boundaries.point(b, ib) <= p { ib += 1 }
-        while ic < 2 * c.count, Boundaries.point(c, ic) <= p { ic += 1 }
+        while ia < na, pa <= p {
+            ia += 1
+            if ia < na { pa = Boundaries.point(a, ia) }
+        }
+        while ib < nb, pb <= p {
+            ib += 1
+            if ib < nb { pb = Boundaries.point(b, ib) }
+        }
+        while ic < nc, pc <= p {
+            ic += 1
+            if ic < nc { pc = Boundaries.point(c, ic) }
+        }
         last = p
         return p
     }
