@@ -203,7 +203,9 @@ if ((LARGE)); then
         name="dwarf$dwarf-large"
         wanted "$name" || continue
         say "generating the $name input (only when missing)"
-        variant_dir="$CACHE/synth-large$([[ $dwarf == 4 ]] && echo -dwarf4)"
+        # (An if, not `[[ ]] &&` in a substitution: its status 1 for DWARF 5 would end the script.)
+        variant_dir="$CACHE/synth-large"
+        if [[ $dwarf == 4 ]]; then variant_dir+="-dwarf4"; fi
         stamp="$variant_dir/stamp"
         before="$(stat -c %Y "$stamp" 2>/dev/null || echo none)"
         /usr/bin/time -f '%e %U %S' -o "$WORK/build-$name.time" \
