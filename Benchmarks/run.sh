@@ -121,19 +121,21 @@ calibration_before="$("$HERE/calibrate.sh")"
 # or an ELF) vs gsymutil (and, but for the large inputs, symbolic) on DWARF_FILE; figures in
 # $WORK/variants/NAME/, the order of the table in $WORK/variants/order.
 mkdir -p "$WORK/variants"
+# Runs of each import: a ratio of two medians of 3 moved by a tenth between runs on this machine.
+export IMPORT_RUNS=5
 measure_import() {
     local name="$1" path="$2" file="$3" label="$4" out="$WORK/variants/$1" mb
     mkdir -p "$out"
     mb="$(dwarf_mb "$file")"
     say "import ($name): symbolicate ($mb MB of DWARF)"
-    "${MEASURE[@]}" --runs 3 --before "rm -rf '$WORK/store-$name'" -- \
+    "${MEASURE[@]}" --runs "$IMPORT_RUNS" --before "rm -rf '$WORK/store-$name'" -- \
         "$SYMBOLICATE" import --store "$WORK/store-$name" "$path" >"$out/ours"
     say "import ($name): llvm-gsymutil-14"
-    "${MEASURE[@]}" --runs 3 --before "rm -f '$WORK/$name.gsym'" -- \
+    "${MEASURE[@]}" --runs "$IMPORT_RUNS" --before "rm -f '$WORK/$name.gsym'" -- \
         llvm-gsymutil-14 --convert "$file" --out-file "$WORK/$name.gsym" >"$out/gsym"
     if [[ $name != *large ]]; then
         say "import ($name): symbolic SymCache"
-        "${MEASURE[@]}" --runs 3 -- "$PY" "$HERE/symbolic_bench.py" symcache "$file" "$WORK/$name.symcache" >"$out/symc"
+        "${MEASURE[@]}" --runs "$IMPORT_RUNS" -- "$PY" "$HERE/symbolic_bench.py" symcache "$file" "$WORK/$name.symcache" >"$out/symc"
     fi
     printf 'name: %s\nlabel: %s\ndwarf_mb: %s\n' "$name" "$label" "$mb" >"$out/meta"
     echo "$name" >>"$WORK/variants/order"

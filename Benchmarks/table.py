@@ -49,9 +49,9 @@ def variants(out, directory):
     out.append("### The import, on every shape of DWARF")
     out.append("")
     out.append("Each input imported into an empty store by `symbolicate import` and converted by "
-               "`llvm-gsymutil-14 --convert` (and by symbolic's SymCache, but for the ~200 MB inputs), median of 3 "
+               "`llvm-gsymutil-14 --convert` (and by symbolic's SymCache, but for the ~200 MB inputs), median of %s "
                "runs. Targets: CPU <= %.1f x gsymutil's, wall <= %.1f x, peak RSS <= %d MB at ~200 MB of DWARF."
-               % (TARGET_VARIANT_CPU_RATIO, TARGET_VARIANT_WALL_RATIO, TARGET_VARIANT_LARGE_RSS_MB))
+               % (os.environ.get("IMPORT_RUNS", "3"), TARGET_VARIANT_CPU_RATIO, TARGET_VARIANT_WALL_RATIO, TARGET_VARIANT_LARGE_RSS_MB))
     out.append("")
     out.append("| input | DWARF | CPU: ours / gsymutil / symbolic | CPU ratio | wall: ours / gsymutil | wall ratio "
                "| peak RSS: ours / gsymutil | verdict |")
@@ -108,7 +108,7 @@ def main():
                "ranges in its symbol table), its 60-frame 4-image report, and the Samples' HoldApp/HoldKit "
                "(ios-arm64-dwarf5)." % (env.get("DWARF_MB"), ours_l.get("functions"), ours_l.get("locations"),
                                         ours_l.get("ranges")))
-    out.append("Times are medians (3 runs for imports, 10 for reports) of wall time and of the process's CPU time "
+    out.append("Times are medians (" + env.get("IMPORT_RUNS", "3") + " runs for imports, 10 for reports) of wall time and of the process's CPU time "
                "(user + system); memory is the peak resident set size (rusage `ru_maxrss`, as `/usr/bin/time -v`). "
                "On a machine shared with other work, wall time includes waiting for a core, so the verdicts use "
                "CPU time (lookups: CPU time of the looking-up thread); both are shown.")
