@@ -187,7 +187,8 @@ extension BucketStore {
             return problem(.damaged, "the object has \(size) bytes and its entry says \(row.byteSize); \(reimport)")
         }
         do {
-            guard let path = try fetch(row) else {
+            var checked = false
+            guard let path = try fetch(row, checked: &checked) else {
                 return problem(.missingFile, "the object \(location)/\(row.file) is missing; \(reimport)")
             }
             let info = try BuildFileSource.inspect(path: path, integrity: deep)
@@ -195,8 +196,9 @@ extension BucketStore {
                 cache.forget(row.file)
                 return problem(.damaged, "the object holds \(info.uuid) \(info.arch); \(reimport)")
             }
-            // The copy is read whole (a fresh fetch was checked already; a cached one may have changed since).
-            try BuildChecksum.check(path, expected: row.sha256, what: "the cached copy of the object")
+            // A cached copy is read whole (it may have changed since it was fetched); a fresh fetch
+            // was compared with the checksum as it came in.
+            if !checked { try BuildChecksum.check(path, expected: row.sha256, what: "the cached copy of the object") }
         } catch let mismatch as BuildFile.VersionMismatch {
             cache.forget(row.file)
             return problem(.outdated, "the object has schema version \(mismatch.found); \(reimport)")

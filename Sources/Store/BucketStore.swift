@@ -405,13 +405,23 @@ public final class BucketStore: Sendable {
 
     /// The cached copy of `row`'s build file, fetched when missing; nil when the bucket has no such object.
     func fetch(_ row: StoredBuild) throws -> String? {
+        var checked = false
+        return try fetch(row, checked: &checked)
+    }
+
+    /// `fetch`, setting `checked` when the copy was downloaded now and compared with its checksum
+    /// on the way (a copy already in the cache is returned as it is).
+    func fetch(_ row: StoredBuild, checked: inout Bool) throws -> String? {
         let bucket = location.bucket
         let key = location.key(row.file)
         do {
             let what = "the object \(location)/\(row.file)"
             return try cache.file(
                 for: row.file, expectedSize: row.byteSize > 0 ? row.byteSize : nil,
-                check: { try BuildChecksum.check($0, expected: row.sha256, what: what) },
+                check: {
+                    try BuildChecksum.check($0, expected: row.sha256, what: what)
+                    checked = true
+                },
                 download: { (destination: String) throws(ObjectStorageError) in
                     try client.downloadObject(bucket: bucket, key: key, to: destination)
                 })

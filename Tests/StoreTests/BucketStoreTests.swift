@@ -243,6 +243,23 @@ struct BucketStoreTests {
         #expect(try other.source(for: ids[2], arch: .arm64) != nil)
     }
 
+    @Test func verifyReadsACachedCopyAgain() throws {
+        let id = StoreFixtures.uuid(15)
+        try store.importTable(StoreFixtures.table(StoreFixtures.info(id), functionCount: 30, seed: 15), source: "/x")
+        let other = try freshReplica("verify-cached")
+        // The first verify fetches the object (checked as it comes in) and finds it whole.
+        #expect(try other.verify(deep: false).isHealthy)
+        // The cached copy then changes in place, same size: the next verify reads it again.
+        let row = try #require(try other.row(uuid: id, arch: .arm64))
+        let cached = other.cache.path(for: row.file)
+        var bytes = try #require(FileManager.default.contents(atPath: cached)).map { $0 }
+        bytes[bytes.count - 1] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: cached))
+        let problems = try other.verify(deep: false).problems
+        #expect(problems.map(\.kind) == [.damaged], "\(problems)")
+        #expect(problems.first?.message.contains("SHA-256") == true, "\(problems)")
+    }
+
     @Test func anImportWritesOverADamagedEntry() throws {
         let id = StoreFixtures.uuid(14)
         let entry = store.location.key(BucketStore.metadataKey(uuid: id, arch: .arm64))
