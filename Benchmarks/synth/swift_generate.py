@@ -12,7 +12,8 @@ toolchain's `swiftc -g -O` into one executable, SynthSwift.
 The iOS SDK is not on this machine, so the program is built for Linux: an ELF whose .debug_*
 sections hold the DWARF (version 4, which `swiftc -g` writes on Linux). Against the C++ app's
 Mach-O dSYM this variant therefore changes the DWARF version, the container and the language at
-once. About 40 MB of DWARF by default (850 modules; about 20 minutes on 2 cores) (`--modules N` to try other sizes).
+once. About 40 MB of DWARF by default: 850 modules, about 16 minutes on 2 cores (`--modules N`
+to try other sizes).
 
 Output in <cache>/swift/ (SynthSwift, app.tsv), made only when missing: a stamp records the
 parameters. Usage: swift_generate.py [--cache DIR] [--modules N] [--jobs N]

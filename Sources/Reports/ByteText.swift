@@ -101,11 +101,8 @@ enum ByteText {
     /// Width in bytes of the whitespace starting at `i` (space, tab, U+00A0 as C2 A0), or 0.
     @inline(__always)
     static func spaceWidth(_ bytes: [UInt8], _ i: Int, _ end: Int) -> Int {
-        guard i < end, i >= 0, i < bytes.count else { return 0 }
-        let b = bytes[i]
-        if b == 0x20 || b == 0x09 || b == 0x0B || b == 0x0C { return 1 }
-        if b == 0xC2, i + 1 < end, i + 1 < bytes.count, bytes[i + 1] == 0xA0 { return 2 }
-        return 0
+        guard i >= 0 else { return 0 }
+        return bytes.withUnsafeBufferPointer { spaceWidth($0, i, min(end, $0.count)) }
     }
 
     /// Where the line holding `i` starts: just after the LF or CR before it, or 0.
@@ -141,9 +138,8 @@ enum ByteText {
         return i
     }
 
-    /// Whitespace-separated tokens of `range`, as byte ranges.
-    /// One pass over the buffer without a bounds check a byte, into an array sized once (a
-    /// report's frame lines are split twice each).
+    /// Whitespace-separated tokens of `range`, as byte ranges: one pass over the buffer without a
+    /// bounds check a byte, into an array sized once (a report's frame lines are split twice each).
     static func tokens(_ bytes: [UInt8], _ range: Range<Int>, limit: Int = .max) -> [Range<Int>] {
         var result: [Range<Int>] = []
         result.reserveCapacity(min(limit, 16))
@@ -167,7 +163,7 @@ enum ByteText {
 
     /// `spaceWidth` on a buffer whose bounds the caller has checked: 0 <= i, end <= b.count.
     @inline(__always)
-    private static func spaceWidth(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> Int {
+    fileprivate static func spaceWidth(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> Int {
         guard i < end else { return 0 }
         let c = b[i]
         if c == 0x20 || c == 0x09 || c == 0x0B || c == 0x0C { return 1 }

@@ -253,23 +253,14 @@ enum FrameLine {
     }
 
     private static func looksLikeFile(_ s: ArraySlice<UInt8>) -> Bool {
-        guard !s.isEmpty, !s.contains(UInt8(ascii: "(")), !contains(s, " + "), !s.starts(with: "in ".utf8) else {
+        guard !s.isEmpty, !s.contains(UInt8(ascii: "(")),
+            ByteText.firstRange(of: " + ", in: Array(s), 0..<s.count) == nil, !s.starts(with: "in ".utf8)
+        else {
             return false
         }
         let name = s.split(separator: UInt8(ascii: ":")).first ?? s
         if name.first == UInt8(ascii: "<"), name.last == UInt8(ascii: ">"), name.count > 2 { return true }
         return name.contains(UInt8(ascii: ".")) && name.first != UInt8(ascii: ".")
-    }
-
-    private static func contains(_ s: ArraySlice<UInt8>, _ needle: String) -> Bool {
-        let n = Array(needle.utf8)
-        guard s.count >= n.count else { return false }
-        var i = s.startIndex
-        while i + n.count <= s.endIndex {
-            if s[i..<(i + n.count)].elementsEqual(n) { return true }
-            i += 1
-        }
-        return false
     }
 }
 

@@ -125,9 +125,9 @@ extension SymbolStore {
                 let result = Result { try BuildChecksum.of(file: path) }
                 checksum.withLock { $0 = result }
             }
-            defer { hashed.wait() }
-            try temporary.sync()
+            let synced = Result { try temporary.sync() }
             hashed.wait()
+            try synced.get()
             guard let sha256 = checksum.withLock({ $0 }) else {
                 throw SymbolicateError(.internal, "the build file's checksum was not computed", path: path)
             }
