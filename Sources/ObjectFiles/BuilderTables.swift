@@ -26,8 +26,11 @@ struct LocationTable {
     /// The smallest table: 16 slots. Swift's units are walked in tens of thousands of small
     /// regions, and a table is made or emptied for each, so its size is what each costs.
     private static let minimumBits: UInt64 = 4
-    /// The locations the slots know: from index `first` on (of the whole, drained ones included).
+    /// The locations the slots know: from index `first` on (of the whole, drained ones included),
+    /// up to `indexed`; those from `indexed` on were appended as known to be new
+    /// (`appendNew`), and are indexed when `intern` next looks.
     private var first = 0
+    private var indexed = 0
 
     /// `expected` bounds the number of locations from above; slots are sized for half of it (a
     /// builder's locations are typically fewer than half its range boundaries) and grow if needed.
@@ -63,21 +66,23 @@ struct LocationTable {
         }
         shift = 64 - bits
         first = count
+        indexed = count
     }
 
-    /// Hands out the locations before the last `forget` (which nothing looks at again) and
-    /// drops them from memory.
-    mutating func drain() -> ArraySlice<SymbolTable.Location> {
+    /// Hands the locations before the last `forget` (which nothing looks at again) to `body`
+    /// and drops them from memory, keeping the array's capacity for the next ones (`body` must
+    /// not keep the slice, or the array is copied).
+    mutating func drain(_ body: (ArraySlice<SymbolTable.Location>) throws -> Void) rethrows {
         let n = first - drained
-        guard n > 0 else { return [] }
-        let out = locations[..<n]
+        guard n > 0 else { return }
+        try body(locations[..<n])
         locations.removeFirst(n)
         drained = first
-        return out
     }
 
     /// The index of `location`, appended when it is new.
     mutating func intern(_ location: SymbolTable.Location) -> UInt32 {
+        if indexed < count { indexAppended() }
         if (count - first + 1) * 2 > slots.count { grow() }
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: LocationTable.hash(location) >> shift)
@@ -87,6 +92,7 @@ struct LocationTable {
                 let index = UInt32(count)
                 locations.append(location)
                 slots[slot] = index + 1
+                indexed = count
                 return index
             }
             if locations[Int(s - 1) - drained] == location { return s - 1 }
@@ -94,11 +100,34 @@ struct LocationTable {
         }
     }
 
+    /// Appends `location`, which the caller knows differs from every location since the last
+    /// `forget`, without looking: its index. A later `intern` finds it all the same.
+    mutating func appendNew(_ location: SymbolTable.Location) -> UInt32 {
+        locations.append(location)
+        return UInt32(count - 1)
+    }
+
+    /// Puts the locations `appendNew` added into the slots.
+    private mutating func indexAppended() {
+        while (count - first + 1) * 2 > slots.count {
+            slots = Array(repeating: 0, count: slots.count * 2)
+            shift -= 1
+            indexed = first
+        }
+        insert(indexed..<count)
+        indexed = count
+    }
+
     private mutating func grow() {
         slots = Array(repeating: 0, count: slots.count * 2)
         shift -= 1
+        insert(first..<indexed)
+    }
+
+    /// Puts locations `range` (indices of the whole) into the slots; none of them is there yet.
+    private mutating func insert(_ range: Range<Int>) {
         let mask = slots.count - 1
-        for i in first..<count {
+        for i in range {
             let l = locations[i - drained]
             var slot = Int(truncatingIfNeeded: LocationTable.hash(l) >> shift)
             while slots[slot] != 0 { slot = (slot + 1) & mask }

@@ -74,6 +74,9 @@ final class PreparedUnit: @unchecked Sendable {
     let locationMap: UnsafeMutableBufferPointer<UInt32>
     private var regions: [Region]
     private var next = 0
+    /// Whether the merge has so far renumbered this unit's functions and files one-to-one
+    /// within each region (see TableBuilder.merge).
+    var oneToOne = true
 
     init(
         cache: NodeCache, functions: [SymbolTable.Function], functionTableNames: [UInt32],

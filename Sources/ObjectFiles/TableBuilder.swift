@@ -43,10 +43,6 @@ struct TableBuilder {
         return i
     }
 
-    private mutating func location(_ fn: UInt32, _ file: UInt32, _ line: UInt32, _ parent: UInt32) -> UInt32 {
-        locationTable.intern(SymbolTable.Location(function: fn, file: file, line: line, parent: parent))
-    }
-
     /// llvm-symbolizer's symbol lookup as intervals: aliases collapse to the largest (then last)
     /// one; a symbol reaches its size, or the next symbol when it has none.
     private mutating func symbolIntervals(_ symbols: [RawSymbol]) -> [SymbolInterval] {
@@ -120,9 +116,16 @@ struct TableBuilder {
 
     /// Adds `unit`'s next region, as UnitWalker walked it: its new locations renumbered and
     /// interned in the order they were made (functions, files and parents renumbered on the
-    /// way), then its ranges.
+    /// way), then its ranges. The walk made each of a region's locations once, so renumbered
+    /// they stay distinct, and are appended without looking them up, as long as the
+    /// renumbering is one-to-one in the region: no two of the unit's functions (or files)
+    /// become one of the table's. Where two do (a symbol's function and a DIE's of one name and
+    /// entry, a symbol's file and a line table's of one path), two locations may become one,
+    /// and from there on the unit's locations are interned (later locations' parents may be
+    /// such a pair).
     private mutating func merge(_ unit: PreparedUnit) {
         guard let region = unit.nextRegion() else { return }
+        regionSerial += 1
         locationTable.forget(expected: region.locations.count)
         for i in region.locations {
             let l = unit.locations[i]
@@ -138,7 +141,14 @@ struct TableBuilder {
                 file = unit.cache.file(file & ~UnitWalker.unitFileMark)
             }
             let parent = l.parent == SymbolTable.none ? SymbolTable.none : unit.locationMap[Int(l.parent)]
-            unit.locationMap[i] = location(fn, file, l.line, parent)
+            let location = SymbolTable.Location(function: fn, file: file, line: l.line, parent: parent)
+            if unit.oneToOne {
+                unit.oneToOne =
+                    TableBuilder.claim(&functionOwner, fn, as: l.function, in: regionSerial)
+                    && (file == SymbolTable.none
+                        || TableBuilder.claim(&fileOwner, file, as: l.file, in: regionSerial))
+            }
+            unit.locationMap[i] = unit.oneToOne ? locationTable.appendNew(location) : locationTable.intern(location)
         }
         for r in region.ranges {
             append(r.start, r.location == SymbolTable.none ? SymbolTable.none : unit.locationMap[Int(r.location)])
@@ -146,12 +156,34 @@ struct TableBuilder {
         if let p = region.lastPoint { lastPoint = max(lastPoint ?? p, p) }
     }
 
+    /// The number of regions merged so far: the current one's serial.
+    private var regionSerial: UInt32 = 0
+    /// For each of the table's functions and files, the region (serial) that last renumbered a
+    /// unit's own into it, and which of the unit's own (high and low 32 bits).
+    private var functionOwner: [UInt64] = []
+    private var fileOwner: [UInt64] = []
+
+    /// Records that the current region's unit's `number` becomes the table's `index`: false
+    /// when another of the unit's numbers became it in this region.
+    @inline(__always)
+    private static func claim(_ owners: inout [UInt64], _ index: UInt32, as number: UInt32, in region: UInt32)
+        -> Bool
+    {
+        let i = Int(index)
+        if i >= owners.count {
+            owners.append(contentsOf: repeatElement(0, count: max(i + 1 - owners.count, owners.count)))
+        }
+        let owner = UInt64(region) << 32 | UInt64(number)
+        let previous = owners[i]
+        owners[i] = owner
+        return previous >> 32 != UInt64(region) || previous == owner
+    }
+
     /// Hands the sink the locations and ranges nothing will change any more: locations before
     /// the current region's, and every range but the last (the next may still replace it).
     private mutating func flush() throws {
         guard let sink else { return }
-        let locations = locationTable.drain()
-        if !locations.isEmpty { try sink.take(locations: locations) }
+        try locationTable.drain { try sink.take(locations: $0) }
         if ranges.count > 1 {
             try sink.take(ranges: ranges[..<(ranges.count - 1)])
             ranges.removeFirst(ranges.count - 1)
