@@ -66,8 +66,8 @@ final class PreparedUnit: @unchecked Sendable {
 
     let cache: NodeCache
     let functions: [SymbolTable.Function]
-    /// The table's name of each function made from a symbol (SymbolTable.none for a DIE's).
-    let functionTableNames: [UInt32]
+    /// The table's symbol each function was made from (SymbolTable.none for a DIE's).
+    let functionSymbols: [UInt32]
     let locations: [SymbolTable.Location]
     /// Owned buffers, as NodeCache's are (the merge writes them once per location).
     let functionMap: UnsafeMutableBufferPointer<UInt32>
@@ -79,12 +79,12 @@ final class PreparedUnit: @unchecked Sendable {
     var oneToOne = true
 
     init(
-        cache: NodeCache, functions: [SymbolTable.Function], functionTableNames: [UInt32],
+        cache: NodeCache, functions: [SymbolTable.Function], functionSymbols: [UInt32],
         locations: [SymbolTable.Location], regions: [Region]
     ) {
         self.cache = cache
         self.functions = functions
-        self.functionTableNames = functionTableNames
+        self.functionSymbols = functionSymbols
         self.locations = locations
         self.regions = regions
         functionMap = .allocate(capacity: functions.count)

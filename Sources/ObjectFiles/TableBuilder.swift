@@ -43,6 +43,12 @@ struct TableBuilder {
         return i
     }
 
+    /// The table's function of symbol `i`, found once by name and entry and then by the symbol.
+    private mutating func symbolFunction(_ i: Int) -> UInt32 {
+        if symbolFunctions[i] == SymbolTable.none { symbolFunctions[i] = function(symbols[i].name, symbols[i].start) }
+        return symbolFunctions[i]
+    }
+
     /// llvm-symbolizer's symbol lookup as intervals: aliases collapse to the largest (then last)
     /// one; a symbol reaches its size, or the next symbol when it has none.
     private mutating func symbolIntervals(_ symbols: [RawSymbol]) -> [SymbolInterval] {
@@ -96,6 +102,8 @@ struct TableBuilder {
     }
 
     private var symbols: [SymbolInterval] = []
+    /// The table's function of each symbol, once a walk has used it (SymbolTable.none before).
+    private var symbolFunctions: [UInt32] = []
     private var ranges: [SymbolTable.Range] = []
     /// The largest interval end seen (where the table's last range closes).
     private var lastPoint: UInt64?
@@ -111,7 +119,7 @@ struct TableBuilder {
     /// Walks `lo..<hi` (hi nil: to the end of the address space), which no unit covers, and
     /// merges it at once: only the symbols speak there.
     private mutating func walkSymbols(_ lo: UInt64, _ hi: UInt64?) {
-        merge(UnitWalker.walkSymbols(lo, hi, symbols: symbols, symbolNames: names))
+        merge(UnitWalker.walkSymbols(lo, hi, symbols: symbols))
     }
 
     /// Adds `unit`'s next region, as UnitWalker walked it: its new locations renumbered and
@@ -131,9 +139,13 @@ struct TableBuilder {
             let l = unit.locations[i]
             var fn = unit.functionMap[Int(l.function)]
             if fn == SymbolTable.none {
-                let f = unit.functions[Int(l.function)]
-                let tableName = unit.functionTableNames[Int(l.function)]
-                fn = function(tableName != SymbolTable.none ? tableName : intern(f.name), f.entry)
+                let symbol = unit.functionSymbols[Int(l.function)]
+                if symbol != SymbolTable.none {
+                    fn = symbolFunction(Int(symbol))
+                } else {
+                    let f = unit.functions[Int(l.function)]
+                    fn = function(intern(f.name), f.entry)
+                }
                 unit.functionMap[Int(l.function)] = fn
             }
             var file = l.file
@@ -298,6 +310,7 @@ struct TableBuilder {
         self.sink = sink
         cache?.mapFiles(into: &self)
         self.symbols = symbolIntervals(symbols)
+        symbolFunctions = Array(repeating: SymbolTable.none, count: self.symbols.count)
     }
 
     /// The table from a whole file's DebugInfo, read at once (libdwarf's reader and tests).
@@ -315,7 +328,7 @@ struct TableBuilder {
             guard let mine = owned[u.offset] else { continue }
             let (pieces, lines) = prepare(info, u, owned: mine)
             prepared[u.offset] = UnitWalker.walkUnit(
-                cache, pieces: pieces, lines: lines, owned: mine, symbols: b.symbols, symbolNames: b.names)
+                cache, pieces: pieces, lines: lines, owned: mine, symbols: b.symbols)
         }
         // One batch holding every unit.
         var all: [UInt64] = []
@@ -344,7 +357,6 @@ struct TableBuilder {
         let owned = owned(regions)
         let batches = batches(regions, batchBytes: DebugInfoReader.batchBytes) { stream.size(ofUnitAt: $0) }
         let symbols = b.symbols
-        let symbolNames = b.names
         // Batch k + 1 is read (and its units walked) on other threads while this one merges
         // batch k: the merge and the build-file writing are the serial part of an import.
         let reader = BatchPipeline(count: batches.count) { i in
@@ -357,8 +369,7 @@ struct TableBuilder {
                 slim.lines = []
                 slim.sequences = []
                 return UnitWalker.walkUnit(
-                    NodeCache(slim), pieces: pieces, lines: lines, owned: mine, symbols: symbols,
-                    symbolNames: symbolNames)
+                    NodeCache(slim), pieces: pieces, lines: lines, owned: mine, symbols: symbols)
             }
             return zip(batch, parts).compactMap { offset, part in part.map { (offset, $0) } }
         } between: {

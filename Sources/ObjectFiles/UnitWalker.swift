@@ -15,21 +15,21 @@ struct UnitWalker {
     /// Marks a file number as the unit's own (TableBuilder renumbers it into the table's files).
     static let unitFileMark: UInt32 = 1 << 31
 
-    /// The unit's names, then the symbols' names and "??" as the walk uses them.
+    /// The unit's names, then "??" if the walk uses it.
     private var names: [String]
     /// Names the walk added by text ("??"); the unit's own are numbered by the reader.
     private var nameIndex: [String: UInt32] = [:]
     private var functions: [SymbolTable.Function] = []
-    /// The table's name of each function made from a symbol (SymbolTable.none for a DIE's), so
-    /// that the merge needs no hashing of the text to find it.
-    private var functionTableNames: [UInt32] = []
+    /// The symbol (the table's index) each function was made from (SymbolTable.none for a
+    /// DIE's), so that the merge finds it by the symbol, neither by name nor by hashing; such a
+    /// function's name here is empty (the table has it).
+    private var functionSymbols: [UInt32] = []
     private var functionIndex = FunctionIndex()
+    /// The function of each of `functionIndex`'s keys.
+    private var indexedFunctions: [UInt32] = []
     private var locationTable = LocationTable()
-    /// The table's symbols (sorted, disjoint) and names, which the symbols' names index.
+    /// The table's symbols (sorted, disjoint).
     private let symbols: [TableBuilder.SymbolInterval]
-    private let symbolNames: [String]
-    /// The walk's number of each symbol name it has used, by the table's number.
-    private var symbolNameMap = OffsetMap()
     /// The function of each symbol from `symbolBase` on, once interned (SymbolTable.none before).
     private var symbolFunctions: [UInt32] = []
     private var symbolBase = 0
@@ -40,10 +40,9 @@ struct UnitWalker {
     private var lastPoint: UInt64?
     private var unknown: UInt32?
 
-    private init(names: [String], symbols: [TableBuilder.SymbolInterval], symbolNames: [String]) {
+    private init(names: [String], symbols: [TableBuilder.SymbolInterval]) {
         self.names = names
         self.symbols = symbols
-        self.symbolNames = symbolNames
     }
 
     /// Walks one unit's regions (`owned`, ascending; `pieces` and `lines` inside them), keeping
@@ -52,12 +51,12 @@ struct UnitWalker {
     /// would, so the table is the same; only the renumbering stays serial.
     static func walkUnit(
         _ cache: NodeCache, pieces: [TableBuilder.ScopeInterval], lines: [DebugInfo.LineInterval],
-        owned: [(start: UInt64, end: UInt64)], symbols: [TableBuilder.SymbolInterval], symbolNames: [String]
+        owned: [(start: UInt64, end: UInt64)], symbols: [TableBuilder.SymbolInterval]
     ) -> PreparedUnit {
         // The unit's names number its functions' names (a text stored at two places is two
         // names here, one again once merged); symbols' names and "??" are added after them, as
         // other names, when they are used.
-        var w = UnitWalker(names: cache.info.names, symbols: symbols, symbolNames: symbolNames)
+        var w = UnitWalker(names: cache.info.names, symbols: symbols)
         if let first = owned.first, let last = owned.last {
             w.symbolBase = firstSymbol(symbols, endingAfter: first.start)
             let end = firstSymbol(symbols, startingAtOrAfter: last.end)
@@ -90,9 +89,9 @@ struct UnitWalker {
     /// Walks `lo..<hi` (hi nil: to the end of the address space), which no unit covers: only
     /// the symbols speak there.
     static func walkSymbols(
-        _ lo: UInt64, _ hi: UInt64?, symbols: [TableBuilder.SymbolInterval], symbolNames: [String]
+        _ lo: UInt64, _ hi: UInt64?, symbols: [TableBuilder.SymbolInterval]
     ) -> PreparedUnit {
-        var w = UnitWalker(names: [], symbols: symbols, symbolNames: symbolNames)
+        var w = UnitWalker(names: [], symbols: symbols)
         w.symbolBase = firstSymbol(symbols, endingAfter: lo)
         let end = hi.map { firstSymbol(symbols, startingAtOrAfter: $0) } ?? symbols.count
         w.symbolFunctions = Array(repeating: SymbolTable.none, count: max(0, end - w.symbolBase))
@@ -117,7 +116,7 @@ struct UnitWalker {
 
     private func prepared(_ cache: NodeCache, _ regions: [PreparedUnit.Region]) -> PreparedUnit {
         PreparedUnit(
-            cache: cache, functions: functions, functionTableNames: functionTableNames,
+            cache: cache, functions: functions, functionSymbols: functionSymbols,
             locations: locationTable.locations, regions: regions)
     }
 
@@ -134,14 +133,15 @@ struct UnitWalker {
         symbols.partitioningIndex { $0.start >= address }
     }
 
-    private mutating func function(_ name: UInt32, _ entry: UInt64, tableName: UInt32 = SymbolTable.none)
-        -> UInt32
-    {
-        if let i = functionIndex.find(name, entry) { return i }
+    /// The function of a DIE (or "??"): `functionIndex` knows these only, so its numbers are
+    /// positions in `indexedFunctions`.
+    private mutating func function(_ name: UInt32, _ entry: UInt64) -> UInt32 {
+        if let k = functionIndex.find(name, entry) { return indexedFunctions[Int(k)] }
         let i = UInt32(functions.count)
         functions.append(SymbolTable.Function(name: names[Int(name)], entry: entry))
-        functionTableNames.append(tableName)
+        functionSymbols.append(SymbolTable.none)
         functionIndex.add(name, entry)
+        indexedFunctions.append(i)
         return i
     }
 
@@ -149,22 +149,14 @@ struct UnitWalker {
         locationTable.intern(SymbolTable.Location(function: fn, file: file, line: line, parent: parent))
     }
 
-    /// The function of symbol `i`, interned once. Symbols' names are the table's (each text
-    /// once); the walk adds each one it uses to its own names once, known by the table's number,
-    /// not by hashing the text.
+    /// The function of symbol `i`, made once (symbols are unique by address, so no other
+    /// function of the walk has its name and entry).
     private mutating func symbolFunction(_ i: Int) -> UInt32 {
         let slot = i - symbolBase
         if symbolFunctions[slot] != SymbolTable.none { return symbolFunctions[slot] }
-        let tableName = symbols[i].name
-        let name: UInt32
-        if let known = symbolNameMap[UInt64(tableName)] {
-            name = known
-        } else {
-            name = UInt32(names.count)
-            names.append(symbolNames[Int(tableName)])
-            symbolNameMap.set(UInt64(tableName), name)
-        }
-        let fn = function(name, symbols[i].start, tableName: tableName)
+        let fn = UInt32(functions.count)
+        functions.append(SymbolTable.Function(name: "", entry: symbols[i].start))
+        functionSymbols.append(UInt32(i))
         symbolFunctions[slot] = fn
         return fn
     }
