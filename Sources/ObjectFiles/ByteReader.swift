@@ -326,6 +326,16 @@ struct ByteReader {
         return try r.cString()
     }
 
+    /// The NUL-terminated string at `at` without its first byte when that is `prefix` (Mach-O's
+    /// leading underscore), decoded once.
+    func string(at: Int, droppingPrefix prefix: UInt8) throws -> String {
+        var r = self
+        try r.seek(at)
+        let bytes = try r.bytesBeforeNUL()
+        let text = bytes.first == prefix ? UnsafeRawBufferPointer(rebasing: bytes.dropFirst()) : bytes
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// A fixed-width field padded with NULs (Mach-O segment and section names).
     mutating func fixedString(_ n: Int) throws -> String {
         let raw = try bytes(n)

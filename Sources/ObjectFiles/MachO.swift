@@ -145,8 +145,9 @@ struct MachOFile {
             _ = try r.u16()
             let value = is64 ? try r.u64() : UInt64(try r.u32())
             guard type & N_STAB == 0, type & N_TYPE == N_SECT, sect > 0, Int(sect) <= sections.count else { continue }
-            guard Int(strx) < strings.count, let raw = try? strings.string(at: Int(strx)) else { continue }
-            let name = raw.hasPrefix("_") ? String(raw.dropFirst()) : raw
+            guard Int(strx) < strings.count,
+                let name = try? strings.string(at: Int(strx), droppingPrefix: UInt8(ascii: "_"))
+            else { continue }
             found.append((value, Int(sect) - 1, name, type & N_EXT != 0))
         }
         // Sizes: distance to the next distinct address in the same section, or to its end.

@@ -52,18 +52,21 @@ struct TableBuilder {
     /// llvm-symbolizer's symbol lookup as intervals: aliases collapse to the largest (then last)
     /// one; a symbol reaches its size, or the next symbol when it has none.
     private mutating func symbolIntervals(_ symbols: [RawSymbol]) -> [SymbolInterval] {
-        let order = symbols.indices.sorted {
-            (symbols[$0].address, symbols[$0].size, $0) < (symbols[$1].address, symbols[$1].size, $1)
-        }
-        var uniqueIndices: [Int] = []
-        for i in order {
-            if let last = uniqueIndices.last, symbols[last].address == symbols[i].address {
-                uniqueIndices[uniqueIndices.count - 1] = i
+        // Sorted as (address, size, index) keys: sorting indices by a comparison that reads the
+        // symbols copies each one's strings (a retain and a release) at every comparison.
+        var keys: [(address: UInt64, size: UInt64, index: Int)] = []
+        keys.reserveCapacity(symbols.count)
+        for i in symbols.indices { keys.append((symbols[i].address, symbols[i].size, i)) }
+        keys.sort { ($0.address, $0.size, $0.index) < ($1.address, $1.size, $1.index) }
+        var unique: [(address: UInt64, size: UInt64, index: Int)] = []
+        unique.reserveCapacity(keys.count)
+        for k in keys {
+            if let last = unique.last, last.address == k.address {
+                unique[unique.count - 1] = k
             } else {
-                uniqueIndices.append(i)
+                unique.append(k)
             }
         }
-        let unique = uniqueIndices.map { symbols[$0] }
         var out: [SymbolInterval] = []
         out.reserveCapacity(unique.count)
         // A linked Swift program has hundreds of thousands of symbols, most of them named once:
@@ -84,7 +87,7 @@ struct TableBuilder {
             }
             guard end > s.address else { continue }
             var file = SymbolTable.none
-            if let f = s.file, !f.isEmpty {
+            if let f = symbols[s.index].file, !f.isEmpty {
                 if let lastFile, lastFile.name == f {
                     file = lastFile.index
                 } else if let known = fileIndex[f] {
@@ -96,7 +99,7 @@ struct TableBuilder {
                 }
                 lastFile = (f, file)
             }
-            out.append(SymbolInterval(start: s.address, end: end, name: intern(s.name), file: file))
+            out.append(SymbolInterval(start: s.address, end: end, name: intern(symbols[s.index].name), file: file))
         }
         return out
     }
