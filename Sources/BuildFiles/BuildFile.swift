@@ -159,10 +159,13 @@ package final class BuildFileWriter: SymbolTableSink {
     package init(path: String) throws {
         self.path = path
         let db = try Database(path: path, mode: .readWrite)
+        // A small page cache: full pages go to the file as the import goes (SQLite spills them;
+        // no journal to keep), on the thread that merges while others read, instead of all at
+        // the commit, after the last unit, when nothing else runs.
         try db.exec(
             """
             PRAGMA page_size=\(BuildFile.pageSize); PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;
-            PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192; PRAGMA temp_store=MEMORY;
+            PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-1024; PRAGMA temp_store=MEMORY;
             """)
         try db.exec("BEGIN")
         try db.exec(BuildFile.schema)

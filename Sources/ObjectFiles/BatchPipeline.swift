@@ -41,17 +41,42 @@ final class BatchPipeline<T>: @unchecked Sendable {
             result = Result { try produce(index) }
         }
         between()
-        if index + 1 < count, case .success = result {
-            ahead = index + 1
-            let produce = self.produce
-            let produced = self.produced
-            let done = self.done
-            DispatchQueue.global().async {
-                let r = Result { try produce(index + 1) }
-                produced.withLock { $0 = r }
-                done.signal()
-            }
-        }
+        if index + 1 < count, case .success = result { launch(index + 1) }
         return try result.get()
+    }
+
+    /// Starts producing result 0 on another thread, so that the caller can do other work
+    /// before it takes it; call before the first `take`.
+    func start() {
+        if ahead == nil, count > 0 { launch(0) }
+    }
+
+    private func launch(_ index: Int) {
+        ahead = index
+        let produce = self.produce
+        let produced = self.produced
+        let done = self.done
+        DispatchQueue.global().async {
+            let r = Result { try produce(index) }
+            produced.withLock { $0 = r }
+            done.signal()
+        }
+    }
+}
+
+/// A value set once by one thread and waited for by others.
+final class Gate<T: Sendable>: Sendable {
+    private let value = Locked<T?>(nil)
+    private let opened = Locked<T?>.Condition()
+
+    /// Sets the value (once) and wakes every thread waiting for it.
+    func open(_ v: T) {
+        value.withLock { $0 = v }
+        opened.broadcast()
+    }
+
+    /// The value, once `open` has set it.
+    func wait() -> T {
+        value.wait(on: opened, until: { $0 != nil }, then: { $0! })
     }
 }

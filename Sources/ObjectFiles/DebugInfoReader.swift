@@ -174,7 +174,7 @@ final class DebugInfoStream: @unchecked Sendable {
     let arangeEntries: [AddressRangeTable.Entry]
     let arangeUnits: Set<UInt64>
     private let shared: SharedSections
-    private let threads: Int
+    let threads: Int
     private let unitIndex: [UInt64: Int]
 
     init(sections: [String: ByteReader], threads: Int) throws {

@@ -33,7 +33,7 @@ public struct ObjectSlice: Sendable {
             let file = format.reader
             let debug = info.kind == .debugInfo ? try file.debugSections() : nil
             return try ObjectSlice.build(
-                info, debug, pointerSize: file.is64 ? 8 : 4, symbols: try file.symbols(), backend, sink: sink)
+                info, debug, pointerSize: file.is64 ? 8 : 4, symbols: { try file.symbols() }, backend, sink: sink)
         } catch let error as DecodeError {
             throw SymbolicateError(.badInput, "corrupt \(info.arch) slice: \(error.description)", path: info.path)
         }
@@ -41,11 +41,12 @@ public struct ObjectSlice: Sendable {
 }
 
 extension ObjectSlice {
-    /// Builds the table from the DWARF in `sections` (nil: symbols only), then lets their
-    /// mapped pages go. Our own reader streams the units through the builder a batch at a time;
-    /// libdwarf's reads the whole file first.
+    /// Builds the table from the DWARF in `sections` (nil: symbols only) and the symbols
+    /// `symbols` reads, then lets their mapped pages go. Our own reader streams the units
+    /// through the builder a batch at a time (reading the first batch while the symbols are
+    /// read); libdwarf's reads the whole file first.
     fileprivate static func build(
-        _ info: BuildInfo, _ sections: [String: ByteReader]?, pointerSize: Int, symbols: [RawSymbol],
+        _ info: BuildInfo, _ sections: [String: ByteReader]?, pointerSize: Int, symbols: () throws -> [RawSymbol],
         _ backend: DebugInfoReader.Backend, sink: SymbolTableSink?
     ) throws -> SymbolTable {
         /// A table built whole, handed to the sink at once (symbol tables are small; libdwarf's
@@ -59,7 +60,9 @@ extension ObjectSlice {
             head.ranges = []
             return head
         }
-        guard let sections else { return try whole(TableBuilder.build(build: info, debugInfo: nil, symbols: symbols)) }
+        guard let sections else {
+            return try whole(TableBuilder.build(build: info, debugInfo: nil, symbols: symbols()))
+        }
         defer { for s in sections.values { s.releaseResidentPages() } }
         switch backend {
         case .own(let threads):
@@ -68,7 +71,7 @@ extension ObjectSlice {
         case .libdwarf:
             let debug = try DebugInfoReader.read(sections: sections, pointerSize: pointerSize, backend: backend)
             for s in sections.values { s.releaseResidentPages() }
-            return try whole(TableBuilder.build(build: info, debugInfo: debug, symbols: symbols))
+            return try whole(TableBuilder.build(build: info, debugInfo: debug, symbols: symbols()))
         }
     }
 }

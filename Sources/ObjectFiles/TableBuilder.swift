@@ -346,12 +346,43 @@ struct TableBuilder {
         }
     }
 
-    /// The table from `stream`, read a batch of units at a time on `threads` threads. With a
-    /// `sink`, locations and ranges go to it as each batch is done (see `finish`).
+    /// A unit read and cut into the regions it owns, not yet walked.
+    private struct ReadUnit: Sendable {
+        let info: DebugInfo
+        let pieces: [ScopeInterval]
+        let lines: [DebugInfo.LineInterval]
+        let owned: [(start: UInt64, end: UInt64)]
+
+        func walk(_ symbols: [SymbolInterval]) -> PreparedUnit {
+            UnitWalker.walkUnit(NodeCache(info), pieces: pieces, lines: lines, owned: owned, symbols: symbols)
+        }
+    }
+
+    /// `units` walked on `threads` threads, in the order given.
+    private static func walkAll(_ units: [ReadUnit?], symbols: [SymbolInterval], threads: Int) -> [PreparedUnit?] {
+        let walked = Locked<(parts: [PreparedUnit?], next: Int)>((Array(repeating: nil, count: units.count), 0))
+        DispatchQueue.concurrentPerform(iterations: max(1, min(threads, units.count))) { _ in
+            while true {
+                let k = walked.withLock { state in
+                    defer { state.next += 1 }
+                    return state.next
+                }
+                guard k < units.count else { return }
+                guard let unit = units[k] else { continue }
+                let part = unit.walk(symbols)
+                walked.withLock { $0.parts[k] = part }
+            }
+        }
+        return walked.withLock { $0.parts }
+    }
+
+    /// The table from `stream`, read a batch of units at a time on `threads` threads, and the
+    /// symbols `readSymbols` reads. With a `sink`, locations and ranges go to it as each batch
+    /// is done (see `finish`).
     static func build(
-        build: BuildInfo, stream: DebugInfoStream, symbols: [RawSymbol], sink: SymbolTableSink? = nil
+        build: BuildInfo, stream: DebugInfoStream, symbols readSymbols: () throws -> [RawSymbol],
+        sink: SymbolTableSink? = nil
     ) throws -> SymbolTable {
-        var b = TableBuilder(symbols: symbols, sink: sink)
         let regions = regions(
             arangeEntries: stream.arangeEntries, arangeUnits: stream.arangeUnits, units: try stream.unitRanges())
         // Reading every unit's first DIE faulted in pages all over the file (the kernel maps
@@ -359,26 +390,47 @@ struct TableBuilder {
         stream.releaseResidentPages()
         let owned = owned(regions)
         let batches = batches(regions, batchBytes: DebugInfoReader.batchBytes) { stream.size(ofUnitAt: $0) }
-        let symbols = b.symbols
+        // Walking a unit needs the symbols; reading it does not. The first batch's units are
+        // read on other threads while this one reads and sorts the symbols, and walked once
+        // they are there; later batches are read and walked unit by unit.
+        let symbolsRead = Gate<[SymbolInterval]>()
+        let read: @Sendable (DebugInfo) -> ReadUnit? = { info in
+            guard let u = info.units.first, let mine = owned[u.offset] else { return nil }
+            let (pieces, lines) = prepare(info, u, owned: mine)
+            var slim = info
+            slim.scopes = []
+            slim.lines = []
+            slim.sequences = []
+            return ReadUnit(info: slim, pieces: pieces, lines: lines, owned: mine)
+        }
+        let threads = stream.threads
         // Batch k + 1 is read (and its units walked) on other threads while this one merges
         // batch k: the merge and the build-file writing are the serial part of an import.
         let reader = BatchPipeline(count: batches.count) { i in
             let batch = batches[i]
-            let parts = try stream.read(units: batch) { (info: DebugInfo) -> PreparedUnit? in
-                guard let u = info.units.first, let mine = owned[u.offset] else { return nil }
-                let (pieces, lines) = prepare(info, u, owned: mine)
-                var slim = info
-                slim.scopes = []
-                slim.lines = []
-                slim.sequences = []
-                return UnitWalker.walkUnit(
-                    NodeCache(slim), pieces: pieces, lines: lines, owned: mine, symbols: symbols)
+            let parts: [PreparedUnit?]
+            if i == 0 {
+                let units = try stream.read(units: batch, read)
+                parts = walkAll(units, symbols: symbolsRead.wait(), threads: threads)
+            } else {
+                let symbols = symbolsRead.wait()
+                parts = try stream.read(units: batch) { read($0)?.walk(symbols) }
             }
             return zip(batch, parts).compactMap { offset, part in part.map { (offset, $0) } }
         } between: {
             // Nothing reads the file between two batches: its pages can go.
             stream.releaseResidentPages()
         }
+        reader.start()
+        var b: TableBuilder
+        do {
+            b = TableBuilder(symbols: try readSymbols(), sink: sink)
+        } catch {
+            // The first batch's walks go on without symbols, and the reader waits for them.
+            symbolsRead.open([])
+            throw error
+        }
+        symbolsRead.open(b.symbols)
         var next = 0
         let batchSizes = batches.map { $0.reduce(0) { $0 + stream.size(ofUnitAt: $1) } }
         let total = batchSizes.reduce(0, +)
