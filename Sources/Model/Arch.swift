@@ -70,6 +70,14 @@ extension StringProtocol {
     /// thousands of fields. A combining mark after a trimmed ASCII character is not taken as part
     /// of it there.
     public func trimmingCharacters(in chars: String) -> String {
+        // Most fields have nothing to trim: then the text is answered as it is, without the
+        // byte array and index walk below (a report's frames ask this of their image names).
+        let whole = Substring(self).utf8
+        if let first = whole.first, let last = whole.last, first < 0x80, last < 0x80,
+            !chars.utf8.contains(first), !chars.utf8.contains(last), chars.utf8.allSatisfy({ $0 < 0x80 })
+        {
+            return String(self)
+        }
         let trimmed = Array(chars.utf8)
         guard trimmed.allSatisfy({ $0 < 0x80 }) else { return trimmingCharacters(in: Set(chars)) }
         let text = Substring(self)
