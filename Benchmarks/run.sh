@@ -121,22 +121,29 @@ calibration_before="$("$HERE/calibrate.sh")"
 # or an ELF) vs gsymutil (and, but for the large inputs, symbolic) on DWARF_FILE; figures in
 # $WORK/variants/NAME/, the order of the table in $WORK/variants/order.
 mkdir -p "$WORK/variants"
-# Runs of each import: a ratio of two medians of 3 moved by a tenth between runs on this machine.
-export IMPORT_RUNS=5
+# Runs of each import: a ratio of two medians of 3 moved by a tenth between runs on this machine,
+# and of two medians of 5 taken one tool after the other by 0.05 (the machine's speed drifts
+# within a minute): the tools now take turns, one run each, and each gets 7.
+export IMPORT_RUNS=7
 measure_import() {
-    local name="$1" path="$2" file="$3" label="$4" out="$WORK/variants/$1" mb
+    local name="$1" path="$2" file="$3" label="$4" out="$WORK/variants/$1" mb i
     mkdir -p "$out"
+    rm -f "$out/ours.runs" "$out/gsym.runs" "$out/symc.runs"
     mb="$(dwarf_mb "$file")"
-    say "import ($name): symbolicate ($mb MB of DWARF)"
-    "${MEASURE[@]}" --runs "$IMPORT_RUNS" --before "rm -rf '$WORK/store-$name'" -- \
-        "$SYMBOLICATE" import --store "$WORK/store-$name" "$path" >"$out/ours"
-    say "import ($name): llvm-gsymutil-14"
-    "${MEASURE[@]}" --runs "$IMPORT_RUNS" --before "rm -f '$WORK/$name.gsym'" -- \
-        llvm-gsymutil-14 --convert "$file" --out-file "$WORK/$name.gsym" >"$out/gsym"
-    if [[ $name != *large ]]; then
-        say "import ($name): symbolic SymCache"
-        "${MEASURE[@]}" --runs "$IMPORT_RUNS" -- "$PY" "$HERE/symbolic_bench.py" symcache "$file" "$WORK/$name.symcache" >"$out/symc"
-    fi
+    say "import ($name, $mb MB of DWARF): symbolicate, llvm-gsymutil-14$([[ $name == *large ]] || echo ', symbolic SymCache'), in turns, $IMPORT_RUNS runs each"
+    for ((i = 0; i < IMPORT_RUNS; i++)); do
+        "${MEASURE[@]}" --runs 1 --record "$out/ours.runs" --before "rm -rf '$WORK/store-$name'" -- \
+            "$SYMBOLICATE" import --store "$WORK/store-$name" "$path" >/dev/null
+        "${MEASURE[@]}" --runs 1 --record "$out/gsym.runs" --before "rm -f '$WORK/$name.gsym'" -- \
+            llvm-gsymutil-14 --convert "$file" --out-file "$WORK/$name.gsym" >/dev/null
+        if [[ $name != *large ]]; then
+            "${MEASURE[@]}" --runs 1 --record "$out/symc.runs" -- \
+                "$PY" "$HERE/symbolic_bench.py" symcache "$file" "$WORK/$name.symcache" >/dev/null
+        fi
+    done
+    "${MEASURE[@]}" --summarize "$out/ours.runs" >"$out/ours"
+    "${MEASURE[@]}" --summarize "$out/gsym.runs" >"$out/gsym"
+    if [[ $name != *large ]]; then "${MEASURE[@]}" --summarize "$out/symc.runs" >"$out/symc"; fi
     printf 'name: %s\nlabel: %s\ndwarf_mb: %s\n' "$name" "$label" "$mb" >"$out/meta"
     echo "$name" >>"$WORK/variants/order"
 }

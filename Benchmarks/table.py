@@ -50,7 +50,7 @@ def variants(out, directory):
     out.append("")
     out.append("Each input imported into an empty store by `symbolicate import` and converted by "
                "`llvm-gsymutil-14 --convert` (and by symbolic's SymCache, but for the ~200 MB inputs), median of %s "
-               "runs. Targets: CPU <= %.1f x gsymutil's, wall <= %.1f x, peak RSS <= %d MB at ~200 MB of DWARF."
+               "runs, the tools taking turns one run at a time. Targets: CPU <= %.1f x gsymutil's, wall <= %.1f x, peak RSS <= %d MB at ~200 MB of DWARF."
                % (os.environ.get("IMPORT_RUNS", "3"), TARGET_VARIANT_CPU_RATIO, TARGET_VARIANT_WALL_RATIO, TARGET_VARIANT_LARGE_RSS_MB))
     out.append("")
     out.append("| input | DWARF | CPU: ours / gsymutil / symbolic | CPU ratio | wall: ours / gsymutil | wall ratio "
