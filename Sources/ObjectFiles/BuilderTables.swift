@@ -82,8 +82,7 @@ struct LocationTable {
 
     /// The index of `location`, appended when it is new.
     mutating func intern(_ location: SymbolTable.Location) -> UInt32 {
-        if indexed < count { indexAppended() }
-        if (count - first + 1) * 2 > slots.count { grow() }
+        if indexed < count || (count - first + 1) * 2 > slots.count { index() }
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: LocationTable.hash(location) >> shift)
         while true {
@@ -107,21 +106,18 @@ struct LocationTable {
         return UInt32(count - 1)
     }
 
-    /// Puts the locations `appendNew` added into the slots.
-    private mutating func indexAppended() {
-        while (count - first + 1) * 2 > slots.count {
-            slots = Array(repeating: 0, count: slots.count * 2)
-            shift -= 1
+    /// Makes the slots hold every location since the last `forget` with room for one more:
+    /// grown (and refilled) when too small, else given those `appendNew` added.
+    private mutating func index() {
+        var bits = UInt64(64) - shift
+        while (count - first + 1) * 2 > 1 << bits { bits += 1 }
+        if 1 << bits != slots.count {
+            slots = Array(repeating: 0, count: 1 << bits)
+            shift = 64 - bits
             indexed = first
         }
         insert(indexed..<count)
         indexed = count
-    }
-
-    private mutating func grow() {
-        slots = Array(repeating: 0, count: slots.count * 2)
-        shift -= 1
-        insert(first..<indexed)
     }
 
     /// Puts locations `range` (indices of the whole) into the slots; none of them is there yet.

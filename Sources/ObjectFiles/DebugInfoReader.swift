@@ -277,8 +277,8 @@ private final class SharedSections: @unchecked Sendable {
     }
 }
 
-/// One result slot per unit of a batch, each written by the thread that read the unit.
-private final class PartSlots<T>: Sendable {
+/// One result slot per unit of a batch, each written by the thread that read (or walked) the unit.
+final class PartSlots<T>: Sendable {
     private let state: Locked<(slots: [Result<T?, Error>], claimed: Int)>
     init(count: Int) { state = Locked((Array(repeating: .success(nil), count: count), 0)) }
     /// The next unit no thread has taken yet.

@@ -360,20 +360,13 @@ struct TableBuilder {
 
     /// `units` walked on `threads` threads, in the order given.
     private static func walkAll(_ units: [ReadUnit?], symbols: [SymbolInterval], threads: Int) -> [PreparedUnit?] {
-        let walked = Locked<(parts: [PreparedUnit?], next: Int)>((Array(repeating: nil, count: units.count), 0))
+        let walked = PartSlots<PreparedUnit>(count: units.count)
         DispatchQueue.concurrentPerform(iterations: max(1, min(threads, units.count))) { _ in
-            while true {
-                let k = walked.withLock { state in
-                    defer { state.next += 1 }
-                    return state.next
-                }
-                guard k < units.count else { return }
-                guard let unit = units[k] else { continue }
-                let part = unit.walk(symbols)
-                walked.withLock { $0.parts[k] = part }
+            while let k = walked.claim() {
+                if let unit = units[k] { walked.set(k, .success(unit.walk(symbols))) }
             }
         }
-        return walked.withLock { $0.parts }
+        return walked.take().map { try? $0.get() } as [PreparedUnit?]
     }
 
     /// The table from `stream`, read a batch of units at a time on `threads` threads, and the
