@@ -5,6 +5,10 @@
 
 import SymbolicateModel
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One line of a document: `range` excludes the line ending, `end` includes it.
 struct TextLine: Sendable {
     var range: Range<Int>
@@ -27,42 +31,43 @@ enum ByteText {
         var result: [TextLine] = []
         var lineStart = min(max(start, byteOrderMarkLength(bytes)), bytes.count)
         let n = bytes.count
-        // Over the buffer, without a bounds check a byte: a parse splits the whole text.
         bytes.withUnsafeBufferPointer { buffer in
-            var i = lineStart
-            while i < n {
-                let b = buffer[i]
-                if b > 0x0D {
-                    i += 1
-                } else if b == 0x0A {
-                    result.append(TextLine(range: lineStart..<i, end: i + 1))
-                    i += 1
-                    lineStart = i
-                } else if b == 0x0D {
-                    let next = crlfEnd(bytes, i) ?? i + 1
-                    result.append(TextLine(range: lineStart..<i, end: next))
-                    i = next
-                    lineStart = i
-                } else {
-                    i += 1
-                }
+            var breaks = LineBreaks(buffer)
+            while lineStart < n {
+                let i = breaks.next(from: lineStart)
+                guard i < n else { break }
+                let next = buffer[i] == 0x0A ? i + 1 : crlfEnd(bytes, i) ?? i + 1
+                result.append(TextLine(range: lineStart..<i, end: next))
+                lineStart = next
             }
         }
         if lineStart < n { result.append(TextLine(range: lineStart..<n, end: n)) }
         return result
     }
 
-    /// The index of the first CR or LF at or after `i`, else `bytes.count`: where the line
-    /// holding `i` ends, for the sniffers' whole-text scans (without a bounds check a byte).
-    static func lineEnd(_ bytes: [UInt8], from i: Int) -> Int {
-        bytes.withUnsafeBufferPointer { b in
-            var k = max(i, 0)
-            while k < b.count {
-                let c = b[k]
-                if c <= 0x0D, c == 0x0A || c == 0x0D { return k }
-                k += 1
-            }
-            return b.count
+    /// The next line break (CR or LF) of a buffer, found with `memchr` (which reads many bytes
+    /// at a time) for each of the two bytes and kept until passed: every byte is searched at
+    /// most once for each, so splitting a document stays linear whatever its line endings.
+    struct LineBreaks {
+        private let buffer: UnsafeBufferPointer<UInt8>
+        private var nextLF = -1
+        private var nextCR = -1
+
+        init(_ buffer: UnsafeBufferPointer<UInt8>) { self.buffer = buffer }
+
+        /// The index of the first CR or LF at or after `i`, else the buffer's count.
+        mutating func next(from i: Int) -> Int {
+            let n = buffer.count
+            guard i < n, let base = buffer.baseAddress else { return n }
+            let from = max(i, 0)
+            if nextLF < from { nextLF = Self.find(0x0A, base, from, n) }
+            if nextCR < from { nextCR = Self.find(0x0D, base, from, n) }
+            return min(nextLF, nextCR)
+        }
+
+        private static func find(_ byte: Int32, _ base: UnsafePointer<UInt8>, _ from: Int, _ end: Int) -> Int {
+            guard let hit = memchr(base + from, byte, end - from) else { return end }
+            return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
         }
     }
 

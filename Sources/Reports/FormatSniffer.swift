@@ -41,39 +41,49 @@ enum FormatSniffer {
         let wanted = prefixes.map { Array($0.utf8) }
         var found = [Bool](repeating: false, count: wanted.count)
         var left = wanted.count
-        var i = ByteText.byteOrderMarkLength(bytes)
-        while i < bytes.count, left > 0 {
-            while case let width = ByteText.spaceWidth(bytes, i, bytes.count), width > 0 { i += width }
-            i += ByteText.marginWidth(bytes, i..<bytes.count)
-            if i < bytes.count {
-                for k in wanted.indices where !found[k] && wanted[k].first == bytes[i] {
-                    let p = wanted[k]
-                    if i + p.count <= bytes.count, bytes[i..<i + p.count].elementsEqual(p) {
-                        found[k] = true
-                        left -= 1
-                    }
+        forEachLineText(bytes) { i in
+            guard i < bytes.count else { return left > 0 }
+            for k in wanted.indices where !found[k] && wanted[k].first == bytes[i] {
+                let p = wanted[k]
+                if i + p.count <= bytes.count, bytes[i..<i + p.count].elementsEqual(p) {
+                    found[k] = true
+                    left -= 1
                 }
             }
-            i = ByteText.lineEnd(bytes, from: i) + 1
+            return left > 0
         }
         return Set(prefixes.indices.filter { found[$0] }.map { prefixes[$0] })
     }
 
     private static func hasLine(_ bytes: [UInt8], startingWith prefix: String, allContaining words: String?) -> Bool {
-        var i = ByteText.byteOrderMarkLength(bytes)
-        while i < bytes.count {
-            while case let width = ByteText.spaceWidth(bytes, i, bytes.count), width > 0 { i += width }
-            i += ByteText.marginWidth(bytes, i..<bytes.count)
-            let start = i
-            i = ByteText.lineEnd(bytes, from: i)
-            if ByteText.hasPrefix(bytes, at: start, prefix),
-                words.map({ contains(Array(bytes[start..<i]), $0, limit: .max) }) ?? true
-            {
-                return true
-            }
-            i += 1
+        var found = false
+        forEachLineText(bytes) { start, end in
+            found =
+                ByteText.hasPrefix(bytes, at: start, prefix)
+                && (words.map({ contains(Array(bytes[start..<end]), $0, limit: .max) }) ?? true)
+            return !found
         }
-        return false
+        return found
+    }
+
+    /// Calls `body` with where each line's text starts (after blanks and a margin; the line's end
+    /// when it has none) and where the line ends, line after line, while it returns true.
+    private static func forEachLineText(_ bytes: [UInt8], _ body: (_ start: Int, _ end: Int) -> Bool) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var breaks = ByteText.LineBreaks(buffer)
+            var i = ByteText.byteOrderMarkLength(bytes)
+            while i < bytes.count {
+                while case let width = ByteText.spaceWidth(bytes, i, bytes.count), width > 0 { i += width }
+                i += ByteText.marginWidth(bytes, i..<bytes.count)
+                let end = breaks.next(from: i)
+                guard body(i, end) else { return }
+                i = end + 1
+            }
+        }
+    }
+
+    private static func forEachLineText(_ bytes: [UInt8], _ body: (_ start: Int) -> Bool) {
+        forEachLineText(bytes) { start, _ in body(start) }
     }
 
     /// Binary formats and binary garbage; nil when the bytes look like text.

@@ -16,6 +16,10 @@
 
 import SymbolicateModel
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 enum LineWrap {
     /// The bytes to parse and what was done to them.
     struct Unwrapped {
@@ -53,6 +57,12 @@ enum LineWrap {
     static func columns(_ bytes: [UInt8], _ range: Range<Int>) -> Int {
         let range = range.clamped(to: 0..<bytes.count)
         return bytes.withUnsafeBufferPointer { b in
+            // Most lines hold neither a tab nor a CR: a byte is a column (memchr reads many at once).
+            if let base = b.baseAddress, !range.isEmpty, memchr(base + range.lowerBound, 0x09, range.count) == nil,
+                memchr(base + range.lowerBound, 0x0D, range.count) == nil
+            {
+                return range.count
+            }
             var column = 0
             for i in range {
                 if b[i] == 0x09 { column = (column / 8 + 1) * 8 } else if b[i] != 0x0D { column += 1 }

@@ -56,6 +56,64 @@ import Testing
         #expect([UInt8]().firstUnbalanced(0x29, openedBy: 0x28) == nil)
     }
 
+    /// Lines as a byte-at-a-time reference splits them: at LF, at CRs followed by an LF (one
+    /// ending), at a lone CR; a byte order mark at the start is no part of the first line.
+    private static func referenceLines(_ b: [UInt8], from start: Int) -> [TextLine] {
+        var result: [TextLine] = []
+        var lineStart = min(max(start, ByteText.byteOrderMarkLength(b)), b.count)
+        var i = lineStart
+        while i < b.count {
+            if b[i] == 0x0A {
+                result.append(TextLine(range: lineStart..<i, end: i + 1))
+                i += 1
+                lineStart = i
+            } else if b[i] == 0x0D {
+                var j = i
+                while j < b.count, b[j] == 0x0D { j += 1 }
+                let next = j < b.count && b[j] == 0x0A ? j + 1 : i + 1
+                result.append(TextLine(range: lineStart..<i, end: next))
+                i = next
+                lineStart = i
+            } else {
+                i += 1
+            }
+        }
+        if lineStart < b.count { result.append(TextLine(range: lineStart..<b.count, end: b.count)) }
+        return result
+    }
+
+    @Test func linesAgreeWithAByteAtATimeSplit() {
+        var random = SplitMix64(seed: 0x11E5)
+        let alphabet: [UInt8] = [0x0A, 0x0D, 0x0D, 0x61, 0x20, 0x09, 0xEF, 0xBB, 0xBF]
+        for round in 0..<3000 {
+            // Long runs without a break too, so that the searches cross many bytes.
+            let count = Int(random.next() % (round % 10 == 0 ? 300 : 24))
+            let text = (0..<count).map { _ -> UInt8 in
+                random.next() % 5 == 0 ? alphabet[Int(random.next() % UInt64(alphabet.count))] : 0x78
+            }
+            let start = Int(random.next() % UInt64(count + 2))
+            let got = ByteText.lines(text, from: start)
+            let want = Self.referenceLines(text, from: start)
+            #expect(got.map(\.range) == want.map(\.range), "\(text) from \(start)")
+            #expect(got.map(\.end) == want.map(\.end), "\(text) from \(start)")
+        }
+    }
+
+    @Test func lineScansFindPrefixesUnderEveryLineEnding() {
+        for ending in ["\n", "\r\n", "\r", "\r\r\n"] {
+            let text = Array(
+                ["noise", "  > Data Source: Microstackshots", "", "\tSpindump", "last"]
+                    .joined(separator: ending).utf8)
+            #expect(FormatSniffer.hasLine(text, startingWith: "Spindump"))
+            #expect(FormatSniffer.hasLine(text, startingWith: "last"))
+            #expect(FormatSniffer.hasLine(text, startingWith: "Data Source:", containing: "Microstackshots"))
+            #expect(!FormatSniffer.hasLine(text, startingWith: "Data Source:", containing: "Spindump"))
+            #expect(!FormatSniffer.hasLine(text, startingWith: "Microstackshots"))
+            #expect(
+                FormatSniffer.linePrefixes(text, among: ["last", "noise", "Spin", "oise"]) == ["last", "noise", "Spin"])
+        }
+    }
+
     @Test func wordsAreFoundWithinTheRangeOnly() {
         let bytes = Array("ab [0x1] cd [0x2] ef".utf8)
         #expect(ByteText.firstRange(of: " [0x", in: bytes, 0..<bytes.count) == 2..<6)
