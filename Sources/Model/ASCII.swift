@@ -17,6 +17,21 @@ public enum ASCII {
     /// `value` as reports and JSON answers write an address: `0x` and lowercase hex digits.
     public static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
 
+    /// Appends the decimal digits of `value` to `out` (what `"\(value)"` writes, without a string).
+    public static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits and more, on the stack
+        var rest = value
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[23 - count] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
+                rest /= 10
+                count += 1
+            } while rest > 0
+            out.append(contentsOf: buffer[(24 - count)...])
+        }
+    }
+
     /// An address or size that a JSON document writes as a number: its digits, or a double with
     /// no fraction below 2^64 (`4.3e9`); nil for anything else.
     public static func unsignedInteger(number text: String) -> UInt64? {

@@ -83,12 +83,36 @@ public enum ReportWriter {
     /// `SYMBOL + OFFSET (File.swift:LINE)`, the symbol column of a symbolicated frame line. Line 0
     /// (code no source line owns) is printed as Apple's tools print it: `(<compiler-generated>:0)`.
     public static func symbolColumn(_ f: SymbolicatedFrame) -> String {
-        var s = f.symbol
-        if let offset = f.symbolOffset { s += " + \(offset)" }
-        if let file = f.fileName {
-            if let line = f.line { s += " (\(file):\(line))" } else { s += " (\(file))" }
+        var bytes: [UInt8] = []
+        appendSymbolColumn(f, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `symbolColumn`'s bytes, appended to `out`: how a text report's frames are rewritten, every
+    /// frame of every report, without making a string on the way.
+    static func appendSymbolColumn(_ f: SymbolicatedFrame, to out: inout [UInt8]) {
+        var symbol = f.symbol
+        var file = f.file
+        out.reserveCapacity(out.count + symbol.utf8.count + (file?.utf8.count ?? 0) + 32)
+        symbol.withUTF8 { out.append(contentsOf: $0) }
+        if let offset = f.symbolOffset {
+            out.append(contentsOf: [0x20, UInt8(ascii: "+"), 0x20])
+            ASCII.appendDecimal(offset, to: &out)
         }
-        return s
+        guard file != nil else { return }
+        out.append(contentsOf: [0x20, UInt8(ascii: "(")])
+        // The last path component (PathParts.name with backslashes), as Apple's reports print it.
+        file!.withUTF8 { path in
+            var start = path.count
+            while start > 0, path[start - 1] != UInt8(ascii: "/"), path[start - 1] != UInt8(ascii: "\\") { start -= 1 }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: path[start...]))
+        }
+        if let line = f.line {
+            out.append(UInt8(ascii: ":"))
+            if line < 0 { out.append(UInt8(ascii: "-")) }
+            ASCII.appendDecimal(UInt64(line.magnitude), to: &out)
+        }
+        out.append(UInt8(ascii: ")"))
     }
 
     /// A `sample` call-graph node as `sample` prints one it has symbols for, from the symbol on:
@@ -219,8 +243,12 @@ public enum ReportWriter {
     /// `levels`, the level lines an earlier run wrote for the frame (`Frame.levelLines`).
     static func frameEdits(
         _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], inTree: Bool = false,
-        replacingLevels levels: Range<Int>? = nil, render: (SymbolicatedFrame) -> String = symbolColumn
+        replacingLevels levels: Range<Int>? = nil, render: ((SymbolicatedFrame) -> String)? = nil
     ) -> [ByteEdit] {
+        // The symbol column of a level (`symbolColumn` unless told otherwise), appended to `out`.
+        func append(_ level: SymbolicatedFrame, to out: inout [UInt8]) {
+            if let render { out.append(contentsOf: render(level).utf8) } else { appendSymbolColumn(level, to: &out) }
+        }
         guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else {
             return []
         }
@@ -230,14 +258,17 @@ public enum ReportWriter {
         var prefix = Array(original[lineStart..<column.lowerBound])
         let needsSpace = column.isEmpty && !(prefix.last.map { $0 == 0x20 || $0 == 0x09 } ?? true)
         if needsSpace { prefix.append(0x20) }
-        let text = (needsSpace ? " " : "") + render(outer)
+        var text: [UInt8] = needsSpace ? [0x20] : []
+        append(outer, to: &text)
         if inTree {
             var lineEnd = column.upperBound
             while lineEnd < original.count, original[lineEnd] != 0x0A, original[lineEnd] != 0x0D { lineEnd += 1 }
-            let tail = Array(original[column.upperBound..<lineEnd])
-            var rewritten = Array(text.utf8) + tail
+            let tail = original[column.upperBound..<lineEnd]
+            var rewritten = text + tail
             for level in result.frames.dropLast().reversed() {
-                rewritten += ending + prefix + Array(render(level).utf8) + tail
+                rewritten += ending + prefix
+                append(level, to: &rewritten)
+                rewritten += tail
             }
             // The inline lines go after the frame's line, in place of those an earlier run wrote.
             let to = min(max(levels?.upperBound ?? lineEnd, lineEnd), original.count)
@@ -246,7 +277,9 @@ public enum ReportWriter {
         var edits: [ByteEdit] = []
         var inserted: [UInt8] = []
         for level in result.frames.dropLast() {
-            inserted += prefix + Array(render(level).utf8) + ending
+            inserted += prefix
+            append(level, to: &inserted)
+            inserted += ending
         }
         // The inline lines go before the frame's line, in place of those an earlier run wrote:
         // whole lines, from the start of the first, where a pasted report's indentation is,
@@ -254,7 +287,7 @@ public enum ReportWriter {
         var from = min(levels?.lowerBound ?? lineStart, lineStart)
         if from < lineStart { from = ByteText.lineStart(original, at: from) }
         if !inserted.isEmpty || from < lineStart { edits.append(ByteEdit(range: from..<lineStart, bytes: inserted)) }
-        edits.append(ByteEdit(range: column, bytes: Array(text.utf8)))
+        edits.append(ByteEdit(range: column, bytes: text))
         return edits
     }
 

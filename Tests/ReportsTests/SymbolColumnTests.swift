@@ -3,6 +3,7 @@
 // (`symbol (in Image) (File.swift:9)`, `symbol (in Image) + off`), whose file may be
 // `<compiler-generated>`. The image is never part of the symbol, nor taken for a file.
 
+import SymbolicateModel
 import Testing
 
 @testable import Reports
@@ -25,5 +26,27 @@ struct SymbolColumnTests {
     ])
     func symbolColumns(column: String, expected: SymbolText) {
         #expect(FrameLine.describe(column) == expected)
+    }
+}
+
+/// The symbol column the writers print for a symbolicated level, written as bytes: the same
+/// text as spelling it out with string interpolation, whatever is missing or unusual.
+struct WrittenSymbolColumnTests {
+    @Test(arguments: [
+        (
+            SymbolicatedFrame(symbol: "f()", symbolOffset: 12, file: "/src/App/View.swift", line: 16),
+            "f() + 12 (View.swift:16)"
+        ),
+        (SymbolicatedFrame(symbol: "g", file: "C:\\src\\g.c", line: 0), "g (g.c:0)"),
+        (SymbolicatedFrame(symbol: "h", symbolOffset: 0, file: "h.m"), "h + 0 (h.m)"),
+        (SymbolicatedFrame(symbol: "i", file: "/src/dir/", line: -3), "i (:-3)"),
+        (SymbolicatedFrame(symbol: "ünïcode ✓", symbolOffset: UInt64.max), "ünïcode ✓ + 18446744073709551615"),
+        (SymbolicatedFrame(symbol: "", file: "", line: 1_000_000), " (:1000000)"),
+    ])
+    func columns(frame: SymbolicatedFrame, expected: String) {
+        #expect(ReportWriter.symbolColumn(frame) == expected)
+        var bytes = Array("prefix ".utf8)
+        ReportWriter.appendSymbolColumn(frame, to: &bytes)
+        #expect(bytes == Array(("prefix " + expected).utf8))
     }
 }
