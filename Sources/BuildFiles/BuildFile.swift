@@ -73,6 +73,18 @@ package enum BuildFile {
         return field(lo - 1, 1)
     }
 
+    /// The start of the last range in a block of ranges whose first starts at `first`; nil for
+    /// a block without a whole record or whose offsets pass the address space.
+    static func lastStart(in block: [UInt8], first: UInt64) -> UInt64? {
+        let count = block.count / rangeRecordSize
+        guard count > 0 else { return nil }
+        let offset = block.withUnsafeBytes {
+            UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: (count - 1) * rangeRecordSize, as: UInt32.self))
+        }
+        let (last, overflow) = first.addingReportingOverflow(UInt64(offset))
+        return overflow ? nil : last
+    }
+
     /// Record `slot` of a block of locations, or nil when the block is shorter.
     static func location(in records: UnsafeRawBufferPointer, slot: Int) -> SymbolTable.Location? {
         let base = slot * locationRecordSize

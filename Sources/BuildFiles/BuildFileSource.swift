@@ -186,13 +186,39 @@ package final class BuildFileSource: SymbolSource, Sendable {
             fileRow = try database.prepare("SELECT name FROM files WHERE id = ?1")
         }
 
+        /// Blocks of ranges read before, each with the part of the address space it answers for
+        /// alone: from its first range's start to its last range's (past that, the next block
+        /// may start, which only the query knows). A report's frames fall in a few blocks, and
+        /// the query costs ten times the rest of a lookup. At most `rangeBlockLimit`, the oldest
+        /// replaced first.
+        private var rangeBlocks: [(answers: Range<UInt64>, records: [UInt8])] = []
+        private var oldestRangeBlock = 0
+        static let rangeBlockLimit = 8
+
         /// The innermost location of the range holding `address`; nil for none or a gap.
         func rangeLocation(containing address: UInt64) throws -> UInt32? {
+            for block in rangeBlocks where block.answers.contains(address) {
+                let location = block.records.withUnsafeBytes {
+                    BuildFile.location(in: $0, first: block.answers.lowerBound, containing: address)
+                }
+                return location == SymbolTable.none ? nil : location
+            }
             defer { range.reset() }
             try range.bind(1, BuildFile.key(address))
             guard try range.step() else { return nil }
             let first = BuildFile.address(range.int64(0))
-            let location = range.withBlob(1) { BuildFile.location(in: $0, first: first, containing: address) }
+            let (location, records) = range.withBlob(1) {
+                (BuildFile.location(in: $0, first: first, containing: address), [UInt8]($0))
+            }
+            if let lastStart = BuildFile.lastStart(in: records, first: first), lastStart > first {
+                let block = (answers: first..<lastStart, records: records)
+                if rangeBlocks.count < Reader.rangeBlockLimit {
+                    rangeBlocks.append(block)
+                } else {
+                    rangeBlocks[oldestRangeBlock] = block
+                    oldestRangeBlock = (oldestRangeBlock + 1) % Reader.rangeBlockLimit
+                }
+            }
             return location == SymbolTable.none ? nil : location
         }
 

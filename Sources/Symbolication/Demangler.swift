@@ -19,7 +19,12 @@ public enum Demangler {
 
     /// The name to show for a symbol as stored in a symbol file (leading `_` already removed).
     public static func displayName(_ raw: String) -> String {
-        guard isSwift(raw) || raw.hasPrefix("_Z") || raw.hasPrefix("___Z") else { return raw }
+        // Every mangled name starts with `$`, `_` or `@`: one byte tells most C and Objective-C
+        // names (`main`, `-[Foo bar]`) from them, before eight prefix comparisons would.
+        guard let first = raw.utf8.first,
+            first == UInt8(ascii: "$") || first == UInt8(ascii: "_") || first == UInt8(ascii: "@"),
+            isSwift(raw) || raw.hasPrefix("_Z") || raw.hasPrefix("___Z")
+        else { return raw }
         if let known = cache.withLock({ $0[raw] }) { return known }
         let name = demangle(raw)
         cache.withLock { names in

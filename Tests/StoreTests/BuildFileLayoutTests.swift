@@ -5,6 +5,7 @@
 
 import Foundation
 import SymbolicateModel
+import TestSupport
 import Testing
 
 @testable import BuildFiles
@@ -34,6 +35,29 @@ import Testing
         let distinctStarts = Int64(Set(table.ranges.map(\.start)).count)
         #expect(try integer(path, "SELECT sum(length(block)) FROM ranges") == 8 * distinctStarts)
         StoreFixtures.expectSameLookups(try BuildFileSource(path: path, loadAfter: .max), table)
+    }
+
+    /// A reader keeps the blocks of ranges it read last and answers from them where a block
+    /// alone decides: lookups in shuffled order, over more blocks than it keeps, at every range
+    /// start, the byte before it and between two starts, answer as the table does.
+    @Test func rangeBlocksReadBeforeAnswerAsTheQueryDoes() throws {
+        let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(42)), functionCount: 3000, seed: 42)
+        #expect(table.ranges.count > 2 * BuildFileSource.Reader.rangeBlockLimit * BuildFile.rangesPerBlock)
+        let source = try BuildFileSource(path: try written(table), loadAfter: .max)
+        var addresses = StoreFixtures.probeAddresses(table, extra: 2000)
+        var random = SplitMix64(seed: 42)
+        for round in 0..<2 {
+            // Shuffled, then in runs of neighbours (a report's frames cluster in a few blocks).
+            for i in addresses.indices.reversed() where i > 0 {
+                addresses.swapAt(i, Int(random.next() % UInt64(i + 1)))
+            }
+            if round == 1 { addresses.sort { $0 / 4096 < $1 / 4096 } }
+            var differ = 0
+            for address in addresses where StoreFixtures.answer(source, address) != table.lookup(address) {
+                differ += 1
+            }
+            #expect(differ == 0, "round \(round): \(differ) of \(addresses.count) lookups differ")
+        }
     }
 
     @Test func aFileOfTheRowPerLocationLayoutIsRefusedByItsVersion() throws {
