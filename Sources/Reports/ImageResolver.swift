@@ -26,16 +26,35 @@ struct ImageResolver {
     /// The image `name` names (of several so named, the one whose range holds `address`), else
     /// the image that holds `address`.
     func index(named name: String?, address: UInt64) -> Int? {
-        if let name {
-            let trimmed = name.trimmingCharacters(in: " \t")
-            if let named = byName[trimmed] ?? byFile[trimmed] {
-                guard named.count > 1, let holder = map.index(containing: address), named.contains(holder) else {
-                    return named[0]
-                }
-                return holder
-            }
+        pick(name.flatMap(images(named:)), address: address)
+    }
+
+    /// The images listed under `name` (blanks around it ignored), else those whose path ends in it.
+    private func images(named name: String) -> [Int]? {
+        let trimmed = name.trimmingCharacters(in: " \t")
+        return byName[trimmed] ?? byFile[trimmed]
+    }
+
+    /// Of the images a frame's name names (nil: none), the one for `address`.
+    private func pick(_ named: [Int]?, address: UInt64) -> Int? {
+        guard let named else { return map.index(containing: address) }
+        guard named.count > 1, let holder = map.index(containing: address), named.contains(holder) else {
+            return named[0]
         }
-        return map.index(containing: address)
+        return holder
+    }
+
+    /// `images(named:)` for frame after frame: consecutive frames mostly name one image, and
+    /// comparing with the last name costs less than trimming and hashing it again.
+    private struct NameMemo {
+        private var last: (name: String, named: [Int]?)?
+
+        mutating func images(named name: String, in resolver: ImageResolver) -> [Int]? {
+            if let last, last.name == name { return last.named }
+            let named = resolver.images(named: name)
+            last = (name, named)
+            return named
+        }
     }
 
     /// Names each image as the frames name it, where they name it by its path's last component
@@ -47,12 +66,18 @@ struct ImageResolver {
     static func nameAsFramesDo(_ images: inout [BinaryImage], backtraces: [Backtrace]) {
         let resolver = ImageResolver(images)
         var names: [Int: String] = [:]
+        // The last name found to name no image by its path alone: the frames after it mostly
+        // say it again.
+        var skipped: String? = nil
         for backtrace in backtraces {
             for frame in backtrace.frames where frame.imageIndex == nil {
-                guard let stated = frame.imageName?.trimmingCharacters(in: " \t"), !stated.isEmpty,
-                    resolver.byName[stated] == nil,
-                    resolver.byFile[stated] != nil, let i = resolver.index(named: stated, address: frame.address)
-                else { continue }
+                guard let raw = frame.imageName, raw != skipped else { continue }
+                let stated = raw.trimmingCharacters(in: " \t")
+                guard !stated.isEmpty, resolver.byName[stated] == nil, resolver.byFile[stated] != nil else {
+                    skipped = raw
+                    continue
+                }
+                guard let i = resolver.index(named: stated, address: frame.address) else { continue }
                 names[i] = stated
             }
         }
@@ -61,13 +86,14 @@ struct ImageResolver {
 
     /// Fills in `imageIndex` (and a missing image name) for every frame.
     func resolve(_ backtraces: inout [Backtrace]) {
+        var memo = NameMemo()
         for b in backtraces.indices {
-            for f in backtraces[b].frames.indices {
-                let frame = backtraces[b].frames[f]
-                guard frame.imageIndex == nil else { continue }
-                if let i = index(named: frame.imageName, address: frame.address) {
+            for f in backtraces[b].frames.indices where backtraces[b].frames[f].imageIndex == nil {
+                let name = backtraces[b].frames[f].imageName
+                let named = name.flatMap { memo.images(named: $0, in: self) }
+                if let i = pick(named, address: backtraces[b].frames[f].address) {
                     backtraces[b].frames[f].imageIndex = i
-                    if frame.imageName == nil { backtraces[b].frames[f].imageName = images[i].name }
+                    if name == nil { backtraces[b].frames[f].imageName = images[i].name }
                 }
             }
         }
