@@ -94,13 +94,31 @@ enum FormatSniffer {
         }
         let end = min(bytes.count, window)
         // Over the buffer, without a bounds check a byte: every parse looks at up to `window` bytes.
+        // Eight bytes at a time past words without a byte below 0x20 (most of a text: its line
+        // ends are the only such bytes), byte by byte in the others.
         let (nul, control) = bytes.withUnsafeBufferPointer { buffer -> (Int?, Int) in
             var control = 0
-            for i in 0..<end {
-                let b = buffer[i]
-                if b >= 0x20 { continue }
-                if b == 0 { return (i, control) }
-                if b < 0x09 || (b > 0x0D && b != 0x1B) { control += 1 }
+            var i = 0
+            let raw = UnsafeRawBufferPointer(buffer)
+            while i < end {
+                if i + 8 <= end {
+                    let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    // A byte below 0x20 sets its top bit here (the "has less than" test); no
+                    // byte of 0x80 or more can, as `& ~word` clears those.
+                    if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 == 0 {
+                        i += 8
+                        continue
+                    }
+                }
+                let limit = min(i + 8, end)
+                while i < limit {
+                    let b = buffer[i]
+                    if b < 0x20 {
+                        if b == 0 { return (i, control) }
+                        if b < 0x09 || (b > 0x0D && b != 0x1B) { control += 1 }
+                    }
+                    i += 1
+                }
             }
             return (nil, control)
         }

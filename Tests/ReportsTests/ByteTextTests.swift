@@ -99,6 +99,36 @@ import Testing
         }
     }
 
+    /// The binary check reads eight bytes at a time; a byte at a time, it finds the same NUL and
+    /// counts the same control bytes, wherever they fall in a word.
+    @Test func binaryCheckAgreesWithAByteAtATimeScan() {
+        func reference(_ b: [UInt8]) -> String? {
+            var control = 0
+            for (i, c) in b.prefix(FormatSniffer.window).enumerated() where c < 0x20 {
+                if c == 0 { return "NUL at \(i)" }
+                if c < 0x09 || (c > 0x0D && c != 0x1B) { control += 1 }
+            }
+            return control * 50 > min(b.count, FormatSniffer.window) ? "control" : nil
+        }
+        func found(_ b: [UInt8]) -> String? {
+            guard let error = FormatSniffer.binaryRefusal(b) else { return nil }
+            if let at = error.message.range(of: "offset ") {
+                return "NUL at " + error.message[at.upperBound...].dropLast()
+            }
+            return "control"
+        }
+        var random = SplitMix64(seed: 0xB1A2)
+        let unusual: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1B, 0x1F, 0x20, 0x7F, 0x80, 0xA0, 0xC2, 0xFF]
+        for _ in 0..<3000 {
+            let count = Int(random.next() % 200)
+            let rate = 1 + random.next() % 60
+            let bytes = (0..<count).map { _ -> UInt8 in
+                random.next() % rate == 0 ? unusual[Int(random.next() % UInt64(unusual.count))] : 0x61
+            }
+            #expect(found(bytes) == reference(bytes), "\(bytes)")
+        }
+    }
+
     @Test func lineScansFindPrefixesUnderEveryLineEnding() {
         for ending in ["\n", "\r\n", "\r", "\r\r\n"] {
             let text = Array(
