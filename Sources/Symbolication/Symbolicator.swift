@@ -101,10 +101,10 @@ public struct Symbolicator: Sendable {
         switch resolution {
         case .found(let s):
             source = s
-            outcome.status = s.build.kind == .debugInfo ? .symbolicated : .symbolTableOnly
-            outcome.servedBy = ImageOutcome.ServedBy(
-                path: s.build.path, fromStore: s.isFromStore, kind: s.build.kind)
-            if s.build.kind != .debugInfo {
+            let build = s.build
+            outcome.status = build.kind == .debugInfo ? .symbolicated : .symbolTableOnly
+            outcome.servedBy = ImageOutcome.ServedBy(path: build.path, fromStore: s.isFromStore, kind: build.kind)
+            if build.kind != .debugInfo {
                 outcome.unreadable = locator.unreadable(uuid: uuid, arch: image.arch ?? report.arch).map(\.description)
             }
         case .notFound(let mismatch):
@@ -146,11 +146,12 @@ public struct Symbolicator: Sendable {
     func checkedLookup(
         _ offsetInImage: UInt64, in source: any SymbolSource, isReturnAddress: Bool
     ) throws(SymbolicateError) -> FrameResult {
-        let (vmAddress, overflow) = source.build.textVMAddress.addingReportingOverflow(offsetInImage)
+        let build = source.build
+        let (vmAddress, overflow) = build.textVMAddress.addingReportingOverflow(offsetInImage)
         guard !overflow else { return FrameResult(status: .malformed) }
         let lookupAddress =
             isReturnAddress && options.adjustReturnAddresses
-            ? AddressRules.callSite(ofReturnAddress: vmAddress, arch: source.build.arch) : vmAddress
+            ? AddressRules.callSite(ofReturnAddress: vmAddress, arch: build.arch) : vmAddress
         let found: [SymbolTable.Resolved]?
         do {
             found = try source.lookup(lookupAddress)
@@ -158,7 +159,7 @@ public struct Symbolicator: Sendable {
             throw error
         } catch {
             throw SymbolicateError(
-                .io, "symbols of \(source.build.uuid.uuidString) could not be read: \(error)", path: source.build.path,
+                .io, "symbols of \(build.uuid.uuidString) could not be read: \(error)", path: build.path,
                 cause: error)
         }
         guard let chain = found, !chain.isEmpty else {
