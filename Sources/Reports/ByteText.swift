@@ -166,6 +166,21 @@ enum ByteText {
         return result
     }
 
+    /// The first whitespace-separated token of `range` (as `tokens` splits it), without making
+    /// an array: for checking a shape token by token.
+    static func nextToken(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int>? {
+        bytes.withUnsafeBufferPointer { b in
+            var i = max(range.lowerBound, 0)
+            let end = min(range.upperBound, b.count)
+            while case let w = spaceWidth(b, i, end), w > 0 { i += w }
+            guard i < end else { return nil }
+            let s = i
+            i += 1
+            while i < end, spaceWidth(b, i, end) == 0 { i += 1 }
+            return s..<i
+        }
+    }
+
     /// `spaceWidth` on a buffer whose bounds the caller has checked: 0 <= i, end <= b.count.
     @inline(__always)
     fileprivate static func spaceWidth(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> Int {

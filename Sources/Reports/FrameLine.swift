@@ -96,10 +96,12 @@ enum FrameLine {
         var frame = Frame(
             number: Int(number), imageName: imageName, address: address, isReturnAddress: true, symbolColumn: column)
         // Fast path: the unsymbolicated `0xBASE + OFFSET` column needs no string work.
-        let columnTokens = ByteText.tokens(bytes, column, limit: 4)
-        if columnTokens.count == 3, ByteText.hexAddress(bytes, columnTokens[0]) != nil,
-            columnTokens[1].count == 1, bytes[columnTokens[1].lowerBound] == UInt8(ascii: "+"),
-            ByteText.decimal(bytes, columnTokens[2]) != nil
+        if let base = ByteText.nextToken(bytes, column), ByteText.hexAddress(bytes, base) != nil,
+            let plus = ByteText.nextToken(bytes, base.upperBound..<column.upperBound), plus.count == 1,
+            bytes[plus.lowerBound] == UInt8(ascii: "+"),
+            let offset = ByteText.nextToken(bytes, plus.upperBound..<column.upperBound),
+            ByteText.decimal(bytes, offset) != nil,
+            ByteText.nextToken(bytes, offset.upperBound..<column.upperBound) == nil
         {
             return frame
         }

@@ -201,8 +201,15 @@ enum TextReportParser {
                 report.images.append(image)
                 continue
             }
-            let text = ByteText.string(bytes, trimmed)
-            if let header = threadHeader(text) {
+            // The section lines below start with T, L, A or B (`Thread 0:`, `Last Exception
+            // Backtrace:`, `Application Specific ...`, `Binary Images:`); a header field's line
+            // needs no string of the whole line.
+            let lead = bytes[trimmed.lowerBound]
+            let opensSection =
+                lead == UInt8(ascii: "T") || lead == UInt8(ascii: "L") || lead == UInt8(ascii: "A")
+                || lead == UInt8(ascii: "B")
+            let text = opensSection || block != nil ? ByteText.string(bytes, trimmed) : ""
+            if opensSection, let header = threadHeader(text) {
                 finish()
                 switch header {
                 case .name(let number, let name):
@@ -225,7 +232,9 @@ enum TextReportParser {
                 }
                 continue
             }
-            if text.hasPrefix("Last Exception Backtrace:") || text.hasPrefix("Application Specific Backtrace") {
+            if opensSection,
+                text.hasPrefix("Last Exception Backtrace:") || text.hasPrefix("Application Specific Backtrace")
+            {
                 finish()
                 currentKind = text.hasPrefix("Last") ? .lastException : .applicationSpecific
                 let number =
@@ -255,12 +264,12 @@ enum TextReportParser {
                 }
                 continue
             }
-            if isBinaryImagesHeader(text) {
+            if opensSection, isBinaryImagesHeader(text) {
                 finish()
                 section = .images
                 continue
             }
-            if text.hasPrefix("Application Specific Information:") {
+            if opensSection, text.hasPrefix("Application Specific Information:") {
                 finish()
                 section = .info
                 let rest = text.dropFirst(33).trimmingCharacters(in: " \t")
