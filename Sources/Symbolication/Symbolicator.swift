@@ -33,8 +33,10 @@ public struct Symbolicator: Sendable {
 
     public func symbolicate(_ report: CrashReport) -> SymbolicationOutcome {
         var results: [FrameID: FrameResult] = [:]
-        var resolutions: [Int: SymbolResolution] = [:]
-        var imageOutcomes: [Int: ImageOutcome] = [:]
+        results.reserveCapacity(report.backtraces.reduce(0) { $0 + $1.frames.count })
+        // By image index: what the image's symbols resolved to, and its outcome so far.
+        var resolutions = [SymbolResolution?](repeating: nil, count: report.images.count)
+        var imageOutcomes = [ImageOutcome?](repeating: nil, count: report.images.count)
         var symbolicated = 0
         var named = 0
         var total = 0
@@ -67,7 +69,7 @@ public struct Symbolicator: Sendable {
                 }
             }
         }
-        let images = imageOutcomes.keys.sorted().compactMap { imageOutcomes[$0] }
+        let images = imageOutcomes.compactMap { $0 }
         return SymbolicationOutcome(
             results: results, images: images, symbolicatedFrames: symbolicated, totalFrames: total,
             namedByReportFrames: named)
@@ -77,7 +79,7 @@ public struct Symbolicator: Sendable {
     /// (resolved once per image), and the lookup under the address rules.
     private func symbolicate(
         _ frame: Frame, in backtrace: Backtrace, of report: CrashReport, images: ImageMap, imageIndex: inout Int?,
-        resolutions: inout [Int: SymbolResolution], imageOutcomes: inout [Int: ImageOutcome]
+        resolutions: inout [SymbolResolution?], imageOutcomes: inout [ImageOutcome?]
     ) -> FrameResult {
         let address = AddressRules.stripPointerAuthentication(frame.address, images: images)
         guard let index = images.index(of: frame, address: address) else {
