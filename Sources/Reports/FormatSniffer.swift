@@ -41,7 +41,7 @@ enum FormatSniffer {
         let wanted = prefixes.map { Array($0.utf8) }
         var found = [Bool](repeating: false, count: wanted.count)
         var left = wanted.count
-        forEachLineText(bytes) { i in
+        forEachLineText(bytes) { i, _ in
             guard i < bytes.count else { return left > 0 }
             for k in wanted.indices where !found[k] && wanted[k].first == bytes[i] {
                 let p = wanted[k]
@@ -80,10 +80,6 @@ enum FormatSniffer {
                 i = end + 1
             }
         }
-    }
-
-    private static func forEachLineText(_ bytes: [UInt8], _ body: (_ start: Int) -> Bool) {
-        forEachLineText(bytes) { start, _ in body(start) }
     }
 
     /// Binary formats and binary garbage; nil when the bytes look like text.
