@@ -190,6 +190,11 @@ public struct FrameID: Hashable, Comparable, Sendable {
         self.frame = frame
     }
 
+    /// One word into the hasher, not two: the writers look every frame's result up.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(UInt64(truncatingIfNeeded: backtrace) &<< 32 ^ UInt64(truncatingIfNeeded: frame))
+    }
+
     public static func < (a: FrameID, b: FrameID) -> Bool {
         (a.backtrace, a.frame) < (b.backtrace, b.frame)
     }

@@ -217,6 +217,30 @@ enum ByteText {
         trim(bytes, range).isEmpty
     }
 
+    /// True when `range` of `bytes` holds exactly the bytes of `word`.
+    static func equal(_ word: [UInt8], _ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        guard word.count == range.count, range.lowerBound >= 0, range.upperBound <= bytes.count else { return false }
+        return word.withUnsafeBufferPointer { w in
+            bytes.withUnsafeBufferPointer { b in
+                guard let wp = w.baseAddress, let bp = b.baseAddress else { return true }
+                return memcmp(wp, bp + range.lowerBound, range.count) == 0
+            }
+        }
+    }
+
+    /// True when every byte of `range` is ASCII (below 0x80).
+    static func isASCII(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        bytes.withUnsafeBufferPointer { b in
+            var i = max(range.lowerBound, 0)
+            let end = min(range.upperBound, b.count)
+            while i < end {
+                if b[i] >= 0x80 { return false }
+                i += 1
+            }
+            return true
+        }
+    }
+
     /// The text of `range`, decoded leniently; U+00A0 becomes a plain space.
     static func string(_ bytes: [UInt8], _ range: Range<Int>) -> String {
         let lo = max(0, min(range.lowerBound, bytes.count))
@@ -250,29 +274,43 @@ enum ByteText {
 
     /// The first place `needle` occurs within `range` of `bytes`.
     static func firstRange(of needle: String, in bytes: [UInt8], _ range: Range<Int>) -> Range<Int>? {
-        let n = Array(needle.utf8)
-        guard let first = n.first, range.count >= n.count else { return nil }
-        var i = range.lowerBound
-        while i <= range.upperBound - n.count {
-            if bytes[i] == first, matches(n, in: bytes, at: i) { return i..<(i + n.count) }
-            i += 1
+        var needle = needle
+        return needle.withUTF8 { n in
+            bytes.withUnsafeBufferPointer { b in
+                let lo = max(range.lowerBound, 0)
+                let hi = min(range.upperBound, b.count)
+                guard let first = n.first, hi - lo >= n.count else { return nil }
+                var i = lo
+                while i <= hi - n.count {
+                    if b[i] == first, matches(n, in: b, at: i) { return i..<(i + n.count) }
+                    i += 1
+                }
+                return nil
+            }
         }
-        return nil
     }
 
     /// The last place `needle` occurs within `range` of `bytes`.
     static func lastRange(of needle: String, in bytes: [UInt8], _ range: Range<Int>) -> Range<Int>? {
-        let n = Array(needle.utf8)
-        guard !n.isEmpty, range.count >= n.count else { return nil }
-        var i = range.upperBound - n.count
-        while i >= range.lowerBound {
-            if matches(n, in: bytes, at: i) { return i..<(i + n.count) }
-            i -= 1
+        var needle = needle
+        return needle.withUTF8 { n in
+            bytes.withUnsafeBufferPointer { b in
+                let lo = max(range.lowerBound, 0)
+                let hi = min(range.upperBound, b.count)
+                guard !n.isEmpty, hi - lo >= n.count else { return nil }
+                var i = hi - n.count
+                while i >= lo {
+                    if matches(n, in: b, at: i) { return i..<(i + n.count) }
+                    i -= 1
+                }
+                return nil
+            }
         }
-        return nil
     }
 
-    private static func matches(_ needle: [UInt8], in bytes: [UInt8], at i: Int) -> Bool {
+    private static func matches(_ needle: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>, at i: Int)
+        -> Bool
+    {
         var k = 0
         while k < needle.count, bytes[i + k] == needle[k] { k += 1 }
         return k == needle.count

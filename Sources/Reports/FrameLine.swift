@@ -31,7 +31,37 @@ enum FrameLine {
     /// frame number: the backtrace ends there. Parsers and writers walk backtraces with this one
     /// rule, so that they number the frames alike.
     static func read(_ bytes: [UInt8], _ line: Range<Int>) -> Frame? {
-        parse(bytes, line) ?? malformed(bytes, line)
+        var names = Names()
+        return read(bytes, line, names: &names)
+    }
+
+    /// `read`, with the image names of the backtraces read so far in `names`: frames naming
+    /// one image share one String.
+    static func read(_ bytes: [UInt8], _ line: Range<Int>, names: inout Names) -> Frame? {
+        parse(bytes, line, names: &names) ?? malformed(bytes, line)
+    }
+
+    /// The image names a report's frame lines repeat, each made into a String once (as
+    /// `ByteText.string` reads it) and found again by its bytes: a report's frames name a few
+    /// images over and over, and frames that share a name's String compare it at once.
+    struct Names {
+        static let size = 16
+        /// Each name's bytes as the document had them, and its String.
+        private var entries: [(bytes: [UInt8], name: String)] = []
+        private var next = 0
+
+        mutating func name(_ bytes: [UInt8], _ range: Range<Int>) -> String {
+            for entry in entries where ByteText.equal(entry.bytes, bytes, range) { return entry.name }
+            let name = ByteText.string(bytes, range)
+            let entry = (Array(bytes[range.clamped(to: 0..<bytes.count)]), name)
+            if entries.count < Self.size {
+                entries.append(entry)
+            } else {
+                entries[next] = entry
+                next = (next + 1) % Self.size
+            }
+            return name
+        }
     }
 
     /// `frame`, read from the line that starts at `lineStart`, as the next frame of `frames` (the
@@ -72,21 +102,42 @@ enum FrameLine {
     /// The frame a line holds, or nil when it is not a frame line. `isReturnAddress` is left
     /// true; the caller decides by the frame's position.
     static func parse(_ bytes: [UInt8], _ line: Range<Int>) -> Frame? {
-        let tokens = ByteText.tokens(bytes, line, limit: maxLeadingTokens)
-        guard tokens.count >= 2, let number = ByteText.decimal(bytes, tokens[0]), number < maxNumber else { return nil }
-        // The address is the first `0x` token after the image name (which may hold spaces).
-        var addressToken: Int? = nil
-        var k = 1
-        while k < tokens.count {
-            if k >= 2 || tokens.count == 2, ByteText.hexAddress(bytes, tokens[k]) != nil {
-                addressToken = k
-                break
+        var names = Names()
+        return parse(bytes, line, names: &names)
+    }
+
+    /// `parse`, with image names shared through `names`. The tokens (runs of non-blanks) are
+    /// read one at a time up to the address column: the frame number, the image name's, then
+    /// the first `0x` token after at least one of them (the image name may hold spaces), among
+    /// the first `maxLeadingTokens`; a line of just two tokens may have its address second.
+    static func parse(_ bytes: [UInt8], _ line: Range<Int>, names: inout Names) -> Frame? {
+        let end = line.upperBound
+        guard let first = ByteText.nextToken(bytes, line), let number = ByteText.decimal(bytes, first),
+            number < maxNumber, let second = ByteText.nextToken(bytes, first.upperBound..<end)
+        else { return nil }
+        var addressToken = second
+        let address: UInt64
+        var imageName: String? = nil
+        if let value = ByteText.hexAddress(bytes, second), ByteText.nextToken(bytes, second.upperBound..<end) == nil {
+            address = value
+        } else {
+            var last = second
+            var k = 2
+            var found: UInt64? = nil
+            while k < maxLeadingTokens, let token = ByteText.nextToken(bytes, last.upperBound..<end) {
+                if let value = ByteText.hexAddress(bytes, token) {
+                    found = value
+                    addressToken = token
+                    break
+                }
+                last = token
+                k += 1
             }
-            k += 1
+            guard let found else { return nil }
+            address = found
+            imageName = names.name(bytes, second.lowerBound..<last.upperBound)
         }
-        guard let a = addressToken, let address = ByteText.hexAddress(bytes, tokens[a]) else { return nil }
-        let imageName: String? = a >= 2 ? ByteText.string(bytes, tokens[1].lowerBound..<tokens[a - 1].upperBound) : nil
-        var columnStart = tokens[a].upperBound
+        var columnStart = addressToken.upperBound
         while columnStart < line.upperBound {
             let w = ByteText.spaceWidth(bytes, columnStart, line.upperBound)
             if w == 0 { break }

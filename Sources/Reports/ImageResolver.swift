@@ -44,15 +44,26 @@ struct ImageResolver {
         return holder
     }
 
-    /// `images(named:)` for frame after frame: consecutive frames mostly name one image, and
-    /// comparing with the last name costs less than trimming and hashing it again.
+    /// `images(named:)` for frame after frame: a report's frames name a few images over and
+    /// over, and comparing with the names asked last (the same String when the parser shared
+    /// it, `FrameLine.Names`) costs less than trimming and hashing each again.
     private struct NameMemo {
-        private var last: (name: String, named: [Int]?)?
+        static let size = 8
+        private var names: [String] = []
+        private var answers: [[Int]?] = []
+        private var next = 0
 
         mutating func images(named name: String, in resolver: ImageResolver) -> [Int]? {
-            if let last, last.name == name { return last.named }
+            for k in names.indices where names[k] == name { return answers[k] }
             let named = resolver.images(named: name)
-            last = (name, named)
+            if names.count < Self.size {
+                names.append(name)
+                answers.append(named)
+            } else {
+                names[next] = name
+                answers[next] = named
+                next = (next + 1) % Self.size
+            }
             return named
         }
     }
@@ -63,25 +74,28 @@ struct ImageResolver {
     /// it `Kit` in frame lines, as the `.ips` of the same crash does; the image is then `Kit`
     /// whichever form the crash arrives in. Earlier macOS reports use the bundle identifier in
     /// both places, and keep it. Call before `resolve`: a frame goes to the same image either way.
-    static func nameAsFramesDo(_ images: inout [BinaryImage], backtraces: [Backtrace]) {
-        let resolver = ImageResolver(images)
+    /// True when an image was renamed: this resolver, made before, no longer lists it so.
+    @discardableResult
+    func nameAsFramesDo(_ images: inout [BinaryImage], backtraces: [Backtrace]) -> Bool {
         var names: [Int: String] = [:]
-        // The last name found to name no image by its path alone: the frames after it mostly
-        // say it again.
-        var skipped: String? = nil
+        // The last names found to name no image by its path alone: the frames after them mostly
+        // say them again.
+        var skipped: [String] = []
         for backtrace in backtraces {
             for frame in backtrace.frames where frame.imageIndex == nil {
-                guard let raw = frame.imageName, raw != skipped else { continue }
+                guard let raw = frame.imageName, !skipped.contains(raw) else { continue }
                 let stated = raw.trimmingCharacters(in: " \t")
-                guard !stated.isEmpty, resolver.byName[stated] == nil, resolver.byFile[stated] != nil else {
-                    skipped = raw
+                guard !stated.isEmpty, byName[stated] == nil, byFile[stated] != nil else {
+                    if skipped.count == NameMemo.size { skipped.removeFirst() }
+                    skipped.append(raw)
                     continue
                 }
-                guard let i = resolver.index(named: stated, address: frame.address) else { continue }
+                guard let i = index(named: stated, address: frame.address) else { continue }
                 names[i] = stated
             }
         }
         for (i, name) in names { images[i].name = name }
+        return !names.isEmpty
     }
 
     /// Fills in `imageIndex` (and a missing image name) for every frame.

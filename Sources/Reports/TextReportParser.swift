@@ -56,6 +56,44 @@ enum TextReportParser {
         return .thread(number: number, crashed: crashed, name: tail.isEmpty ? nil : tail, queue: nil)
     }
 
+    /// `threadHeader` of the text `range` holds (trimmed), read as bytes; text that is not
+    /// ASCII (a no-break space, a name in another script) is read as a String.
+    static func threadHeader(_ bytes: [UInt8], _ range: Range<Int>) -> ThreadHeader? {
+        let end = range.upperBound
+        guard ByteText.hasPrefix(bytes, at: range.lowerBound, "Thread ", end: end) else { return nil }
+        guard ByteText.isASCII(bytes, range) else { return threadHeader(ByteText.string(bytes, range)) }
+        var i = range.lowerBound + 7
+        let digits = i
+        while i < end, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1 }
+        guard i > digits, i - digits < 8, let value = ByteText.decimal(bytes, digits..<i) else { return nil }
+        let number = Int(value)
+        /// The text from `start` on without the blanks and tabs around it.
+        func rest(_ start: Int) -> Range<Int> {
+            var (lo, hi) = (start, end)
+            while lo < hi, bytes[lo] == 0x20 || bytes[lo] == 0x09 { lo += 1 }
+            while hi > lo, bytes[hi - 1] == 0x20 || bytes[hi - 1] == 0x09 { hi -= 1 }
+            return lo..<hi
+        }
+        if ByteText.hasPrefix(bytes, at: i, " name:", end: end) {
+            return .name(number: number, text: ByteText.string(bytes, rest(i + 6)))
+        }
+        var crashed = false
+        if ByteText.hasPrefix(bytes, at: i, " Crashed", end: end) {
+            crashed = true
+            i += 8
+        }
+        guard i < end, bytes[i] == UInt8(ascii: ":") else { return .other }
+        i += 1
+        if i < end, bytes[i] == UInt8(ascii: ":") { i += 1 }
+        let tail = rest(i)
+        if ByteText.hasPrefix(bytes, at: tail.lowerBound, "Dispatch queue:", end: end) {
+            return .thread(
+                number: number, crashed: crashed, name: nil, queue: ByteText.string(bytes, rest(tail.lowerBound + 15)))
+        }
+        return .thread(
+            number: number, crashed: crashed, name: tail.isEmpty ? nil : ByteText.string(bytes, tail), queue: nil)
+    }
+
     /// `Key: value` at the start of a line; nil for anything else.
     /// Fields whose value may go on over the following lines, up to a blank line or the next
     /// field, as the `.ips` renderer writes them.
@@ -92,9 +130,11 @@ enum TextReportParser {
         var start: Int? = nil
         var hasMarker = false
         for (i, line) in lines.enumerated() {
-            let text = ByteText.string(bytes, ByteText.trim(bytes, line.range))
+            let text = ByteText.trim(bytes, line.range)
             var isStart = false
-            if threadHeader(text) != nil || isBinaryImagesHeader(text) || text.hasPrefix("Last Exception Backtrace:") {
+            if threadHeader(bytes, text) != nil || isBinaryImagesHeader(bytes, text)
+                || ByteText.hasPrefix(bytes, at: text.lowerBound, "Last Exception Backtrace:", end: text.upperBound)
+            {
                 isStart = true
                 hasMarker = true
             } else if let field = headerField(bytes, line.range) {
@@ -109,6 +149,19 @@ enum TextReportParser {
 
     /// `Binary Images:`, and the sections jailbroken devices add: `Binary Images (dpkg):`,
     /// `Binary Images (Other):`.
+    /// `isBinaryImagesHeader` of the text `range` holds (trimmed), read as bytes.
+    static func isBinaryImagesHeader(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        guard ByteText.hasPrefix(bytes, at: range.lowerBound, "Binary Images", end: range.upperBound),
+            range.count > 13, bytes[range.upperBound - 1] == UInt8(ascii: ":")
+        else { return false }
+        guard ByteText.isASCII(bytes, range) else { return isBinaryImagesHeader(ByteText.string(bytes, range)) }
+        var (lo, hi) = (range.lowerBound + 13, range.upperBound - 1)
+        while lo < hi, bytes[lo] == 0x20 { lo += 1 }
+        while hi > lo, bytes[hi - 1] == 0x20 { hi -= 1 }
+        return lo == hi
+            || (bytes[lo] == UInt8(ascii: "(") && bytes[hi - 1] == UInt8(ascii: ")") && hi - lo < 40)
+    }
+
     static func isBinaryImagesHeader(_ text: String) -> Bool {
         guard text.hasPrefix("Binary Images"), text.hasSuffix(":") else { return false }
         let middle = text.dropFirst(13).dropLast().trimmingCharacters(in: " ")
@@ -152,6 +205,7 @@ enum TextReportParser {
         var previousFrameLineStart: Int? = nil
         var currentKind: Backtrace.Kind = .thread
         var pendingNames: [Int: String] = [:]
+        var names = FrameLine.Names()
         var section = Section.none
         var info: [String] = []
         var parenthesized: [UInt64] = []
@@ -189,7 +243,7 @@ enum TextReportParser {
             }
             // A numbered line that does not parse is kept as a malformed frame and the backtrace
             // goes on; any other line ends it (below).
-            if section == .frames, let read = FrameLine.read(bytes, line.range), current != nil {
+            if section == .frames, let read = FrameLine.read(bytes, line.range, names: &names), current != nil {
                 // Inline levels an earlier symbolication wrote become levels of their frame.
                 current?.appendFolding(
                     read, lineStart: line.range.lowerBound, lastLineStart: previousFrameLineStart,
@@ -208,8 +262,7 @@ enum TextReportParser {
             let opensSection =
                 lead == UInt8(ascii: "T") || lead == UInt8(ascii: "L") || lead == UInt8(ascii: "A")
                 || lead == UInt8(ascii: "B")
-            let text = opensSection || block != nil ? ByteText.string(bytes, trimmed) : ""
-            if opensSection, let header = threadHeader(text) {
+            if opensSection, let header = threadHeader(bytes, trimmed) {
                 finish()
                 switch header {
                 case .name(let number, let name):
@@ -233,8 +286,11 @@ enum TextReportParser {
                 continue
             }
             if opensSection,
-                text.hasPrefix("Last Exception Backtrace:") || text.hasPrefix("Application Specific Backtrace")
+                ByteText.hasPrefix(bytes, at: trimmed.lowerBound, "Last Exception Backtrace:", end: trimmed.upperBound)
+                    || ByteText.hasPrefix(
+                        bytes, at: trimmed.lowerBound, "Application Specific Backtrace", end: trimmed.upperBound)
             {
+                let text = ByteText.string(bytes, trimmed)
                 finish()
                 currentKind = text.hasPrefix("Last") ? .lastException : .applicationSpecific
                 let number =
@@ -264,12 +320,16 @@ enum TextReportParser {
                 }
                 continue
             }
-            if opensSection, isBinaryImagesHeader(text) {
+            if opensSection, isBinaryImagesHeader(bytes, trimmed) {
                 finish()
                 section = .images
                 continue
             }
-            if opensSection, text.hasPrefix("Application Specific Information:") {
+            if opensSection,
+                ByteText.hasPrefix(
+                    bytes, at: trimmed.lowerBound, "Application Specific Information:", end: trimmed.upperBound)
+            {
+                let text = ByteText.string(bytes, trimmed)
                 finish()
                 section = .info
                 let rest = text.dropFirst(33).trimmingCharacters(in: " \t")
@@ -287,6 +347,7 @@ enum TextReportParser {
                 report.fields.append(field)
                 block = Self.blockKeys.contains(field.key) ? (report.fields.count - 1, i) : nil
             } else if let open = block, open.nextLine == i - 1, section == .none {
+                let text = ByteText.string(bytes, trimmed)
                 let value = report.fields[open.field].value
                 report.fields[open.field].value = value.isEmpty ? text : value + "\n" + text
                 block = (open.field, i)
@@ -298,8 +359,11 @@ enum TextReportParser {
         while let last = info.last, last.isEmpty { info.removeLast() }
         if !info.isEmpty { report.applicationSpecificInformation = info.joined(separator: "\n") }
         report.backtraces = threads + exceptions + others
-        ImageResolver.nameAsFramesDo(&report.images, backtraces: report.backtraces)
-        ImageResolver(report.images).resolve(&report.backtraces)
+        var resolver = ImageResolver(report.images)
+        if resolver.nameAsFramesDo(&report.images, backtraces: report.backtraces) {
+            resolver = ImageResolver(report.images)
+        }
+        resolver.resolve(&report.backtraces)
         if let codeType = report.field("Code Type") { report.arch = Arch(codeType: codeType) }
         return report
     }

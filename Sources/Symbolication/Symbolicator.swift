@@ -34,9 +34,8 @@ public struct Symbolicator: Sendable {
     public func symbolicate(_ report: CrashReport) -> SymbolicationOutcome {
         var results: [FrameID: FrameResult] = [:]
         results.reserveCapacity(report.backtraces.reduce(0) { $0 + $1.frames.count })
-        // By image index: what the image's symbols resolved to, and its outcome so far.
-        var resolutions = [SymbolResolution?](repeating: nil, count: report.images.count)
-        var imageOutcomes = [ImageOutcome?](repeating: nil, count: report.images.count)
+        // By image index: the image's symbols and outcome, set up at its first frame.
+        var images = [ImageState?](repeating: nil, count: report.images.count)
         var symbolicated = 0
         var named = 0
         var total = 0
@@ -45,91 +44,110 @@ public struct Symbolicator: Sendable {
         for (b, backtrace) in report.backtraces.enumerated() {
             for (f, frame) in backtrace.frames.enumerated() {
                 total += 1
-                let id = FrameID(backtrace: b, frame: f)
                 var imageIndex: Int? = nil
                 var result = symbolicate(
-                    frame, in: backtrace, of: report, images: imageMap, imageIndex: &imageIndex,
-                    resolutions: &resolutions,
-                    imageOutcomes: &imageOutcomes)
+                    frame, in: backtrace, of: report, imageMap: imageMap, imageIndex: &imageIndex, images: &images)
                 if frame.isMalformed {
                     result = FrameResult(status: .malformed)
                 } else if result.status != .symbolicated, result.status != .failed, frame.isNamedByReport {
                     // A frame we cannot name keeps the name the report gives it, with its own status.
                     result = FrameResult(status: .namedByReport)
                 }
-                results[id] = result
                 switch result.status {
                 case .symbolicated:
                     symbolicated += 1
-                    if let i = imageIndex { imageOutcomes[i]?.framesSymbolicated += 1 }
+                    if let i = imageIndex { images[i]?.outcome.framesSymbolicated += 1 }
                 case .namedByReport:
                     named += 1
-                    if let i = imageIndex { imageOutcomes[i]?.framesNamedByReport += 1 }
+                    if let i = imageIndex { images[i]?.outcome.framesNamedByReport += 1 }
                 default: break
                 }
+                results[FrameID(backtrace: b, frame: f)] = result
             }
         }
-        let images = imageOutcomes.compactMap { $0 }
         return SymbolicationOutcome(
-            results: results, images: images, symbolicatedFrames: symbolicated, totalFrames: total,
-            namedByReportFrames: named)
+            results: results, images: images.compactMap { $0?.outcome }, symbolicatedFrames: symbolicated,
+            totalFrames: total, namedByReportFrames: named)
     }
 
-    /// One frame: its image (`imageIndex`, counted in `imageOutcomes`), the image's symbols
-    /// (resolved once per image), and the lookup under the address rules.
-    private func symbolicate(
-        _ frame: Frame, in backtrace: Backtrace, of report: CrashReport, images: ImageMap, imageIndex: inout Int?,
-        resolutions: inout [SymbolResolution?], imageOutcomes: inout [ImageOutcome?]
-    ) -> FrameResult {
-        let address = AddressRules.stripPointerAuthentication(frame.address, images: images)
-        guard let index = images.index(of: frame, address: address) else {
-            return FrameResult(status: .unknownImage)
-        }
-        imageIndex = index
-        let image = report.images[index]
-        var outcome = imageOutcomes[index] ?? ImageOutcome(image: image, status: .noUUID)
-        outcome.framesTotal += 1
-        defer { imageOutcomes[index] = outcome }
+    /// What the symbolicator knows of an image once its first frame asked: its outcome so far
+    /// and the symbols that answer for it, or the result every frame in it gets without them.
+    /// A class: a frame updates its image's counts in place, without copying the outcome.
+    private final class ImageState {
+        var outcome: ImageOutcome
+        var symbols: Symbols? = nil
+        var withoutSymbols = FrameResult(status: .missingSymbol)
 
-        guard let uuid = image.uuid else { return FrameResult(status: .missingSymbol) }
-        let resolution: SymbolResolution
-        if let known = resolutions[index] {
-            resolution = known
-        } else {
-            resolution = locator.resolve(uuid: uuid, arch: image.arch ?? report.arch, name: image.name)
-            resolutions[index] = resolution
+        struct Symbols {
+            var source: any SymbolSource
+            var textVMAddress: UInt64
+            var arch: Arch
         }
-        let source: any SymbolSource
-        switch resolution {
-        case .found(let s):
-            source = s
-            let build = s.build
-            outcome.status = build.kind == .debugInfo ? .symbolicated : .symbolTableOnly
-            outcome.servedBy = ImageOutcome.ServedBy(path: build.path, fromStore: s.isFromStore, kind: build.kind)
+
+        init(outcome: ImageOutcome) { self.outcome = outcome }
+    }
+
+    /// An image's symbols, looked for once (at its first frame), and its outcome's status.
+    private func imageState(_ image: BinaryImage, reportArch: Arch?) -> ImageState {
+        let state = ImageState(outcome: ImageOutcome(image: image, status: .noUUID))
+        guard let uuid = image.uuid else { return state }
+        switch locator.resolve(uuid: uuid, arch: image.arch ?? reportArch, name: image.name) {
+        case .found(let source):
+            let build = source.build
+            state.symbols = ImageState.Symbols(source: source, textVMAddress: build.textVMAddress, arch: build.arch)
+            state.outcome.status = build.kind == .debugInfo ? .symbolicated : .symbolTableOnly
+            state.outcome.servedBy = ImageOutcome.ServedBy(
+                path: build.path, fromStore: source.isFromStore, kind: build.kind)
             if build.kind != .debugInfo {
-                outcome.unreadable = locator.unreadable(uuid: uuid, arch: image.arch ?? report.arch).map(\.description)
+                state.outcome.unreadable =
+                    locator.unreadable(uuid: uuid, arch: image.arch ?? reportArch).map(\.description)
             }
         case .notFound(let mismatch):
             if let mismatch {
-                outcome.status = .uuidMismatch(foundUUID: mismatch.uuid, foundArch: mismatch.arch, path: mismatch.path)
+                state.outcome.status = .uuidMismatch(
+                    foundUUID: mismatch.uuid, foundArch: mismatch.arch, path: mismatch.path)
             } else {
-                outcome.status = .missing
+                state.outcome.status = .missing
             }
-            return FrameResult(status: .missingSymbol)
         case .failed(let error):
-            outcome.status = .failed(error.description)
-            outcome.failure = outcome.failure ?? error
-            return FrameResult(status: .failed, error: error.description)
+            state.outcome.status = .failed(error.description)
+            state.outcome.failure = error
+            state.withoutSymbols = FrameResult(status: .failed, error: error.description)
         }
-        guard !frame.isMalformed, address >= image.loadAddress else { return FrameResult(status: .malformed) }
+        return state
+    }
+
+    /// One frame: its image (`imageIndex`, counted in `images`), the image's symbols (looked
+    /// for at its first frame), and the lookup under the address rules. An image whose symbols
+    /// fail to read at one frame stays `failed` (with that first failure) whatever later frames find.
+    private func symbolicate(
+        _ frame: Frame, in backtrace: Backtrace, of report: CrashReport, imageMap: ImageMap, imageIndex: inout Int?,
+        images: inout [ImageState?]
+    ) -> FrameResult {
+        let address = AddressRules.stripPointerAuthentication(frame.address, images: imageMap)
+        guard let index = imageMap.index(of: frame, address: address) else {
+            return FrameResult(status: .unknownImage)
+        }
+        imageIndex = index
+        let state: ImageState
+        if let known = images[index] {
+            state = known
+        } else {
+            state = imageState(report.images[index], reportArch: report.arch)
+            images[index] = state
+        }
+        state.outcome.framesTotal += 1
+        guard let symbols = state.symbols else { return state.withoutSymbols }
+        let loadAddress = report.images[index].loadAddress
+        guard !frame.isMalformed, address >= loadAddress else { return FrameResult(status: .malformed) }
         do {
             return try checkedLookup(
-                address - image.loadAddress, in: source,
+                address - loadAddress, in: symbols.source, textVMAddress: symbols.textVMAddress, arch: symbols.arch,
                 isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
         } catch {
             // The image's symbols were found, but (part of) them cannot be read: the image failed.
-            outcome.status = .failed(error.description)
-            outcome.failure = outcome.failure ?? error
+            state.outcome.status = .failed(error.description)
+            if state.outcome.failure == nil { state.outcome.failure = error }
             return FrameResult(status: .failed, error: error.description)
         }
     }
@@ -149,17 +167,29 @@ public struct Symbolicator: Sendable {
         _ offsetInImage: UInt64, in source: any SymbolSource, isReturnAddress: Bool
     ) throws(SymbolicateError) -> FrameResult {
         let build = source.build
-        let (vmAddress, overflow) = build.textVMAddress.addingReportingOverflow(offsetInImage)
+        return try checkedLookup(
+            offsetInImage, in: source, textVMAddress: build.textVMAddress, arch: build.arch,
+            isReturnAddress: isReturnAddress)
+    }
+
+    /// `checkedLookup` with the source's `__TEXT` address and arch at hand (the symbolicator
+    /// reads them once per image, not once per frame).
+    private func checkedLookup(
+        _ offsetInImage: UInt64, in source: any SymbolSource, textVMAddress: UInt64, arch: Arch,
+        isReturnAddress: Bool
+    ) throws(SymbolicateError) -> FrameResult {
+        let (vmAddress, overflow) = textVMAddress.addingReportingOverflow(offsetInImage)
         guard !overflow else { return FrameResult(status: .malformed) }
         let lookupAddress =
             isReturnAddress && options.adjustReturnAddresses
-            ? AddressRules.callSite(ofReturnAddress: vmAddress, arch: build.arch) : vmAddress
+            ? AddressRules.callSite(ofReturnAddress: vmAddress, arch: arch) : vmAddress
         let found: [SymbolTable.Resolved]?
         do {
             found = try source.lookup(lookupAddress)
         } catch let error as SymbolicateError {
             throw error
         } catch {
+            let build = source.build
             throw SymbolicateError(
                 .io, "symbols of \(build.uuid.uuidString) could not be read: \(error)", path: build.path,
                 cause: error)

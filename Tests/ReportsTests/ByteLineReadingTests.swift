@@ -1,0 +1,117 @@
+// The readings of a text report's lines that work on bytes where they once made a String of the
+// line: a thread section's header, the Binary Images header, a frame line's tokens up to its
+// address and the image names frames share. Each is checked against a plain reference (the
+// String reading, the token array) on random lines built from the pieces real lines hold.
+
+import SymbolicateModel
+import TestSupport
+import Testing
+
+@testable import Reports
+
+@Suite struct ByteLineReadingTests {
+    private static func pick<T>(_ choices: [T], _ random: inout SplitMix64) -> T {
+        choices[Int(random.next() % UInt64(choices.count))]
+    }
+
+    /// A line made of `count` pieces of `pieces`, each followed by one of `gaps`.
+    private static func line(_ pieces: [String], _ gaps: [String], count: Int, _ random: inout SplitMix64) -> String {
+        (0..<count).map { _ in pick(pieces, &random) + pick(gaps, &random) }.joined()
+    }
+
+    @Test func threadHeadersReadAsTheirStringIs() {
+        var random = SplitMix64(seed: 0x7EAD)
+        let pieces = [
+            "Thread ", "Thread", "0", "12", "12345678", "1234567", " name:", " Crashed", ":", "::", " ", "\t", "x",
+            "Dispatch queue:", " com.apple.main-thread", "\u{A0}", "é", "Crashed", "name", "9",
+        ]
+        for _ in 0..<4000 {
+            let text = "Thread " + Self.line(pieces, [""], count: Int(random.next() % 6), &random)
+            let bytes = Array(text.utf8)
+            let trimmed = ByteText.trim(bytes, 0..<bytes.count)
+            let expected = TextReportParser.threadHeader(ByteText.string(bytes, trimmed)).map { "\($0)" }
+            let read = TextReportParser.threadHeader(bytes, trimmed).map { "\($0)" }
+            #expect(read == expected, "\(text.debugDescription)")
+        }
+    }
+
+    @Test func binaryImagesHeadersReadAsTheirStringIs() {
+        var random = SplitMix64(seed: 0xB1A5)
+        let pieces = [
+            "Binary Images", " ", ":", "(", ")", "dpkg", "Other", "\u{A0}", "é", String(repeating: "w", count: 36),
+        ]
+        for _ in 0..<4000 {
+            let text = Self.line(pieces, [""], count: 1 + Int(random.next() % 6), &random)
+            let bytes = Array(text.utf8)
+            let trimmed = ByteText.trim(bytes, 0..<bytes.count)
+            let expected = TextReportParser.isBinaryImagesHeader(ByteText.string(bytes, trimmed))
+            #expect(TextReportParser.isBinaryImagesHeader(bytes, trimmed) == expected, "\(text.debugDescription)")
+        }
+    }
+
+    /// The frame a line holds as the token array read it: the number first, the address the
+    /// first `0x` token after the image name's first token among the first 48 (the second
+    /// token when the line has only two), the image name the tokens between.
+    private static func referenceFrame(_ bytes: [UInt8], _ line: Range<Int>) -> (Int, String?, UInt64, Int)? {
+        let tokens = ByteText.tokens(bytes, line, limit: FrameLine.maxLeadingTokens)
+        guard tokens.count >= 2, let number = ByteText.decimal(bytes, tokens[0]), number < FrameLine.maxNumber
+        else { return nil }
+        var k = 1
+        while k < tokens.count {
+            if k >= 2 || tokens.count == 2, let address = ByteText.hexAddress(bytes, tokens[k]) {
+                let name = k >= 2 ? ByteText.string(bytes, tokens[1].lowerBound..<tokens[k - 1].upperBound) : nil
+                var column = tokens[k].upperBound
+                while case let w = ByteText.spaceWidth(bytes, column, line.upperBound), w > 0 { column += w }
+                return (Int(number), name, address, column)
+            }
+            k += 1
+        }
+        return nil
+    }
+
+    @Test func frameLinesReadAsTheTokenArrayDid() {
+        var random = SplitMix64(seed: 0xF4A3)
+        let pieces = [
+            "0", "12", "1000000", "0x1a2b", "0x", "0xZZ", "0x1030a0000", "+", "16556", "HoldKit", "Core Data",
+            "libsystem_kernel.dylib", "???", "<redacted>", "(", ")", "é", "-[A b:]", "\u{A0}",
+        ]
+        let gaps = [" ", "  ", "\t", "\u{A0}", "  \t "]
+        var names = FrameLine.Names()
+        for round in 0..<6000 {
+            // Now and then a line of more tokens than are looked at.
+            let count = round % 500 == 0 ? 60 : 1 + Int(random.next() % 8)
+            let text = Self.line(pieces, gaps, count: count, &random)
+            let bytes = Array(text.utf8)
+            let line = 0..<bytes.count
+            let expected = Self.referenceFrame(bytes, line)
+            let frame = FrameLine.parse(bytes, line)
+            let shared = FrameLine.parse(bytes, line, names: &names)
+            #expect(frame?.number == expected?.0, "\(text.debugDescription)")
+            #expect(frame?.imageName == expected?.1, "\(text.debugDescription)")
+            #expect(frame?.address == expected?.2, "\(text.debugDescription)")
+            #expect(frame?.symbolColumn?.lowerBound == expected?.3, "\(text.debugDescription)")
+            #expect(shared == frame, "\(text.debugDescription)")
+        }
+    }
+
+    @Test func framesNamingOneImageShareItsName() {
+        let text = """
+            0   libsystem_kernel.dylib        \t       0x1030a40ac 0x1030a0000 + 16556
+            1   Core Data                     \t       0x1030a414c 0x1030a0000 + 16716
+            2   libsystem_kernel.dylib        \t       0x1030a4214 0x1030a0000 + 16916
+            3   libsystem_kernel.dyli         \t       0x1030a4214 0x1030a0000 + 16916
+            """
+        let bytes = Array(text.utf8)
+        var names = FrameLine.Names()
+        let frames = ByteText.lines(bytes).compactMap { FrameLine.parse(bytes, $0.range, names: &names) }
+        #expect(
+            frames.map(\.imageName) == [
+                "libsystem_kernel.dylib", "Core Data", "libsystem_kernel.dylib", "libsystem_kernel.dyli",
+            ])
+        // The second libsystem_kernel frame holds the first one's String (too long to be stored
+        // inline), not a copy of it.
+        let first = frames[0].imageName!.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+        let third = frames[2].imageName!.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+        #expect(first != nil && first == third)
+    }
+}
