@@ -19,16 +19,22 @@ public enum ASCII {
 
     /// Appends the decimal digits of `value` to `out` (what `"\(value)"` writes, without a string).
     public static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits and more, on the stack
+        // The digits, counted first, are written in place from the last one back.
+        var count = 1
+        var bound: UInt64 = 10
+        while count < 20, value >= bound {
+            count += 1
+            bound = bound &* 10
+        }
         var rest = value
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        out.append(contentsOf: repeatElement(0, count: count))
+        out.withUnsafeMutableBufferPointer { buffer in
+            var i = buffer.count
             repeat {
-                buffer[23 - count] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
+                i -= 1
+                buffer[i] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
                 rest /= 10
-                count += 1
             } while rest > 0
-            out.append(contentsOf: buffer[(24 - count)...])
         }
     }
 

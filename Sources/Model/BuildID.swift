@@ -12,11 +12,18 @@ public struct BuildID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Parses 32 hex digits with or without dashes (UUID), or any even number of hex digits
     /// (ELF build id). Returns nil for anything else.
     public init?(string: some StringProtocol) {
+        self.init(hex: Array(string.utf8)[...])
+    }
+
+    /// `init(string:)` of the UTF-8 text `hex` (a non-ASCII byte is no hex digit, as a
+    /// non-ASCII character is not); the report parsers read ids from their bytes with it.
+    public init?(hex: ArraySlice<UInt8>) {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(hex.count / 2, 64))
         var high: UInt8? = nil
-        for scalar in string.unicodeScalars {
-            if scalar == "-" { continue }
-            guard let nibble = BuildID.nibble(scalar) else { return nil }
+        for byte in hex {
+            if byte == UInt8(ascii: "-") { continue }
+            guard let nibble = ASCII.hexDigitValue(byte) else { return nil }
             if let h = high {
                 bytes.append(h << 4 | nibble)
                 high = nil
@@ -32,12 +39,13 @@ public struct BuildID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// which Apple writes for an image it does not know (`??? (*) <00000000-…> ???`, an `.ips`
     /// absolute image). No build has it, so it is no id: such an image is never missing a dSYM.
     public init?(reported string: some StringProtocol) {
-        guard let id = BuildID(string: string), id.bytes.contains(where: { $0 != 0 }) else { return nil }
-        self = id
+        self.init(reportedHex: Array(string.utf8)[...])
     }
 
-    private static func nibble(_ scalar: Unicode.Scalar) -> UInt8? {
-        UInt8(exactly: scalar.value).flatMap(ASCII.hexDigitValue)
+    /// `init(reported:)` of the UTF-8 text `hex`.
+    public init?(reportedHex hex: ArraySlice<UInt8>) {
+        guard let id = BuildID(hex: hex), id.bytes.contains(where: { $0 != 0 }) else { return nil }
+        self = id
     }
 
     /// Whether the id has a length builds have in practice: 16 bytes (a Mach-O UUID, an ELF

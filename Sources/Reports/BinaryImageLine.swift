@@ -33,7 +33,7 @@ enum BinaryImageLine {
         if let open = bytes[rest].firstIndex(of: UInt8(ascii: "<")),
             let close = bytes[open..<rest.upperBound].firstIndex(of: UInt8(ascii: ">"))
         {
-            uuid = BuildID(reported: ByteText.string(bytes, (open + 1)..<close))
+            uuid = BuildID(reportedHex: bytes[(open + 1)..<close])
             let after = ByteText.trim(bytes, (close + 1)..<rest.upperBound)
             path = after.isEmpty ? nil : ByteText.string(bytes, after)
             head = ByteText.trim(bytes, rest.lowerBound..<open)

@@ -183,7 +183,7 @@ enum ByteText {
 
     /// `spaceWidth` on a buffer whose bounds the caller has checked: 0 <= i, end <= b.count.
     @inline(__always)
-    fileprivate static func spaceWidth(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> Int {
+    static func spaceWidth(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) -> Int {
         guard i < end else { return 0 }
         let c = b[i]
         if c == 0x20 || c == 0x09 || c == 0x0B || c == 0x0C { return 1 }
@@ -193,18 +193,23 @@ enum ByteText {
 
     /// `range` without leading and trailing whitespace.
     static func trim(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int> {
+        bytes.withUnsafeBufferPointer { trim($0, range) }
+    }
+
+    /// `trim` over a buffer, for scans that hold one.
+    static func trim(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
         var lo = range.lowerBound
-        var hi = min(range.upperBound, bytes.count)
-        while lo < hi {
-            let w = spaceWidth(bytes, lo, hi)
+        var hi = min(range.upperBound, b.count)
+        while lo >= 0, lo < hi {
+            let w = spaceWidth(b, lo, hi)
             if w == 0 { break }
             lo += w
         }
-        while hi > lo {
-            let b = bytes[hi - 1]
-            if b == 0x20 || b == 0x09 || b == 0x0B || b == 0x0C {
+        while hi > lo, hi > 0 {
+            let c = b[hi - 1]
+            if c == 0x20 || c == 0x09 || c == 0x0B || c == 0x0C {
                 hi -= 1
-            } else if b == 0xA0, hi - 2 >= lo, bytes[hi - 2] == 0xC2 {
+            } else if c == 0xA0, hi - 2 >= lo, hi >= 2, b[hi - 2] == 0xC2 {
                 hi -= 2
             } else {
                 break

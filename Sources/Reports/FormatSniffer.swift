@@ -16,6 +16,23 @@ enum FormatSniffer {
         SwiftBacktraceParser.crashLine, "\"kind\": \"crashReport\"",
     ]
 
+    /// Which of the line openings the text sniffers ask about (`MicrostackshotParser`,
+    /// `SwiftBacktraceParser`, `SampleParser`) open a line of a document: found in one pass
+    /// over its lines (`linePrefixes`), where each sniffer's own question would be a pass.
+    struct LineOpenings {
+        static let asked: [String] =
+            MicrostackshotParser.openings + [SwiftBacktraceParser.crashLine] + SampleParser.openings
+        private let found: Set<String>
+
+        init(_ bytes: [UInt8]) { found = FormatSniffer.linePrefixes(bytes, among: Self.asked) }
+
+        /// True when a line opens with `opening`, which must be one of `asked`.
+        func contains(_ opening: String) -> Bool {
+            assert(Self.asked.contains(opening), "\(opening) is not among the openings asked about")
+            return found.contains(opening)
+        }
+    }
+
     static func refusal(_ what: String) -> SymbolicateError {
         SymbolicateError(.unsupported, "not an Apple crash report: looks like \(what)")
     }
@@ -73,7 +90,7 @@ enum FormatSniffer {
             var breaks = ByteText.LineBreaks(buffer)
             var i = ByteText.byteOrderMarkLength(bytes)
             while i < bytes.count {
-                while case let width = ByteText.spaceWidth(bytes, i, bytes.count), width > 0 { i += width }
+                while case let width = ByteText.spaceWidth(buffer, i, buffer.count), width > 0 { i += width }
                 i += ByteText.marginWidth(bytes, i..<bytes.count)
                 let end = breaks.next(from: i)
                 guard body(i, end) else { return }

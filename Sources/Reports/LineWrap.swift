@@ -45,7 +45,8 @@ enum LineWrap {
         if bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
             return unwrapJSON(bytes, from: start, width: width)
         }
-        if SampleParser.isSample(bytes) || MicrostackshotParser.isMicrostackshot(bytes, from: 0) {
+        let openings = FormatSniffer.LineOpenings(bytes)
+        if SampleParser.isSample(openings) || MicrostackshotParser.isMicrostackshot(bytes, openings) {
             return Unwrapped(bytes: bytes, notes: treeLooksWrapped(bytes, lines, width: width))
         }
         return rejoinText(bytes, from: 0, width: width, notes: [])
@@ -55,20 +56,28 @@ enum LineWrap {
 
     /// The columns `range` takes as fold counts them: a byte each, a tab to the next multiple of 8.
     static func columns(_ bytes: [UInt8], _ range: Range<Int>) -> Int {
-        let range = range.clamped(to: 0..<bytes.count)
-        return bytes.withUnsafeBufferPointer { b in
-            // Most lines hold neither a tab nor a CR: a byte is a column (memchr reads many at once).
-            if let base = b.baseAddress, !range.isEmpty, memchr(base + range.lowerBound, 0x09, range.count) == nil,
-                memchr(base + range.lowerBound, 0x0D, range.count) == nil
-            {
-                return range.count
-            }
+        bytes.withUnsafeBufferPointer { columns($0, range) }
+    }
+
+    private static func columns(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int {
+        let range = range.clamped(to: 0..<b.count)
+        // Most lines hold no CR: a byte is a column but for tabs, which memchr finds (it reads
+        // many bytes at once); a frame line has one.
+        if let base = b.baseAddress, !range.isEmpty, memchr(base + range.lowerBound, 0x0D, range.count) == nil {
             var column = 0
-            for i in range {
-                if b[i] == 0x09 { column = (column / 8 + 1) * 8 } else if b[i] != 0x0D { column += 1 }
+            var i = range.lowerBound
+            while i < range.upperBound, let tab = memchr(base + i, 0x09, range.upperBound - i) {
+                let t = base.distance(to: tab.assumingMemoryBound(to: UInt8.self))
+                column = ((column + t - i) / 8 + 1) * 8
+                i = t + 1
             }
-            return column
+            return column + range.upperBound - i
         }
+        var column = 0
+        for i in range {
+            if b[i] == 0x09 { column = (column / 8 + 1) * 8 } else if b[i] != 0x0D { column += 1 }
+        }
+        return column
     }
 
     /// The widest line that holds a blank after its first word: a line that a breaker could
@@ -76,20 +85,23 @@ enum LineWrap {
     /// a line is wider than `maxWrapWidth` the document was not wrapped, and the scan stops
     /// there (most reports have such a line: this runs on every report).
     static func wrapWidth(_ bytes: [UInt8], _ lines: [TextLine]) -> Int {
-        var widest = 0
-        for line in lines where hasTwoWords(bytes, ByteText.trim(bytes, line.range)) {
-            widest = max(widest, columns(bytes, line.range))
-            if widest > maxWrapWidth { break }
+        bytes.withUnsafeBufferPointer { b in
+            var widest = 0
+            for line in lines where hasTwoWords(b, ByteText.trim(b, line.range)) {
+                widest = max(widest, columns(b, line.range))
+                if widest > maxWrapWidth { break }
+            }
+            return widest
         }
-        return widest
     }
 
     /// True when `range` holds a blank between two words (`ByteText.tokens(limit: 2).count > 1`,
     /// without making the tokens), `range` trimmed.
-    private static func hasTwoWords(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
-        var i = range.lowerBound
-        while i < range.upperBound, ByteText.spaceWidth(bytes, i, range.upperBound) == 0 { i += 1 }
-        return i < range.upperBound
+    private static func hasTwoWords(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        var i = max(range.lowerBound, 0)
+        let end = min(range.upperBound, b.count)
+        while i < end, ByteText.spaceWidth(b, i, end) == 0 { i += 1 }
+        return i < end
     }
 
     /// The columns of the first word of `range` (at least 1: a break before a blank).

@@ -25,16 +25,21 @@ enum MicrostackshotParser {
     /// process sections rather than a crash report.
     static func isMicrostackshot(_ bytes: [UInt8], from offset: Int) -> Bool {
         let head = offset == 0 ? bytes : Array(bytes[min(offset, bytes.count)...])
+        return isMicrostackshot(head, FormatSniffer.LineOpenings(head))
+    }
+
+    /// The line openings `isMicrostackshot` asks about.
+    static let openings = [
+        "Data Source:", "Event:", "Powerstats for:", "Heaviest stack", "Num samples:", "Thread 0x", "Binary Images:",
+        "Exception Type:",
+    ]
+
+    /// `isMicrostackshot` of `bytes` (from its start), whose line openings are `lines`.
+    static func isMicrostackshot(_ bytes: [UInt8], _ lines: FormatSniffer.LineOpenings) -> Bool {
         // Whole lines only, as FormatSniffer.textRefusal reads crash-report keys: words in a
         // sample line's symbol column are gone once it is rewritten.
-        let lines = FormatSniffer.linePrefixes(
-            head,
-            among: [
-                "Data Source:", "Event:", "Powerstats for:", "Heaviest stack", "Num samples:", "Thread 0x",
-                "Binary Images:", "Exception Type:",
-            ])
         if lines.contains("Data Source:"),
-            FormatSniffer.hasLine(head, startingWith: "Data Source:", containing: "Microstackshots")
+            FormatSniffer.hasLine(bytes, startingWith: "Data Source:", containing: "Microstackshots")
         {
             return true
         }

@@ -64,11 +64,13 @@ public enum ReportParser {
             }
             throw FormatSniffer.jsonRefusal(bytes, from: first.lowerBound)
         }
-        if MicrostackshotParser.isMicrostackshot(bytes, from: 0) {
+        // The text sniffers' questions, answered in one pass over the lines.
+        let openings = FormatSniffer.LineOpenings(bytes)
+        if MicrostackshotParser.isMicrostackshot(bytes, openings) {
             return try MicrostackshotParser.parse(bytes, from: 0, format: .microstackshot, jsonHeader: nil)
         }
-        if SwiftBacktraceParser.isSwiftBacktrace(bytes) { return try SwiftBacktraceParser.parse(bytes) }
-        if SampleParser.isSample(bytes) { return try SampleParser.parse(bytes) }
+        if SwiftBacktraceParser.isSwiftBacktrace(openings) { return try SwiftBacktraceParser.parse(bytes) }
+        if SampleParser.isSample(openings) { return try SampleParser.parse(bytes) }
         if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }
         return try TextReportParser.parse(bytes, from: 0, format: .text, jsonHeader: nil)
     }

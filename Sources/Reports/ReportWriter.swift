@@ -15,13 +15,19 @@ struct ByteEdit {
     /// Applies non-overlapping edits to `original` in one pass.
     static func apply(_ edits: [ByteEdit], to original: [UInt8]) -> [UInt8] {
         guard !edits.isEmpty else { return original }
-        let sorted = edits.enumerated().sorted { a, b in
-            if a.element.range.lowerBound != b.element.range.lowerBound {
-                return a.element.range.lowerBound < b.element.range.lowerBound
-            }
-            if a.element.range.isEmpty != b.element.range.isEmpty { return a.element.range.isEmpty }
-            return a.offset < b.offset
-        }.map(\.element)
+        // By start; at one start, insertions first; else in the order given. Writers mostly
+        // give their edits in that order already, and then they are not sorted again.
+        func precedes(_ a: ByteEdit, _ b: ByteEdit) -> Bool {
+            if a.range.lowerBound != b.range.lowerBound { return a.range.lowerBound < b.range.lowerBound }
+            return a.range.isEmpty && !b.range.isEmpty
+        }
+        let inOrder = zip(edits, edits.dropFirst()).allSatisfy { !precedes($1, $0) }
+        let sorted =
+            inOrder
+            ? edits
+            : edits.enumerated().sorted { a, b in
+                precedes(a.element, b.element) || (!precedes(b.element, a.element) && a.offset < b.offset)
+            }.map(\.element)
         var out: [UInt8] = []
         out.reserveCapacity(original.count + edits.reduce(0) { $0 + $1.bytes.count })
         var cursor = 0
@@ -96,11 +102,14 @@ public enum ReportWriter {
         out.reserveCapacity(out.count + symbol.utf8.count + (file?.utf8.count ?? 0) + 32)
         symbol.withUTF8 { out.append(contentsOf: $0) }
         if let offset = f.symbolOffset {
-            out.append(contentsOf: [0x20, UInt8(ascii: "+"), 0x20])
+            out.append(0x20)
+            out.append(UInt8(ascii: "+"))
+            out.append(0x20)
             ASCII.appendDecimal(offset, to: &out)
         }
         guard file != nil else { return }
-        out.append(contentsOf: [0x20, UInt8(ascii: "(")])
+        out.append(0x20)
+        out.append(UInt8(ascii: "("))
         // The last path component (PathParts.name with backslashes), as Apple's reports print it.
         file!.withUTF8 { path in
             var start = path.count
@@ -186,6 +195,7 @@ public enum ReportWriter {
         let original = report.original
         let ending = ByteText.lineEnding(original)
         var edits: [ByteEdit] = []
+        edits.reserveCapacity(report.backtraces.reduce(0) { $0 + $1.frames.count })
         var parenthesized = 0
         for (b, backtrace) in report.backtraces.enumerated() {
             let isParenthesized =
@@ -206,14 +216,14 @@ public enum ReportWriter {
                 }
                 if report.format == .sample {
                     let image = frame.imageName ?? report.image(for: frame)?.name ?? "???"
-                    edits += frameEdits(
+                    appendFrameEdits(
                         original, column: column, result: result, ending: ending, inTree: true,
-                        replacingLevels: frame.levelLines
-                    ) { sampleNode($0, image: image, address: frame.address) }
+                        replacingLevels: frame.levelLines,
+                        render: { sampleNode($0, image: image, address: frame.address) }, to: &edits)
                 } else {
-                    edits += frameEdits(
+                    appendFrameEdits(
                         original, column: column, result: result, ending: ending,
-                        inTree: backtrace.kind == .sampleTree, replacingLevels: frame.levelLines)
+                        inTree: backtrace.kind == .sampleTree, replacingLevels: frame.levelLines, to: &edits)
                 }
             }
         }
@@ -245,21 +255,42 @@ public enum ReportWriter {
         _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], inTree: Bool = false,
         replacingLevels levels: Range<Int>? = nil, render: ((SymbolicatedFrame) -> String)? = nil
     ) -> [ByteEdit] {
+        var edits: [ByteEdit] = []
+        appendFrameEdits(
+            original, column: column, result: result, ending: ending, inTree: inTree, replacingLevels: levels,
+            render: render, to: &edits)
+        return edits
+    }
+
+    /// `frameEdits`, appended to `edits`. A frame without inline levels, old or new, is one
+    /// edit of its column, made without copying its line's prefix.
+    static func appendFrameEdits(
+        _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], inTree: Bool = false,
+        replacingLevels levels: Range<Int>? = nil, render: ((SymbolicatedFrame) -> String)? = nil,
+        to edits: inout [ByteEdit]
+    ) {
         // The symbol column of a level (`symbolColumn` unless told otherwise), appended to `out`.
         func append(_ level: SymbolicatedFrame, to out: inout [UInt8]) {
             if let render { out.append(contentsOf: render(level).utf8) } else { appendSymbolColumn(level, to: &out) }
         }
         guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else {
-            return []
+            return
+        }
+        let lineStart = ByteText.lineStart(original, at: column.lowerBound)
+        // An empty column right after the address gets a blank before the symbol.
+        let needsSpace =
+            column.isEmpty && column.lowerBound > lineStart
+            && !(original[column.lowerBound - 1] == 0x20 || original[column.lowerBound - 1] == 0x09)
+        var text: [UInt8] = needsSpace ? [0x20] : []
+        append(outer, to: &text)
+        if result.frames.count == 1, levels == nil, !inTree {
+            edits.append(ByteEdit(range: column, bytes: text))
+            return
         }
         // Inserted lines end as the frame's own line does (files with mixed endings exist).
         let ending = ByteText.lineEnding(original, ofLineAt: column.upperBound, fallback: ending)
-        let lineStart = ByteText.lineStart(original, at: column.lowerBound)
         var prefix = Array(original[lineStart..<column.lowerBound])
-        let needsSpace = column.isEmpty && !(prefix.last.map { $0 == 0x20 || $0 == 0x09 } ?? true)
         if needsSpace { prefix.append(0x20) }
-        var text: [UInt8] = needsSpace ? [0x20] : []
-        append(outer, to: &text)
         if inTree {
             var lineEnd = column.upperBound
             while lineEnd < original.count, original[lineEnd] != 0x0A, original[lineEnd] != 0x0D { lineEnd += 1 }
@@ -272,9 +303,9 @@ public enum ReportWriter {
             }
             // The inline lines go after the frame's line, in place of those an earlier run wrote.
             let to = min(max(levels?.upperBound ?? lineEnd, lineEnd), original.count)
-            return [ByteEdit(range: column.lowerBound..<to, bytes: rewritten)]
+            edits.append(ByteEdit(range: column.lowerBound..<to, bytes: rewritten))
+            return
         }
-        var edits: [ByteEdit] = []
         var inserted: [UInt8] = []
         for level in result.frames.dropLast() {
             inserted += prefix
@@ -288,7 +319,6 @@ public enum ReportWriter {
         if from < lineStart { from = ByteText.lineStart(original, at: from) }
         if !inserted.isEmpty || from < lineStart { edits.append(ByteEdit(range: from..<lineStart, bytes: inserted)) }
         edits.append(ByteEdit(range: column, bytes: text))
-        return edits
     }
 
     /// Turns a parenthesized Last Exception Backtrace (the `occurrence`-th in the document) into

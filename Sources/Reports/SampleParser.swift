@@ -19,9 +19,16 @@ enum SampleParser {
     /// sample stays a crash report). Only whole lines count, so the answer is the same for the
     /// document once its frames are rewritten.
     static func isSample(_ bytes: [UInt8]) -> Bool {
-        FormatSniffer.hasLine(bytes, startingWith: "Analysis of sampling ")
-            && !FormatSniffer.hasLine(bytes, startingWith: "Exception Type:")
-            && !FormatSniffer.hasLine(bytes, startingWith: "Incident Identifier:")
+        isSample(FormatSniffer.LineOpenings(bytes))
+    }
+
+    /// The line openings `isSample` asks about.
+    static let openings = ["Analysis of sampling ", "Exception Type:", "Incident Identifier:"]
+
+    /// `isSample` of a document whose line openings are `lines`.
+    static func isSample(_ lines: FormatSniffer.LineOpenings) -> Bool {
+        lines.contains("Analysis of sampling ") && !lines.contains("Exception Type:")
+            && !lines.contains("Incident Identifier:")
     }
 
     static func parse(_ bytes: [UInt8]) throws -> CrashReport {

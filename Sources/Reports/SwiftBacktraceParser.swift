@@ -19,7 +19,12 @@ enum SwiftBacktraceParser {
 
     /// True when a line of the document opens with the runtime's crash line.
     static func isSwiftBacktrace(_ bytes: [UInt8]) -> Bool {
-        FormatSniffer.hasLine(bytes, startingWith: crashLine)
+        isSwiftBacktrace(FormatSniffer.LineOpenings(bytes))
+    }
+
+    /// `isSwiftBacktrace` of a document whose line openings are `lines`.
+    static func isSwiftBacktrace(_ lines: FormatSniffer.LineOpenings) -> Bool {
+        lines.contains(crashLine)
     }
 
     static func parse(_ bytes: [UInt8]) throws -> CrashReport {

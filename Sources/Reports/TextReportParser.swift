@@ -119,7 +119,19 @@ enum TextReportParser {
         let b0 = bytes[line.lowerBound]
         guard (b0 >= 0x41 && b0 <= 0x5A) || (b0 >= 0x61 && b0 <= 0x7A) else { return nil }
         guard i + 1 == line.upperBound || ByteText.spaceWidth(bytes, i + 1, line.upperBound) > 0 else { return nil }
-        let key = ByteText.string(bytes, line.lowerBound..<i).trimmingCharacters(in: " ")
+        // The key without the blanks before its colon (a no-break space reads as one); it
+        // starts with a letter.
+        var keyEnd = i
+        while keyEnd > line.lowerBound {
+            if bytes[keyEnd - 1] == 0x20 {
+                keyEnd -= 1
+            } else if bytes[keyEnd - 1] == 0xA0, keyEnd - 2 >= line.lowerBound, bytes[keyEnd - 2] == 0xC2 {
+                keyEnd -= 2
+            } else {
+                break
+            }
+        }
+        let key = ByteText.string(bytes, line.lowerBound..<keyEnd)
         let value = ByteText.string(bytes, ByteText.trim(bytes, (i + 1)..<line.upperBound))
         return HeaderField(key: key, value: value)
     }

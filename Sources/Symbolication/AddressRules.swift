@@ -33,7 +33,12 @@ enum AddressRules {
     /// whose return addresses carry the Thumb bit and whose calls are 2 or 4 bytes long, the even
     /// address 2 bytes back (as PLCrashReporter's and Sentry's heuristics have it).
     static func callSite(ofReturnAddress address: UInt64, arch: Arch) -> UInt64 {
-        guard arch.is32BitARM else { return address > 0 ? address - 1 : address }
+        callSite(ofReturnAddress: address, is32BitARM: arch.is32BitARM)
+    }
+
+    /// `callSite(ofReturnAddress:arch:)` with the arch's kind at hand (asked once per image).
+    static func callSite(ofReturnAddress address: UInt64, is32BitARM: Bool) -> UInt64 {
+        guard is32BitARM else { return address > 0 ? address - 1 : address }
         let aligned = address & ~1
         return aligned >= 2 ? aligned - 2 : aligned
     }

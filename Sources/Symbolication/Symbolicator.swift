@@ -81,7 +81,7 @@ public struct Symbolicator: Sendable {
         struct Symbols {
             var source: any SymbolSource
             var textVMAddress: UInt64
-            var arch: Arch
+            var is32BitARM: Bool
         }
 
         init(outcome: ImageOutcome) { self.outcome = outcome }
@@ -94,7 +94,8 @@ public struct Symbolicator: Sendable {
         switch locator.resolve(uuid: uuid, arch: image.arch ?? reportArch, name: image.name) {
         case .found(let source):
             let build = source.build
-            state.symbols = ImageState.Symbols(source: source, textVMAddress: build.textVMAddress, arch: build.arch)
+            state.symbols = ImageState.Symbols(
+                source: source, textVMAddress: build.textVMAddress, is32BitARM: build.arch.is32BitARM)
             state.outcome.status = build.kind == .debugInfo ? .symbolicated : .symbolTableOnly
             state.outcome.servedBy = ImageOutcome.ServedBy(
                 path: build.path, fromStore: source.isFromStore, kind: build.kind)
@@ -142,8 +143,8 @@ public struct Symbolicator: Sendable {
         guard !frame.isMalformed, address >= loadAddress else { return FrameResult(status: .malformed) }
         do {
             return try checkedLookup(
-                address - loadAddress, in: symbols.source, textVMAddress: symbols.textVMAddress, arch: symbols.arch,
-                isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
+                address - loadAddress, in: symbols.source, textVMAddress: symbols.textVMAddress,
+                is32BitARM: symbols.is32BitARM, isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
         } catch {
             // The image's symbols were found, but (part of) them cannot be read: the image failed.
             state.outcome.status = .failed(error.description)
@@ -168,21 +169,21 @@ public struct Symbolicator: Sendable {
     ) throws(SymbolicateError) -> FrameResult {
         let build = source.build
         return try checkedLookup(
-            offsetInImage, in: source, textVMAddress: build.textVMAddress, arch: build.arch,
+            offsetInImage, in: source, textVMAddress: build.textVMAddress, is32BitARM: build.arch.is32BitARM,
             isReturnAddress: isReturnAddress)
     }
 
-    /// `checkedLookup` with the source's `__TEXT` address and arch at hand (the symbolicator
-    /// reads them once per image, not once per frame).
+    /// `checkedLookup` with the source's `__TEXT` address and arch's kind at hand (the
+    /// symbolicator reads them once per image, not once per frame).
     private func checkedLookup(
-        _ offsetInImage: UInt64, in source: any SymbolSource, textVMAddress: UInt64, arch: Arch,
+        _ offsetInImage: UInt64, in source: any SymbolSource, textVMAddress: UInt64, is32BitARM: Bool,
         isReturnAddress: Bool
     ) throws(SymbolicateError) -> FrameResult {
         let (vmAddress, overflow) = textVMAddress.addingReportingOverflow(offsetInImage)
         guard !overflow else { return FrameResult(status: .malformed) }
         let lookupAddress =
             isReturnAddress && options.adjustReturnAddresses
-            ? AddressRules.callSite(ofReturnAddress: vmAddress, arch: arch) : vmAddress
+            ? AddressRules.callSite(ofReturnAddress: vmAddress, is32BitARM: is32BitARM) : vmAddress
         let found: [SymbolTable.Resolved]?
         do {
             found = try source.lookup(lookupAddress)

@@ -94,6 +94,21 @@ import Testing
         }
     }
 
+    /// The columns a line takes as fold counts them, a byte at a time: a tab to the next
+    /// multiple of 8, a CR none, any other byte one.
+    @Test func columnsCountAsFoldDoes() {
+        var random = SplitMix64(seed: 0xC01)
+        let pieces = ["\t", "\r", "a", "abcdefgh", "  ", "é", "0x1030a40ac"]
+        for _ in 0..<4000 {
+            let bytes = Array(Self.line(pieces, [""], count: Int(random.next() % 12), &random).utf8)
+            var expected = 0
+            for b in bytes {
+                if b == 0x09 { expected = (expected / 8 + 1) * 8 } else if b != 0x0D { expected += 1 }
+            }
+            #expect(LineWrap.columns(bytes, 0..<bytes.count) == expected, "\(bytes)")
+        }
+    }
+
     @Test func framesNamingOneImageShareItsName() {
         let text = """
             0   libsystem_kernel.dylib        \t       0x1030a40ac 0x1030a0000 + 16556

@@ -27,6 +27,29 @@ struct HexDigitTests {
         #expect(ByteText.hexAddress(bad, 0..<bad.count) == nil)
     }
 
+    /// Decimal digits appended to bytes (what the writers print offsets and lines with), as
+    /// the standard library prints the number, after whatever the bytes held.
+    @Test func decimalsAsTheStandardLibraryPrintsThem() {
+        var values: [UInt64] = [
+            0, 1, 9, 10, 99, 100, .max, .max - 1, 10_000_000_000_000_000_000, 9_999_999_999_999_999_999,
+        ]
+        var power: UInt64 = 1
+        for _ in 0..<19 {
+            values += [power - 1, power, power + 1]
+            power *= 10
+        }
+        var state: UInt64 = 0x5EED
+        for _ in 0..<2000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            values.append(state >> (state % 64))
+        }
+        for value in values {
+            var out: [UInt8] = Array("x:".utf8)
+            ASCII.appendDecimal(value, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == "x:\(value)")
+        }
+    }
+
     @Test func unsignedIntegersInJSON() throws {
         #expect(ASCII.unsignedInteger(number: "4303175680") == 4_303_175_680)
         #expect(ASCII.unsignedInteger(number: "18446744073709551615") == .max)
