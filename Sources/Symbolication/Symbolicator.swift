@@ -144,7 +144,8 @@ public struct Symbolicator: Sendable {
         do {
             return try checkedLookup(
                 address - loadAddress, in: symbols.source, textVMAddress: symbols.textVMAddress,
-                is32BitARM: symbols.is32BitARM, isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
+                is32BitARM: symbols.is32BitARM,
+                isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
         } catch {
             // The image's symbols were found, but (part of) them cannot be read: the image failed.
             state.outcome.status = .failed(error.description)
