@@ -207,7 +207,8 @@ enum FrameLine {
     private static func describe(_ text: ArraySlice<UInt8>) -> SymbolText? {
         guard !text.isEmpty else { return nil }
         let space = UInt8(ascii: " ")
-        var words: [Range<Int>] = []
+        var words: (Range<Int>, Range<Int>, Range<Int>) = (0..<0, 0..<0, 0..<0)
+        var count = 0
         var i = text.startIndex
         var rest: Range<Int>? = nil
         while i < text.endIndex {
@@ -217,13 +218,18 @@ enum FrameLine {
             }
             let start = i
             while i < text.endIndex, text[i] != space { i += 1 }
-            words.append(start..<i)
-            if words.count == 3 {
+            switch count {
+            case 0: words.0 = start..<i
+            case 1: words.1 = start..<i
+            default: words.2 = start..<i
+            }
+            count += 1
+            if count == 3 {
                 if i + 1 < text.endIndex { rest = (i + 1)..<text.endIndex }
                 break
             }
         }
-        if words.count == 3, isHexAddress(text[words[0]]), text[words[1]].elementsEqual([UInt8(ascii: "+")]) {
+        if count == 3, isHexAddress(text[words.0]), words.1.count == 1, text[words.1.lowerBound] == UInt8(ascii: "+") {
             guard let rest else { return nil }
             var tail = rest
             while let f = tail.first, text[f] == space || text[f] == 0x09 { tail = (f + 1)..<tail.upperBound }
@@ -237,11 +243,54 @@ enum FrameLine {
     }
 
     /// `0x` and at least one hex digit, fitting 64 bits.
-    private static func isHexAddress(_ word: ArraySlice<UInt8>) -> Bool {
+    static func isHexAddress(_ word: ArraySlice<UInt8>) -> Bool {
         guard word.count > 2, word.first == UInt8(ascii: "0"), word[word.startIndex + 1] == UInt8(ascii: "x") else {
             return false
         }
-        return UInt64(String(decoding: word.dropFirst(2), as: UTF8.self), radix: 16) != nil
+        let digits = word.dropFirst(2)
+        // Hex digits only (the usual word): 64 bits hold 16 of them past the leading zeros.
+        if digits.allSatisfy({ ASCII.hexDigitValue($0) != nil }) {
+            return digits.drop { $0 == UInt8(ascii: "0") }.count <= 16
+        }
+        return UInt64(String(decoding: digits, as: UTF8.self), radix: 16) != nil
+    }
+
+    /// The value of `digits` as `Int(String(decoding: digits, as: UTF8.self))` reads it: an
+    /// optional sign, then decimal digits only; nil past Int's range.
+    static func integer(_ digits: ArraySlice<UInt8>) -> Int? {
+        var rest = digits
+        var negative = false
+        if let sign = rest.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            negative = sign == UInt8(ascii: "-")
+            rest = rest.dropFirst()
+        }
+        guard !rest.isEmpty else { return nil }
+        var value = 0
+        for b in rest {
+            guard b >= 0x30, b <= 0x39 else { return nil }
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) =
+                negative
+                ? times.subtractingReportingOverflow(Int(b - 0x30)) : times.addingReportingOverflow(Int(b - 0x30))
+            guard !o1, !o2 else { return nil }
+            value = next
+        }
+        return value
+    }
+
+    /// The value of `digits` as `UInt64(String(decoding: digits, as: UTF8.self))` reads it,
+    /// for text without a sign: decimal digits only; nil past UInt64's range.
+    static func unsigned(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        guard !digits.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for b in digits {
+            guard b >= 0x30, b <= 0x39 else { return nil }
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) = times.addingReportingOverflow(UInt64(b - 0x30))
+            guard !o1, !o2 else { return nil }
+            value = next
+        }
+        return value
     }
 
     /// Splits `symbol + off (File.m:12)`, `symbol (File.m:12)`, `symbol + off` or `symbol`, and
@@ -263,7 +312,7 @@ enum FrameLine {
             let before = body[..<paren]
             if before.last == UInt8(ascii: " "), looksLikeFile(inner) {
                 if let colon = inner.lastIndex(of: UInt8(ascii: ":")),
-                    let n = Int(String(decoding: inner[(colon + 1)...], as: UTF8.self))
+                    let n = integer(inner[(colon + 1)...])
                 {
                     file = String(decoding: inner[..<colon], as: UTF8.self)
                     line = n
@@ -276,7 +325,7 @@ enum FrameLine {
         var offset: UInt64? = nil
         if let plus = lastPlus(body) {
             let digits = body[(plus + 3)...]
-            if !digits.isEmpty, let v = UInt64(String(decoding: digits, as: UTF8.self)) {
+            if !digits.isEmpty, let v = unsigned(digits) {
                 offset = v
                 body = body[..<plus]
             }
@@ -305,13 +354,25 @@ enum FrameLine {
         return nil
     }
 
-    private static func looksLikeFile(_ s: ArraySlice<UInt8>) -> Bool {
-        guard !s.isEmpty, !s.contains(UInt8(ascii: "(")),
-            ByteText.firstRange(of: " + ", in: Array(s), 0..<s.count) == nil, !s.starts(with: "in ".utf8)
-        else {
-            return false
+    static func looksLikeFile(_ s: ArraySlice<UInt8>) -> Bool {
+        guard !s.isEmpty, !s.contains(UInt8(ascii: "(")), !s.starts(with: "in ".utf8) else { return false }
+        // No ` + ` in it.
+        var k = s.startIndex
+        while k + 2 < s.endIndex {
+            if s[k] == 0x20, s[k + 1] == UInt8(ascii: "+"), s[k + 2] == 0x20 { return false }
+            k += 1
         }
-        let name = s.split(separator: UInt8(ascii: ":")).first ?? s
+        // The text before the first colon (the whole, when it starts with one: `split` drops an
+        // empty first piece, and the piece after it is then the name).
+        var name = s
+        if let colon = s.firstIndex(of: UInt8(ascii: ":")) {
+            if colon > s.startIndex {
+                name = s[..<colon]
+            } else {
+                let after = s[(colon + 1)...].drop { $0 == UInt8(ascii: ":") }
+                name = after.isEmpty ? s : after.prefix { $0 != UInt8(ascii: ":") }
+            }
+        }
         if name.first == UInt8(ascii: "<"), name.last == UInt8(ascii: ">"), name.count > 2 { return true }
         return name.contains(UInt8(ascii: ".")) && name.first != UInt8(ascii: ".")
     }

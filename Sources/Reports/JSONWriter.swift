@@ -73,6 +73,12 @@ public struct JSONWriter: Sendable {
 
     public static func appendQuoted(_ s: String, to out: inout String) {
         out += "\""
+        // Most strings hold nothing to escape: they go in whole.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

@@ -51,26 +51,41 @@ struct AccessLog: Sendable {
         var parts = tm()
         var seconds = now.tv_sec
         gmtime_r(&seconds, &parts)
-        var out = ""
+        // `YYYY-MM-DDTHH:MM:SS.mmmZ`, written as bytes: one line of the log each request.
+        var out: [UInt8] = []
         out.reserveCapacity(24)
+        // `value` in `width` digits, zeros in front; a value that does not fit keeps its digits.
         func pad(_ value: Int, _ width: Int) {
-            let digits = String(value)
-            if digits.count < width { out += String(repeating: "0", count: width - digits.count) }
-            out += digits
+            var limit = 1
+            for _ in 0..<width { limit *= 10 }
+            guard value >= 0, value < limit else {
+                out += Array(String(value).utf8)
+                return
+            }
+            let start = out.count
+            out.append(contentsOf: repeatElement(0x30, count: width))
+            var rest = value
+            var k = start + width - 1
+            while rest > 0 {
+                out[k] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
+                rest /= 10
+                k -= 1
+            }
         }
         pad(Int(parts.tm_year) + 1900, 4)
-        out += "-"
+        out.append(UInt8(ascii: "-"))
         pad(Int(parts.tm_mon) + 1, 2)
-        out += "-"
+        out.append(UInt8(ascii: "-"))
         pad(Int(parts.tm_mday), 2)
-        out += "T"
+        out.append(UInt8(ascii: "T"))
         pad(Int(parts.tm_hour), 2)
-        out += ":"
+        out.append(UInt8(ascii: ":"))
         pad(Int(parts.tm_min), 2)
-        out += ":"
+        out.append(UInt8(ascii: ":"))
         pad(Int(parts.tm_sec), 2)
-        out += "."
+        out.append(UInt8(ascii: "."))
         pad(Int(now.tv_nsec / 1_000_000), 3)
-        return out + "Z"
+        out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -109,6 +109,35 @@ import Testing
         }
     }
 
+    /// The pieces a symbol column is cut into, read from bytes as the standard library reads
+    /// their Strings: a line number (`Int`), an offset (`UInt64`), a `0x` address fitting 64
+    /// bits, and whether the text in the last brackets names a file (the part before its first
+    /// colon, as `split` finds it, holds a dot or is `<...>`).
+    @Test func symbolColumnPiecesReadAsTheirStringsAre() {
+        var random = SplitMix64(seed: 0x5C01)
+        let digits = ["0", "1", "9", "12", "+", "-", " ", "a", "f", "F", "x", "00000000", "18446744073709551615", "é"]
+        let fileBits = [":", "::", ".", "a", "<", ">", "(", " + ", "in ", "File.m", "12", " "]
+        for _ in 0..<6000 {
+            let text = Self.line(digits, [""], count: Int(random.next() % 5), &random)
+            let bytes = Array(text.utf8)[...]
+            #expect(FrameLine.integer(bytes) == Int(text), "\(text.debugDescription)")
+            if !text.hasPrefix("+"), !text.hasPrefix("-") {
+                #expect(FrameLine.unsigned(bytes) == UInt64(text), "\(text.debugDescription)")
+            }
+            let word = Array(("0x" + text).utf8)[...]
+            #expect(FrameLine.isHexAddress(word) == (UInt64(text, radix: 16) != nil), "0x\(text.debugDescription)")
+
+            let file = Self.line(fileBits, [""], count: Int(random.next() % 6), &random)
+            let fileBytes = Array(file.utf8)[...]
+            let name = fileBytes.split(separator: UInt8(ascii: ":")).first ?? fileBytes
+            let expected =
+                !fileBytes.isEmpty && !file.contains("(") && !file.contains(" + ") && !file.hasPrefix("in ")
+                && ((name.first == UInt8(ascii: "<") && name.last == UInt8(ascii: ">") && name.count > 2)
+                    || (name.contains(UInt8(ascii: ".")) && name.first != UInt8(ascii: ".")))
+            #expect(FrameLine.looksLikeFile(fileBytes) == expected, "\(file.debugDescription)")
+        }
+    }
+
     @Test func framesNamingOneImageShareItsName() {
         let text = """
             0   libsystem_kernel.dylib        \t       0x1030a40ac 0x1030a0000 + 16556
