@@ -39,8 +39,7 @@ public struct Arch: RawRepresentable, Hashable, Comparable, Sendable, CustomStri
 
     /// The arch named by a report's `Code Type:` value (`ARM-64 (Native)`, `X86-64`, `ARM`, ...).
     public init?(codeType: String) {
-        let t = codeType.split(separator: "(").first.map { $0.trimmingCharacters(in: " ") } ?? ""
-        switch t.uppercased() {
+        switch Arch.codeTypeName(codeType) {
         case "ARM-64", "ARM64": self = .arm64
         case "ARM64E", "ARM-64E": self = .arm64e
         case "ARM64_32": self = .arm64_32
@@ -50,6 +49,26 @@ public struct Arch: RawRepresentable, Hashable, Comparable, Sendable, CustomStri
         case "ARMV7S": self = .armv7s
         default: return nil
         }
+    }
+
+    /// The name a `Code Type` value starts with, uppercased: the text before its first `(`
+    /// (after any at its start), without the blanks around it. ASCII text is read as bytes;
+    /// other text as Strings (`uppercased` may make ASCII of it).
+    static func codeTypeName(_ codeType: String) -> String {
+        guard codeType.utf8.allSatisfy({ $0 < 0x80 }) else {
+            let t = codeType.split(separator: "(").first.map { $0.trimmingCharacters(in: " ") } ?? ""
+            return t.uppercased()
+        }
+        var name: [UInt8] = []
+        for b in codeType.utf8 {
+            if b == UInt8(ascii: "(") {
+                if name.isEmpty { continue }
+                break
+            }
+            name.append(b >= 0x61 && b <= 0x7A ? b - 0x20 : b)
+        }
+        let trimmed = name.drop { $0 == 0x20 }.reversed().drop { $0 == 0x20 }.reversed()
+        return String(decoding: trimmed, as: UTF8.self)
     }
 
     public static func < (lhs: Arch, rhs: Arch) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -169,16 +169,19 @@ enum ByteText {
     /// The first whitespace-separated token of `range` (as `tokens` splits it), without making
     /// an array: for checking a shape token by token.
     static func nextToken(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int>? {
-        bytes.withUnsafeBufferPointer { b in
-            var i = max(range.lowerBound, 0)
-            let end = min(range.upperBound, b.count)
-            while case let w = spaceWidth(b, i, end), w > 0 { i += w }
-            guard i < end else { return nil }
-            let s = i
-            i += 1
-            while i < end, spaceWidth(b, i, end) == 0 { i += 1 }
-            return s..<i
-        }
+        bytes.withUnsafeBufferPointer { nextToken($0, range) }
+    }
+
+    /// `nextToken` over a buffer, for scans that hold one.
+    static func nextToken(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int>? {
+        var i = max(range.lowerBound, 0)
+        let end = min(range.upperBound, b.count)
+        while case let w = spaceWidth(b, i, end), w > 0 { i += w }
+        guard i < end else { return nil }
+        let s = i
+        i += 1
+        while i < end, spaceWidth(b, i, end) == 0 { i += 1 }
+        return s..<i
     }
 
     /// `spaceWidth` on a buffer whose bounds the caller has checked: 0 <= i, end <= b.count.
@@ -323,13 +326,18 @@ enum ByteText {
 
     /// Parses `0x` followed by 1-16 hex digits filling the whole range.
     static func hexAddress(_ bytes: [UInt8], _ range: Range<Int>) -> UInt64? {
-        guard range.count >= 3, range.count <= 18, range.upperBound <= bytes.count, range.lowerBound >= 0 else {
+        bytes.withUnsafeBufferPointer { hexAddress($0, range) }
+    }
+
+    /// `hexAddress` over a buffer.
+    static func hexAddress(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64? {
+        guard range.count >= 3, range.count <= 18, range.upperBound <= b.count, range.lowerBound >= 0 else {
             return nil
         }
-        guard bytes[range.lowerBound] == 0x30, bytes[range.lowerBound + 1] | 0x20 == 0x78 else { return nil }
+        guard b[range.lowerBound] == 0x30, b[range.lowerBound + 1] | 0x20 == 0x78 else { return nil }
         var value: UInt64 = 0
         for i in (range.lowerBound + 2)..<range.upperBound {
-            guard let d = ASCII.hexDigitValue(bytes[i]) else { return nil }
+            guard let d = ASCII.hexDigitValue(b[i]) else { return nil }
             value = value << 4 | UInt64(d)
         }
         return value
@@ -337,14 +345,19 @@ enum ByteText {
 
     /// Parses a decimal number filling the whole range (at most 19 digits).
     static func decimal(_ bytes: [UInt8], _ range: Range<Int>) -> UInt64? {
-        guard !range.isEmpty, range.count <= 19, range.upperBound <= bytes.count, range.lowerBound >= 0 else {
+        bytes.withUnsafeBufferPointer { decimal($0, range) }
+    }
+
+    /// `decimal` over a buffer.
+    static func decimal(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64? {
+        guard !range.isEmpty, range.count <= 19, range.upperBound <= b.count, range.lowerBound >= 0 else {
             return nil
         }
         var value: UInt64 = 0
         for i in range {
-            let b = bytes[i]
-            guard b >= 0x30, b <= 0x39 else { return nil }
-            value = value * 10 + UInt64(b - 0x30)
+            let c = b[i]
+            guard c >= 0x30, c <= 0x39 else { return nil }
+            value = value * 10 + UInt64(c - 0x30)
         }
         return value
     }

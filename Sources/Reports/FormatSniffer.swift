@@ -58,8 +58,13 @@ enum FormatSniffer {
         let wanted = prefixes.map { Array($0.utf8) }
         var found = [Bool](repeating: false, count: wanted.count)
         var left = wanted.count
+        // The bytes a prefix starts with: a line starting with another (a frame line's digit)
+        // is passed at once.
+        var opens = [Bool](repeating: false, count: 256)
+        for p in wanted { if let b = p.first { opens[Int(b)] = true } }
         forEachLineText(bytes) { i, _ in
             guard i < bytes.count else { return left > 0 }
+            guard opens[Int(bytes[i])] else { return true }
             for k in wanted.indices where !found[k] && wanted[k].first == bytes[i] {
                 let p = wanted[k]
                 if i + p.count <= bytes.count, bytes[i..<i + p.count].elementsEqual(p) {
@@ -117,8 +122,21 @@ enum FormatSniffer {
                 if i + 8 <= end {
                     let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                     // A byte below 0x20 sets its top bit here (the "has less than" test); no
-                    // byte of 0x80 or more can, as `& ~word` clears those.
+                    // byte of 0x80 or more can, as `& ~word` clears those. The tests are exact
+                    // for "some byte of the word", which is all they are asked.
+                    func hasZeroByte(_ v: UInt64) -> Bool {
+                        (v &- 0x0101_0101_0101_0101) & ~v & 0x8080_8080_8080_8080 != 0
+                    }
                     if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 == 0 {
+                        i += 8
+                        continue
+                    }
+                    // Below 0x20 only tabs and line ends (0x09-0x0D, what every line has): no
+                    // byte below 0x09, none of 0x0E, 0x0F or 0x10-0x1F.
+                    if (word &- 0x0909_0909_0909_0909) & ~word & 0x8080_8080_8080_8080 == 0,
+                        !hasZeroByte((word & 0xF0F0_F0F0_F0F0_F0F0) ^ 0x1010_1010_1010_1010),
+                        !hasZeroByte(word ^ 0x0E0E_0E0E_0E0E_0E0E), !hasZeroByte(word ^ 0x0F0F_0F0F_0F0F_0F0F)
+                    {
                         i += 8
                         continue
                     }

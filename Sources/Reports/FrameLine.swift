@@ -70,12 +70,13 @@ enum FrameLine {
     /// number and address of that frame is the frame, and the frame before was an inline level an
     /// earlier symbolication wrote: it leaves `frames`, and its lines (with the levels before it)
     /// become this frame's `levelLines`, which a writer that symbolicates the frame replaces.
-    static func fold(_ frame: Frame, lineStart: Int, into frames: inout [Frame], lastLineStart: Int?) -> Frame {
+    static func fold(_ frame: consuming Frame, lineStart: Int, into frames: inout [Frame], lastLineStart: Int?)
+        -> Frame
+    {
         guard let previous = frames.last, let lastLineStart, !previous.isMalformed, !frame.isMalformed,
             previous.number == frame.number, previous.address == frame.address
         else { return frame }
         frames.removeLast()
-        var frame = frame
         frame.levelLines = (previous.levelLines?.lowerBound ?? lastLineStart)..<lineStart
         return frame
     }
@@ -111,51 +112,57 @@ enum FrameLine {
     /// the first `0x` token after at least one of them (the image name may hold spaces), among
     /// the first `maxLeadingTokens`; a line of just two tokens may have its address second.
     static func parse(_ bytes: [UInt8], _ line: Range<Int>, names: inout Names) -> Frame? {
-        let end = line.upperBound
-        guard let first = ByteText.nextToken(bytes, line), let number = ByteText.decimal(bytes, first),
-            number < maxNumber, let second = ByteText.nextToken(bytes, first.upperBound..<end)
-        else { return nil }
-        var addressToken = second
-        let address: UInt64
-        var imageName: String? = nil
-        if let value = ByteText.hexAddress(bytes, second), ByteText.nextToken(bytes, second.upperBound..<end) == nil {
-            address = value
-        } else {
-            var last = second
-            var k = 2
-            var found: UInt64? = nil
-            while k < maxLeadingTokens, let token = ByteText.nextToken(bytes, last.upperBound..<end) {
-                if let value = ByteText.hexAddress(bytes, token) {
-                    found = value
-                    addressToken = token
-                    break
+        // The tokens up to the address and the column's shape, read in one pass over the buffer.
+        typealias Scan = (number: UInt64, name: Range<Int>?, address: UInt64, columnStart: Int, isPlain: Bool)
+        let scan: Scan? = bytes.withUnsafeBufferPointer { b in
+            let end = min(line.upperBound, b.count)
+            guard let first = ByteText.nextToken(b, line), let number = ByteText.decimal(b, first),
+                number < maxNumber, let second = ByteText.nextToken(b, first.upperBound..<end)
+            else { return nil }
+            var addressToken = second
+            let address: UInt64
+            var name: Range<Int>? = nil
+            if let value = ByteText.hexAddress(b, second), ByteText.nextToken(b, second.upperBound..<end) == nil {
+                address = value
+            } else {
+                var last = second
+                var k = 2
+                var found: UInt64? = nil
+                while k < maxLeadingTokens, let token = ByteText.nextToken(b, last.upperBound..<end) {
+                    if let value = ByteText.hexAddress(b, token) {
+                        found = value
+                        addressToken = token
+                        break
+                    }
+                    last = token
+                    k += 1
                 }
-                last = token
-                k += 1
+                guard let found else { return nil }
+                address = found
+                name = second.lowerBound..<last.upperBound
             }
-            guard let found else { return nil }
-            address = found
-            imageName = names.name(bytes, second.lowerBound..<last.upperBound)
+            var columnStart = addressToken.upperBound
+            while case let w = ByteText.spaceWidth(b, columnStart, end), w > 0 { columnStart += w }
+            // The unsymbolicated `0xBASE + OFFSET` column needs no string work.
+            var isPlain = false
+            if let base = ByteText.nextToken(b, columnStart..<end), ByteText.hexAddress(b, base) != nil,
+                let plus = ByteText.nextToken(b, base.upperBound..<end), plus.count == 1,
+                b[plus.lowerBound] == UInt8(ascii: "+"),
+                let offset = ByteText.nextToken(b, plus.upperBound..<end), ByteText.decimal(b, offset) != nil,
+                ByteText.nextToken(b, offset.upperBound..<end) == nil
+            {
+                isPlain = true
+            }
+            return (number, name, address, columnStart, isPlain)
         }
-        var columnStart = addressToken.upperBound
-        while columnStart < line.upperBound {
-            let w = ByteText.spaceWidth(bytes, columnStart, line.upperBound)
-            if w == 0 { break }
-            columnStart += w
-        }
+        guard let scan else { return nil }
+        let columnStart = scan.columnStart
+        let imageName = scan.name.map { names.name(bytes, $0) }
+        let (number, address) = (scan.number, scan.address)
         let column = columnStart..<line.upperBound
         var frame = Frame(
             number: Int(number), imageName: imageName, address: address, isReturnAddress: true, symbolColumn: column)
-        // Fast path: the unsymbolicated `0xBASE + OFFSET` column needs no string work.
-        if let base = ByteText.nextToken(bytes, column), ByteText.hexAddress(bytes, base) != nil,
-            let plus = ByteText.nextToken(bytes, base.upperBound..<column.upperBound), plus.count == 1,
-            bytes[plus.lowerBound] == UInt8(ascii: "+"),
-            let offset = ByteText.nextToken(bytes, plus.upperBound..<column.upperBound),
-            ByteText.decimal(bytes, offset) != nil,
-            ByteText.nextToken(bytes, offset.upperBound..<column.upperBound) == nil
-        {
-            return frame
-        }
+        if scan.isPlain { return frame }
         if let symbolic = describe(bytes, ByteText.trim(bytes, column)) {
             frame.symbol = symbolic.symbol
             frame.symbolOffset = symbolic.offset
@@ -382,7 +389,7 @@ extension Backtrace {
     /// Appends `frame`, read from the line that starts at `lineStart`, with the levels before it
     /// folded in (`FrameLine.fold`). `firstIsPC`: the backtrace's first frame is a pc (a thread's),
     /// every other frame a return address.
-    mutating func appendFolding(_ frame: Frame, lineStart: Int, lastLineStart: Int?, firstIsPC: Bool) {
+    mutating func appendFolding(_ frame: consuming Frame, lineStart: Int, lastLineStart: Int?, firstIsPC: Bool) {
         var frame = FrameLine.fold(frame, lineStart: lineStart, into: &frames, lastLineStart: lastLineStart)
         frame.isReturnAddress = !(firstIsPC && frames.isEmpty)
         frames.append(frame)

@@ -17,6 +17,8 @@ struct ImageResolver {
 
     init(_ images: [BinaryImage]) {
         self.map = ImageMap(images)
+        byName.reserveCapacity(images.count)
+        byFile.reserveCapacity(images.count)
         for (i, image) in images.enumerated() {
             byName[image.name, default: []].append(i)
             if let path = image.path { byFile[PathParts.name(path), default: []].append(i) }
@@ -53,13 +55,22 @@ struct ImageResolver {
         private var answers: [[Int]?] = []
         private var next = 0
 
+        /// The entry answered last: consecutive frames mostly name one image.
+        private var last = 0
+
         mutating func images(named name: String, in resolver: ImageResolver) -> [Int]? {
-            for k in names.indices where names[k] == name { return answers[k] }
+            if last < names.count, names[last] == name { return answers[last] }
+            for k in names.indices where names[k] == name {
+                last = k
+                return answers[k]
+            }
             let named = resolver.images(named: name)
             if names.count < Self.size {
+                last = names.count
                 names.append(name)
                 answers.append(named)
             } else {
+                last = next
                 names[next] = name
                 answers[next] = named
                 next = (next + 1) % Self.size
@@ -81,13 +92,19 @@ struct ImageResolver {
         // The last names found to name no image by its path alone: the frames after them mostly
         // say them again.
         var skipped: [String] = []
+        var lastSkipped: String? = nil
         for backtrace in backtraces {
             for frame in backtrace.frames where frame.imageIndex == nil {
-                guard let raw = frame.imageName, !skipped.contains(raw) else { continue }
+                guard let raw = frame.imageName, raw != lastSkipped else { continue }
+                if skipped.contains(raw) {
+                    lastSkipped = raw
+                    continue
+                }
                 let stated = raw.trimmingCharacters(in: " \t")
                 guard !stated.isEmpty, byName[stated] == nil, byFile[stated] != nil else {
                     if skipped.count == NameMemo.size { skipped.removeFirst() }
                     skipped.append(raw)
+                    lastSkipped = raw
                     continue
                 }
                 guard let i = index(named: stated, address: frame.address) else { continue }

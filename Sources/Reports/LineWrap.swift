@@ -25,6 +25,9 @@ enum LineWrap {
     struct Unwrapped {
         var bytes: [UInt8]
         var notes: [String] = []
+        /// The lines of `bytes` (`ByteText.lines`) when the unwrapping found them and left the
+        /// bytes as they were: the parser reads them instead of finding them again.
+        var lines: [TextLine]? = nil
     }
 
     /// Wider than this, a document was not wrapped for a mail or a chat.
@@ -37,17 +40,17 @@ enum LineWrap {
     static func unwrap(_ bytes: [UInt8]) -> Unwrapped {
         let lines = ByteText.lines(bytes)
         guard let first = lines.first(where: { !ByteText.isBlank(bytes, $0.range) }) else {
-            return Unwrapped(bytes: bytes)
+            return Unwrapped(bytes: bytes, lines: lines)
         }
         let width = wrapWidth(bytes, lines)
-        guard width <= maxWrapWidth else { return Unwrapped(bytes: bytes) }
+        guard width <= maxWrapWidth else { return Unwrapped(bytes: bytes, lines: lines) }
         let start = ByteText.trim(bytes, first.range).lowerBound
         if bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
             return unwrapJSON(bytes, from: start, width: width)
         }
         let openings = FormatSniffer.LineOpenings(bytes)
         if SampleParser.isSample(openings) || MicrostackshotParser.isMicrostackshot(bytes, openings) {
-            return Unwrapped(bytes: bytes, notes: treeLooksWrapped(bytes, lines, width: width))
+            return Unwrapped(bytes: bytes, notes: treeLooksWrapped(bytes, lines, width: width), lines: lines)
         }
         return rejoinText(bytes, from: 0, width: width, notes: [])
     }

@@ -19,16 +19,19 @@ public enum ReportParser {
         // after the unwrapping too.
         let isText = FormatSniffer.binaryRefusal(bytes) == nil
         let unwrapped = isText ? LineWrap.unwrap(bytes) : .init(bytes: bytes)
-        var report = try parseUnwrapped(unwrapped.bytes, isText: isText)
+        var report = try parseUnwrapped(unwrapped.bytes, isText: isText, lines: unwrapped.lines)
         report.notes += unwrapped.notes
         return report
     }
 
-    private static func parseUnwrapped(_ bytes: [UInt8], isText: Bool) throws -> CrashReport {
+    /// `lines`: the lines of `bytes`, when the unwrapping found them.
+    private static func parseUnwrapped(_ bytes: [UInt8], isText: Bool, lines known: [TextLine]?) throws
+        -> CrashReport
+    {
         guard !bytes.isEmpty else { throw SymbolicateError(.badInput, "empty input: no crash report") }
         if PLCrashParser.isPLCrash(bytes) { return try PLCrashParser.parse(bytes) }
         if !isText, let refusal = FormatSniffer.binaryRefusal(bytes) { throw refusal }
-        let lines = ByteText.lines(bytes)
+        let lines = known ?? ByteText.lines(bytes)
         guard let firstIndex = lines.firstIndex(where: { !ByteText.isBlank(bytes, $0.range) }) else {
             throw SymbolicateError(.badInput, "empty input: only whitespace")
         }
@@ -72,7 +75,7 @@ public enum ReportParser {
         if SwiftBacktraceParser.isSwiftBacktrace(openings) { return try SwiftBacktraceParser.parse(bytes) }
         if SampleParser.isSample(openings) { return try SampleParser.parse(bytes) }
         if let refusal = FormatSniffer.textRefusal(bytes) { throw refusal }
-        return try TextReportParser.parse(bytes, from: 0, format: .text, jsonHeader: nil)
+        return try TextReportParser.parse(bytes, from: 0, format: .text, jsonHeader: nil, lines: lines)
     }
 
     /// True when the line `range` (trimmed) opens a JSON document: `{` before a key or `}`, `[`

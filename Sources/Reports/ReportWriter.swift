@@ -11,9 +11,17 @@ import SymbolicateModel
 struct ByteEdit {
     var range: Range<Int>
     var bytes: [UInt8]
+    /// Where the new bytes stand in the pool the writer keeps for all its edits (`apply`'s
+    /// `pool`), when they are there rather than in `bytes`: a frame's column is not an array
+    /// of its own.
+    var pooled: Range<Int>? = nil
 
-    /// Applies non-overlapping edits to `original` in one pass.
-    static func apply(_ edits: [ByteEdit], to original: [UInt8]) -> [UInt8] {
+    /// The new bytes, from `bytes` or from `pool`.
+    func replacement(_ pool: [UInt8]) -> ArraySlice<UInt8> { pooled.map { pool[$0] } ?? bytes[...] }
+
+    /// Applies non-overlapping edits to `original` in one pass; `pool` holds the bytes of the
+    /// pooled ones.
+    static func apply(_ edits: [ByteEdit], to original: [UInt8], pool: [UInt8] = []) -> [UInt8] {
         guard !edits.isEmpty else { return original }
         // By start; at one start, insertions first; else in the order given. Writers mostly
         // give their edits in that order already, and then they are not sorted again.
@@ -29,13 +37,13 @@ struct ByteEdit {
                 precedes(a.element, b.element) || (!precedes(b.element, a.element) && a.offset < b.offset)
             }.map(\.element)
         var out: [UInt8] = []
-        out.reserveCapacity(original.count + edits.reduce(0) { $0 + $1.bytes.count })
+        out.reserveCapacity(original.count + edits.reduce(0) { $0 + ($1.pooled?.count ?? $1.bytes.count) })
         var cursor = 0
         for edit in sorted {
             let lo = min(max(edit.range.lowerBound, cursor), original.count)
             let hi = min(max(edit.range.upperBound, lo), original.count)
             out.append(contentsOf: original[cursor..<lo])
-            out.append(contentsOf: edit.bytes)
+            out.append(contentsOf: edit.replacement(pool))
             cursor = hi
         }
         out.append(contentsOf: original[cursor...])
@@ -46,6 +54,12 @@ struct ByteEdit {
 public enum ReportWriter {
     /// The report in its own format with the symbolicated frames of `results` rewritten.
     public static func write(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
+        switch report.format {
+        case .text, .jsonHeaderText, .microstackshot, .sample:
+            // The text writer asks each frame's result whether it rewrites the frame itself.
+            return writeText(report, results: results)
+        default: break
+        }
         let useful = rewritable(report, results)
         if report.format == .plcrash { return PLCrashTextRenderer.render(report, results: useful) }
         guard !useful.isEmpty else { return report.original }
@@ -78,12 +92,16 @@ public enum ReportWriter {
     /// The results that rewrite a frame: symbolicated ones, of frames that are not malformed.
     static func rewritable(_ report: CrashReport, _ results: [FrameID: FrameResult]) -> [FrameID: FrameResult] {
         results.filter { id, result in
-            guard result.status == .symbolicated, !result.frames.isEmpty,
-                report.backtraces.indices.contains(id.backtrace),
+            guard report.backtraces.indices.contains(id.backtrace),
                 report.backtraces[id.backtrace].frames.indices.contains(id.frame)
             else { return false }
-            return !report.backtraces[id.backtrace].frames[id.frame].isMalformed
+            return rewrites(result, report.backtraces[id.backtrace].frames[id.frame])
         }
+    }
+
+    /// True when `result` rewrites `frame`: symbolicated, with levels, and the frame not malformed.
+    static func rewrites(_ result: FrameResult, _ frame: Frame) -> Bool {
+        result.status == .symbolicated && !result.frames.isEmpty && !frame.isMalformed
     }
 
     /// `SYMBOL + OFFSET (File.swift:LINE)`, the symbol column of a symbolicated frame line. Line 0
@@ -99,7 +117,9 @@ public enum ReportWriter {
     static func appendSymbolColumn(_ f: SymbolicatedFrame, to out: inout [UInt8]) {
         var symbol = f.symbol
         var file = f.file
-        out.reserveCapacity(out.count + symbol.utf8.count + (file?.utf8.count ?? 0) + 32)
+        // Room for the column, growing as an array grows (a pool of columns calls this often).
+        let needed = symbol.utf8.count + (file?.utf8.count ?? 0) + 32
+        if out.capacity - out.count < needed { out.reserveCapacity(max(out.count + needed, out.capacity * 2)) }
         symbol.withUTF8 { out.append(contentsOf: $0) }
         if let offset = f.symbolOffset {
             out.append(0x20)
@@ -191,11 +211,24 @@ public enum ReportWriter {
         return lines
     }
 
-    static func writeText(_ report: CrashReport, results: [FrameID: FrameResult]) -> [UInt8] {
+    /// A text report with the frames `results` rewrite (`rewrites`) rewritten: each frame's
+    /// result is asked as its line is written; a parenthesized backtrace and `sample`'s summary
+    /// get the rewritable results (`rewritable`), made only when the report has them.
+    static func writeText(_ report: CrashReport, results all: [FrameID: FrameResult]) -> [UInt8] {
+        var useful: [FrameID: FrameResult]? = nil
+        func rewritableResults() -> [FrameID: FrameResult] {
+            if let useful { return useful }
+            let made = rewritable(report, all)
+            useful = made
+            return made
+        }
         let original = report.original
         let ending = ByteText.lineEnding(original)
         var edits: [ByteEdit] = []
-        edits.reserveCapacity(report.backtraces.reduce(0) { $0 + $1.frames.count })
+        let frames = report.backtraces.reduce(0) { $0 + $1.frames.count }
+        edits.reserveCapacity(frames)
+        var pool: [UInt8] = []
+        pool.reserveCapacity(frames * 96)
         var parenthesized = 0
         for (b, backtrace) in report.backtraces.enumerated() {
             let isParenthesized =
@@ -203,7 +236,7 @@ public enum ReportWriter {
                 && backtrace.frames.allSatisfy { $0.symbolColumn == nil && !$0.isMalformed }
             if isParenthesized {
                 if let edit = parenthesizedEdit(
-                    report, backtrace: b, occurrence: parenthesized, results: results, ending: ending)
+                    report, backtrace: b, occurrence: parenthesized, results: rewritableResults(), ending: ending)
                 {
                     edits.append(edit)
                 }
@@ -211,7 +244,9 @@ public enum ReportWriter {
                 continue
             }
             for (f, frame) in backtrace.frames.enumerated() {
-                guard let result = results[FrameID(backtrace: b, frame: f)], let column = frame.symbolColumn else {
+                guard let result = all[FrameID(backtrace: b, frame: f)], rewrites(result, frame),
+                    let column = frame.symbolColumn
+                else {
                     continue
                 }
                 if report.format == .sample {
@@ -219,16 +254,17 @@ public enum ReportWriter {
                     appendFrameEdits(
                         original, column: column, result: result, ending: ending, inTree: true,
                         replacingLevels: frame.levelLines,
-                        render: { sampleNode($0, image: image, address: frame.address) }, to: &edits)
+                        render: { sampleNode($0, image: image, address: frame.address) }, to: &edits, pool: &pool)
                 } else {
                     appendFrameEdits(
                         original, column: column, result: result, ending: ending,
-                        inTree: backtrace.kind == .sampleTree, replacingLevels: frame.levelLines, to: &edits)
+                        inTree: backtrace.kind == .sampleTree, replacingLevels: frame.levelLines, to: &edits,
+                        pool: &pool)
                 }
             }
         }
-        if report.format == .sample { edits += topOfStackEdits(report, results: results) }
-        return ByteEdit.apply(edits, to: original)
+        if report.format == .sample { edits += topOfStackEdits(report, results: rewritableResults()) }
+        return ByteEdit.apply(edits, to: original, pool: pool)
     }
 
     /// `sample`'s `Sort by top of stack` lines name each pc of the call graph again: one whose pc
@@ -256,18 +292,19 @@ public enum ReportWriter {
         replacingLevels levels: Range<Int>? = nil, render: ((SymbolicatedFrame) -> String)? = nil
     ) -> [ByteEdit] {
         var edits: [ByteEdit] = []
+        var pool: [UInt8] = []
         appendFrameEdits(
             original, column: column, result: result, ending: ending, inTree: inTree, replacingLevels: levels,
-            render: render, to: &edits)
-        return edits
+            render: render, to: &edits, pool: &pool)
+        return edits.map { ByteEdit(range: $0.range, bytes: Array($0.replacement(pool))) }
     }
 
     /// `frameEdits`, appended to `edits`. A frame without inline levels, old or new, is one
-    /// edit of its column, made without copying its line's prefix.
+    /// edit of its column, made without copying its line's prefix, its bytes appended to `pool`.
     static func appendFrameEdits(
         _ original: [UInt8], column: Range<Int>, result: FrameResult, ending: [UInt8], inTree: Bool = false,
         replacingLevels levels: Range<Int>? = nil, render: ((SymbolicatedFrame) -> String)? = nil,
-        to edits: inout [ByteEdit]
+        to edits: inout [ByteEdit], pool: inout [UInt8]
     ) {
         // The symbol column of a level (`symbolColumn` unless told otherwise), appended to `out`.
         func append(_ level: SymbolicatedFrame, to out: inout [UInt8]) {
@@ -276,17 +313,21 @@ public enum ReportWriter {
         guard let outer = result.frames.last, column.upperBound <= original.count, column.lowerBound >= 0 else {
             return
         }
-        let lineStart = ByteText.lineStart(original, at: column.lowerBound)
-        // An empty column right after the address gets a blank before the symbol.
+        // An empty column right after the address gets a blank before the symbol. (The line's
+        // start is looked for only when the column is empty or lines are inserted.)
         let needsSpace =
-            column.isEmpty && column.lowerBound > lineStart
+            column.isEmpty && column.lowerBound > ByteText.lineStart(original, at: column.lowerBound)
             && !(original[column.lowerBound - 1] == 0x20 || original[column.lowerBound - 1] == 0x09)
-        var text: [UInt8] = needsSpace ? [0x20] : []
-        append(outer, to: &text)
         if result.frames.count == 1, levels == nil, !inTree {
-            edits.append(ByteEdit(range: column, bytes: text))
+            let start = pool.count
+            if needsSpace { pool.append(0x20) }
+            append(outer, to: &pool)
+            edits.append(ByteEdit(range: column, bytes: [], pooled: start..<pool.count))
             return
         }
+        var text: [UInt8] = needsSpace ? [0x20] : []
+        append(outer, to: &text)
+        let lineStart = ByteText.lineStart(original, at: column.lowerBound)
         // Inserted lines end as the frame's own line does (files with mixed endings exist).
         let ending = ByteText.lineEnding(original, ofLineAt: column.upperBound, fallback: ending)
         var prefix = Array(original[lineStart..<column.lowerBound])

@@ -200,10 +200,12 @@ enum TextReportParser {
         }
     }
 
-    static func parse(_ bytes: [UInt8], from offset: Int, format: ReportFormat, jsonHeader: String?) throws
-        -> CrashReport
-    {
-        let lines = dedented(bytes, ByteText.lines(bytes, from: offset))
+    /// `lines`: the document's lines from its start (`ByteText.lines(bytes)`), when the caller
+    /// has them and `offset` is 0.
+    static func parse(
+        _ bytes: [UInt8], from offset: Int, format: ReportFormat, jsonHeader: String?, lines known: [TextLine]? = nil
+    ) throws -> CrashReport {
+        let lines = dedented(bytes, offset == 0 ? known ?? ByteText.lines(bytes) : ByteText.lines(bytes, from: offset))
         guard let start = reportStart(bytes, lines) else {
             throw SymbolicateError(
                 .unsupported, "not an Apple crash report: no header fields, threads or Binary Images found")
@@ -255,7 +257,7 @@ enum TextReportParser {
             }
             // A numbered line that does not parse is kept as a malformed frame and the backtrace
             // goes on; any other line ends it (below).
-            if section == .frames, let read = FrameLine.read(bytes, line.range, names: &names), current != nil {
+            if section == .frames, case .some = current, let read = FrameLine.read(bytes, line.range, names: &names) {
                 // Inline levels an earlier symbolication wrote become levels of their frame.
                 current?.appendFolding(
                     read, lineStart: line.range.lowerBound, lastLineStart: previousFrameLineStart,
@@ -371,6 +373,9 @@ enum TextReportParser {
         while let last = info.last, last.isEmpty { info.removeLast() }
         if !info.isEmpty { report.applicationSpecificInformation = info.joined(separator: "\n") }
         report.backtraces = threads + exceptions + others
+        // The parts let go of their backtraces' frames, so that the resolver below fills them
+        // in place instead of copying each backtrace's frames first.
+        (threads, exceptions, others) = ([], [], [])
         var resolver = ImageResolver(report.images)
         if resolver.nameAsFramesDo(&report.images, backtraces: report.backtraces) {
             resolver = ImageResolver(report.images)

@@ -18,7 +18,9 @@ struct AccessLog: Sendable {
         clientGone: Bool, token: String? = nil, closed: String? = nil
     ) {
         guard fd >= 0 else { return }
-        var line = "{\"time\":\"\(AccessLog.timestamp())\",\"method\":\(JSONWriter.quote(String(method.prefix(32))))"
+        var line = ""
+        line.reserveCapacity(320)
+        line += "{\"time\":\"\(AccessLog.timestamp())\",\"method\":\(JSONWriter.quote(String(method.prefix(32))))"
         line += ",\"path\":\(JSONWriter.quote(String(path.prefix(512)))),\"route\":\(JSONWriter.quote(route))"
         line += ",\"status\":\(status),\"bytes_in\":\(bytesIn),\"bytes_out\":\(bytesOut)"
         let micros = Int((seconds * 1_000_000).rounded())

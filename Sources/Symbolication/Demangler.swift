@@ -23,7 +23,7 @@ public enum Demangler {
         // names (`main`, `-[Foo bar]`) from them, before eight prefix comparisons would.
         guard let first = raw.utf8.first,
             first == UInt8(ascii: "$") || first == UInt8(ascii: "_") || first == UInt8(ascii: "@"),
-            isSwift(raw) || raw.hasPrefix("_Z") || raw.hasPrefix("___Z")
+            isSwift(raw) || startsWith(raw, "_Z") || startsWith(raw, "___Z")
         else { return raw }
         if let known = cache.withLock({ $0[raw] }) { return known }
         let name = demangle(raw)
@@ -48,8 +48,21 @@ public enum Demangler {
     }
 
     static func isSwift(_ raw: String) -> Bool {
-        raw.hasPrefix("$s") || raw.hasPrefix("$S") || raw.hasPrefix("_T0") || raw.hasPrefix("$e")
-            || raw.hasPrefix("_$s") || raw.hasPrefix("@__swiftmacro_")
+        startsWith(raw, "$s") || startsWith(raw, "$S") || startsWith(raw, "_T0") || startsWith(raw, "$e")
+            || startsWith(raw, "_$s") || startsWith(raw, "@__swiftmacro_")
+    }
+
+    /// True when `raw`'s UTF-8 starts with the ASCII `prefix`: the prefix comparisons each
+    /// looked-up name goes through, without `hasPrefix`'s character-by-character walk.
+    private static func startsWith(_ raw: String, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        var raw = raw
+        return raw.withUTF8 { bytes in
+            guard bytes.count >= count else { return false }
+            let p = prefix.utf8Start
+            for i in 0..<count where bytes[i] != p[i] { return false }
+            return true
+        }
     }
 
     static func demangleCxx(_ raw: String) -> String? {
