@@ -145,7 +145,9 @@ final class Exchange: @unchecked Sendable {
         if version == "HTTP/1.1", headers["host"] == nil {
             return "the HTTP/1.1 request has no Host header"
         }
-        if let lengths = headers["content-length"],
+        // One plain length (the usual request) passes the two checks below at once.
+        let plainLength = headers["content-length"].map(HeaderBlock.isPlainLength) ?? false
+        if !plainLength, let lengths = headers["content-length"],
             let bad = lengths.split(separator: ",", omittingEmptySubsequences: false).map({
                 $0.trimmingCharacters(in: .whitespaces)
             }).first(where: { !HeaderBlock.isPlainLength($0) })
@@ -160,17 +162,27 @@ final class Exchange: @unchecked Sendable {
                 return "the request's Transfer-Encoding is \(codings); only chunked is accepted"
             }
         }
-        if let lengths = headers["content-length"], lengths.contains(",") {
+        if !plainLength, let lengths = headers["content-length"], lengths.contains(",") {
             let values = Set(lengths.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             if values.count > 1 {
                 let listed = values.sorted().joined(separator: ", ")
                 return "the request has Content-Length headers that disagree (\(listed))"
             }
         }
-        if target.range(of: "%00") != nil {
+        if Self.holdsEncodedNUL(target) {
             return "the request target holds an encoded NUL (%00)"
         }
         return nil
+    }
+
+    /// True when `target` holds `%00` (read as bytes, once per request).
+    static func holdsEncodedNUL(_ target: String) -> Bool {
+        var previous: (UInt8, UInt8) = (0, 0)
+        for b in target.utf8 {
+            if previous == (UInt8(ascii: "%"), UInt8(ascii: "0")), b == UInt8(ascii: "0") { return true }
+            previous = (previous.1, b)
+        }
+        return false
     }
 
     func startBody(_ policy: BodyPolicy, directory: String) {

@@ -305,4 +305,15 @@ struct ServerHardeningTests {
         #expect(response.status == 400)
         #expect(response.errorCode == "bad_request")
     }
+
+    /// The byte scan for `%00` finds it wherever a substring search does.
+    @Test func encodedNULsAreFoundWhereASearchFindsThem() {
+        var random = SplitMix64(seed: 0x2500)
+        let pieces = ["%", "0", "%0", "00", "a", "/", "é", "%%"]
+        for _ in 0..<3000 {
+            let target = (0..<Int(random.next() % 7)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
+                .joined()
+            #expect(Exchange.holdsEncodedNUL(target) == target.contains("%00"), "\(target)")
+        }
+    }
 }
