@@ -16,16 +16,20 @@ enum BinaryImageLine {
     static func isArchName(_ s: String) -> Bool { archNames.contains(s) }
 
     static func parse(_ bytes: [UInt8], _ line: Range<Int>) -> BinaryImage? {
-        let tokens = ByteText.tokens(bytes, line, limit: 3)
-        guard tokens.count == 3, tokens[1].count == 1, bytes[tokens[1].lowerBound] == UInt8(ascii: "-") else {
+        guard let t0 = ByteText.nextToken(bytes, line),
+            let t1 = ByteText.nextToken(bytes, t0.upperBound..<line.upperBound),
+            let t2 = ByteText.nextToken(bytes, t1.upperBound..<line.upperBound)
+        else { return nil }
+        let tokens = (t0, t1, t2)
+        guard tokens.1.count == 1, bytes[tokens.1.lowerBound] == UInt8(ascii: "-") else {
             return nil
         }
-        var low = tokens[0]
+        var low = tokens.0
         if bytes[low.lowerBound] == UInt8(ascii: "*") { low = (low.lowerBound + 1)..<low.upperBound }
         guard let lo = ByteText.hexAddress(bytes, low) else { return nil }
-        let hi = ByteText.hexAddress(bytes, tokens[2])
-        guard hi != nil || bytes[tokens[2]].elementsEqual("???".utf8) else { return nil }
-        let rest = ByteText.trim(bytes, tokens[2].upperBound..<line.upperBound)
+        let hi = ByteText.hexAddress(bytes, tokens.2)
+        guard hi != nil || bytes[tokens.2].elementsEqual("???".utf8) else { return nil }
+        let rest = ByteText.trim(bytes, tokens.2.upperBound..<line.upperBound)
         guard !rest.isEmpty else { return nil }
         var head = rest
         var uuid: BuildID? = nil
@@ -67,7 +71,7 @@ enum BinaryImageLine {
             head = ByteText.trim(bytes, head.lowerBound..<open)
         }
         // The arch is the last word after the name, however the gap is spaced (space, tab, U+00A0).
-        if let last = ByteText.tokens(bytes, head).last, last.lowerBound > head.lowerBound {
+        if let last = ByteText.lastToken(bytes, head), last.lowerBound > head.lowerBound {
             let word = ByteText.string(bytes, last)
             if isArchName(word) {
                 arch = Arch(word)

@@ -172,6 +172,19 @@ enum ByteText {
         bytes.withUnsafeBufferPointer { nextToken($0, range) }
     }
 
+    /// The last token of `range` (`tokens(bytes, range).last`), without making the array.
+    static func lastToken(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int>? {
+        bytes.withUnsafeBufferPointer { b in
+            var last: Range<Int>? = nil
+            var from = range.lowerBound
+            while let token = nextToken(b, from..<range.upperBound) {
+                last = token
+                from = token.upperBound
+            }
+            return last
+        }
+    }
+
     /// `nextToken` over a buffer, for scans that hold one.
     static func nextToken(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int>? {
         var i = max(range.lowerBound, 0)

@@ -243,23 +243,28 @@ public enum ReportWriter {
                 parenthesized += 1
                 continue
             }
-            for (f, frame) in backtrace.frames.enumerated() {
-                guard let result = all[FrameID(backtrace: b, frame: f)], rewrites(result, frame),
-                    let column = frame.symbolColumn
-                else {
-                    continue
-                }
-                if report.format == .sample {
-                    let image = frame.imageName ?? report.image(for: frame)?.name ?? "???"
-                    appendFrameEdits(
-                        original, column: column, result: result, ending: ending, inTree: true,
-                        replacingLevels: frame.levelLines,
-                        render: { sampleNode($0, image: image, address: frame.address) }, to: &edits, pool: &pool)
-                } else {
-                    appendFrameEdits(
-                        original, column: column, result: result, ending: ending,
-                        inTree: backtrace.kind == .sampleTree, replacingLevels: frame.levelLines, to: &edits,
-                        pool: &pool)
+            // Frames are read in place, not copied one by one.
+            backtrace.frames.withUnsafeBufferPointer { frames in
+                for f in frames.indices {
+                    guard let result = all[FrameID(backtrace: b, frame: f)], rewrites(result, frames[f]),
+                        let column = frames[f].symbolColumn
+                    else {
+                        continue
+                    }
+                    if report.format == .sample {
+                        let frame = frames[f]
+                        let image = frame.imageName ?? report.image(for: frame)?.name ?? "???"
+                        appendFrameEdits(
+                            original, column: column, result: result, ending: ending, inTree: true,
+                            replacingLevels: frame.levelLines,
+                            render: { sampleNode($0, image: image, address: frame.address) }, to: &edits,
+                            pool: &pool)
+                    } else {
+                        appendFrameEdits(
+                            original, column: column, result: result, ending: ending,
+                            inTree: backtrace.kind == .sampleTree, replacingLevels: frames[f].levelLines, to: &edits,
+                            pool: &pool)
+                    }
                 }
             }
         }

@@ -41,28 +41,33 @@ public struct Symbolicator: Sendable {
         var total = 0
         let imageMap = ImageMap(report.images)
 
-        for (b, backtrace) in report.backtraces.enumerated() {
-            for (f, frame) in backtrace.frames.enumerated() {
-                total += 1
-                var imageIndex: Int? = nil
-                var result = symbolicate(
-                    frame, in: backtrace, of: report, imageMap: imageMap, imageIndex: &imageIndex, images: &images)
-                if frame.isMalformed {
-                    result = FrameResult(status: .malformed)
-                } else if result.status != .symbolicated, result.status != .failed, frame.isNamedByReport {
-                    // A frame we cannot name keeps the name the report gives it, with its own status.
-                    result = FrameResult(status: .namedByReport)
+        for b in report.backtraces.indices {
+            let allReturnAddresses = report.backtraces[b].kind == .lastException
+            // Frames are read in place, not copied one by one.
+            report.backtraces[b].frames.withUnsafeBufferPointer { frames in
+                for f in frames.indices {
+                    total += 1
+                    var imageIndex: Int? = nil
+                    var result = symbolicate(
+                        frames[f], allReturnAddresses: allReturnAddresses, of: report, imageMap: imageMap,
+                        imageIndex: &imageIndex, images: &images)
+                    if frames[f].isMalformed {
+                        result = FrameResult(status: .malformed)
+                    } else if result.status != .symbolicated, result.status != .failed, frames[f].isNamedByReport {
+                        // A frame we cannot name keeps the name the report gives it, with its own status.
+                        result = FrameResult(status: .namedByReport)
+                    }
+                    switch result.status {
+                    case .symbolicated:
+                        symbolicated += 1
+                        if let i = imageIndex { images[i]?.outcome.framesSymbolicated += 1 }
+                    case .namedByReport:
+                        named += 1
+                        if let i = imageIndex { images[i]?.outcome.framesNamedByReport += 1 }
+                    default: break
+                    }
+                    results[FrameID(backtrace: b, frame: f)] = result
                 }
-                switch result.status {
-                case .symbolicated:
-                    symbolicated += 1
-                    if let i = imageIndex { images[i]?.outcome.framesSymbolicated += 1 }
-                case .namedByReport:
-                    named += 1
-                    if let i = imageIndex { images[i]?.outcome.framesNamedByReport += 1 }
-                default: break
-                }
-                results[FrameID(backtrace: b, frame: f)] = result
             }
         }
         return SymbolicationOutcome(
@@ -119,11 +124,13 @@ public struct Symbolicator: Sendable {
     }
 
     /// One frame: its image (`imageIndex`, counted in `images`), the image's symbols (looked
-    /// for at its first frame), and the lookup under the address rules. An image whose symbols
-    /// fail to read at one frame stays `failed` (with that first failure) whatever later frames find.
+    /// for at its first frame), and the lookup under the address rules (`allReturnAddresses`:
+    /// the frame is in a Last Exception Backtrace, whose every frame is a return address). An
+    /// image whose symbols fail to read at one frame stays `failed` (with that first failure)
+    /// whatever later frames find.
     private func symbolicate(
-        _ frame: Frame, in backtrace: Backtrace, of report: CrashReport, imageMap: ImageMap, imageIndex: inout Int?,
-        images: inout [ImageState?]
+        _ frame: Frame, allReturnAddresses: Bool, of report: CrashReport, imageMap: ImageMap,
+        imageIndex: inout Int?, images: inout [ImageState?]
     ) -> FrameResult {
         let address = AddressRules.stripPointerAuthentication(frame.address, images: imageMap)
         guard let index = imageMap.index(of: frame, address: address) else {
@@ -145,7 +152,7 @@ public struct Symbolicator: Sendable {
             return try checkedLookup(
                 address - loadAddress, in: symbols.source, textVMAddress: symbols.textVMAddress,
                 is32BitARM: symbols.is32BitARM,
-                isReturnAddress: frame.isReturnAddress || backtrace.kind == .lastException)
+                isReturnAddress: frame.isReturnAddress || allReturnAddresses)
         } catch {
             // The image's symbols were found, but (part of) them cannot be read: the image failed.
             state.outcome.status = .failed(error.description)

@@ -138,6 +138,17 @@ import Testing
         }
     }
 
+    @Test func lastTokensAreTheTokenArraysLast() {
+        var random = SplitMix64(seed: 0x1A57)
+        let pieces = ["a", "bc", " ", "\t", "\u{A0}", "\u{C2}", "é", "(x)"]
+        for _ in 0..<4000 {
+            let bytes = Array(Self.line(pieces, [""], count: Int(random.next() % 9), &random).utf8)
+            let lower = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count))
+            let range = lower..<bytes.count
+            #expect(ByteText.lastToken(bytes, range) == ByteText.tokens(bytes, range).last, "\(bytes)")
+        }
+    }
+
     @Test func framesNamingOneImageShareItsName() {
         let text = """
             0   libsystem_kernel.dylib        \t       0x1030a40ac 0x1030a0000 + 16556
