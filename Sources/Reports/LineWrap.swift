@@ -86,9 +86,17 @@ enum LineWrap {
     /// The widest line that holds a blank after its first word: a line that a breaker could
     /// have cut and did not need to. A line of one long word (a path) may pass the width. Once
     /// a line is wider than `maxWrapWidth` the document was not wrapped, and the scan stops
-    /// there (most reports have such a line: this runs on every report).
+    /// there, answering that line's width (most reports have such a line: this runs on every
+    /// report).
     static func wrapWidth(_ bytes: [UInt8], _ lines: [TextLine]) -> Int {
         bytes.withUnsafeBufferPointer { b in
+            // A line of more bytes than that (each a column at least, unless a CR) settles it
+            // first: such lines are few, found by their length alone (Binary Images lines with
+            // long paths, at a report's end, where the scan below would meet them last).
+            for line in lines where line.range.count > maxWrapWidth {
+                let width = columns(b, line.range)
+                if width > maxWrapWidth, hasTwoWords(b, ByteText.trim(b, line.range)) { return width }
+            }
             var widest = 0
             for line in lines where hasTwoWords(b, ByteText.trim(b, line.range)) {
                 widest = max(widest, columns(b, line.range))
