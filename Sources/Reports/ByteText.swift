@@ -266,14 +266,16 @@ enum ByteText {
     static func string(_ bytes: [UInt8], _ range: Range<Int>) -> String {
         let lo = max(0, min(range.lowerBound, bytes.count))
         let hi = max(lo, min(range.upperBound, bytes.count))
-        var hasNoBreakSpace = false
-        var i = lo
-        while i + 1 < hi {
-            if bytes[i] == 0xC2, bytes[i + 1] == 0xA0 {
-                hasNoBreakSpace = true
-                break
+        // A no-break space is C2 A0; memchr finds the C2s (most text has none).
+        let hasNoBreakSpace = bytes.withUnsafeBufferPointer { b -> Bool in
+            guard let base = b.baseAddress else { return false }
+            var i = lo
+            while i + 1 < hi, let hit = memchr(base + i, 0xC2, hi - 1 - i) {
+                let k = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                if b[k + 1] == 0xA0 { return true }
+                i = k + 1
             }
-            i += 1
+            return false
         }
         let s = String(decoding: bytes[lo..<hi], as: UTF8.self)
         return hasNoBreakSpace ? s.replacing("\u{A0}", with: " ") : s

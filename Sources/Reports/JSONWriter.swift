@@ -71,6 +71,19 @@ public struct JSONWriter: Sendable {
         return out
     }
 
+    /// `appendQuoted` into bytes (UTF-8).
+    public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        var text = ""
+        appendQuoted(s, to: &text)
+        out.append(contentsOf: text.utf8)
+    }
+
     public static func appendQuoted(_ s: String, to out: inout String) {
         out += "\""
         // Most strings hold nothing to escape: they go in whole.

@@ -7,6 +7,7 @@
 import Foundation
 import Reports
 import Store
+import SymbolicateModel
 import SystemSupport
 
 struct AccessLog: Sendable {
@@ -18,20 +19,64 @@ struct AccessLog: Sendable {
         clientGone: Bool, token: String? = nil, closed: String? = nil
     ) {
         guard fd >= 0 else { return }
-        var line = ""
-        line.reserveCapacity(320)
-        line += "{\"time\":\"\(AccessLog.timestamp())\",\"method\":\(JSONWriter.quote(String(method.prefix(32))))"
-        line += ",\"path\":\(JSONWriter.quote(String(path.prefix(512)))),\"route\":\(JSONWriter.quote(route))"
-        line += ",\"status\":\(status),\"bytes_in\":\(bytesIn),\"bytes_out\":\(bytesOut)"
-        let micros = Int((seconds * 1_000_000).rounded())
-        let fraction = String(micros % 1000)
-        line += ",\"duration_ms\":\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
-        if clientGone { line += ",\"client_gone\":true" }
-        if let closed { line += ",\"closed\":\(JSONWriter.quote(closed))" }
-        if let token { line += ",\"token\":\(JSONWriter.quote(token))" }
-        line += "}\n"
+        let line = AccessLog.line(
+            time: AccessLog.timestamp(), method: method, path: path, route: route, status: status, bytesIn: bytesIn,
+            bytesOut: bytesOut, seconds: seconds, clientGone: clientGone, token: token, closed: closed)
         // A log line that cannot be written is dropped: logging never fails a request.
-        _ = Array(line.utf8).withUnsafeBytes { OutputFile.writeAll(fd, $0) }
+        _ = line.withUnsafeBytes { OutputFile.writeAll(fd, $0) }
+    }
+
+    /// One request's line, written as bytes (it is built once per request).
+    static func line(
+        time: String, method: String, path: String, route: String, status: Int, bytesIn: Int, bytesOut: Int,
+        seconds: Double, clientGone: Bool, token: String? = nil, closed: String? = nil
+    ) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(320)
+        func raw(_ text: StaticString) {
+            out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+        func number(_ value: Int) {
+            if value >= 0 {
+                ASCII.appendDecimal(UInt64(value), to: &out)
+            } else {
+                out.append(contentsOf: String(value).utf8)
+            }
+        }
+        raw("{\"time\":\"")
+        out.append(contentsOf: time.utf8)
+        raw("\",\"method\":")
+        JSONWriter.appendQuoted(String(method.prefix(32)), to: &out)
+        raw(",\"path\":")
+        JSONWriter.appendQuoted(String(path.prefix(512)), to: &out)
+        raw(",\"route\":")
+        JSONWriter.appendQuoted(route, to: &out)
+        raw(",\"status\":")
+        number(status)
+        raw(",\"bytes_in\":")
+        number(bytesIn)
+        raw(",\"bytes_out\":")
+        number(bytesOut)
+        // Milliseconds with three decimals.
+        let micros = max(0, Int((seconds * 1_000_000).rounded()))
+        raw(",\"duration_ms\":")
+        number(micros / 1000)
+        out.append(UInt8(ascii: "."))
+        let fraction = micros % 1000
+        if fraction < 100 { out.append(0x30) }
+        if fraction < 10 { out.append(0x30) }
+        number(fraction)
+        if clientGone { raw(",\"client_gone\":true") }
+        if let closed {
+            raw(",\"closed\":")
+            JSONWriter.appendQuoted(closed, to: &out)
+        }
+        if let token {
+            raw(",\"token\":")
+            JSONWriter.appendQuoted(token, to: &out)
+        }
+        raw("}\n")
+        return out
     }
 
     /// A message that is not about one request (start, stop), in the same JSON shape.

@@ -36,6 +36,10 @@ public struct Symbolicator: Sendable {
         results.reserveCapacity(report.backtraces.reduce(0) { $0 + $1.frames.count })
         // By image index: the image's symbols and outcome, set up at its first frame.
         var images = [ImageState?](repeating: nil, count: report.images.count)
+        // By image index: its frames, and those symbolicated or named by the report (counted in
+        // plain arrays; the outcomes take them at the end).
+        var counts = [(total: Int, symbolicated: Int, named: Int)](
+            repeating: (0, 0, 0), count: report.images.count)
         var symbolicated = 0
         var named = 0
         var total = 0
@@ -51,6 +55,7 @@ public struct Symbolicator: Sendable {
                     var result = symbolicate(
                         frames[f], allReturnAddresses: allReturnAddresses, of: report, imageMap: imageMap,
                         imageIndex: &imageIndex, images: &images)
+                    if let i = imageIndex { counts[i].total += 1 }
                     if frames[f].isMalformed {
                         result = FrameResult(status: .malformed)
                     } else if result.status != .symbolicated, result.status != .failed, frames[f].isNamedByReport {
@@ -60,24 +65,30 @@ public struct Symbolicator: Sendable {
                     switch result.status {
                     case .symbolicated:
                         symbolicated += 1
-                        if let i = imageIndex { images[i]?.outcome.framesSymbolicated += 1 }
+                        if let i = imageIndex { counts[i].symbolicated += 1 }
                     case .namedByReport:
                         named += 1
-                        if let i = imageIndex { images[i]?.outcome.framesNamedByReport += 1 }
+                        if let i = imageIndex { counts[i].named += 1 }
                     default: break
                     }
                     results[FrameID(backtrace: b, frame: f)] = result
                 }
             }
         }
+        let outcomes = images.indices.compactMap { i -> ImageOutcome? in
+            guard var outcome = images[i]?.outcome else { return nil }
+            (outcome.framesTotal, outcome.framesSymbolicated, outcome.framesNamedByReport) =
+                (counts[i].total, counts[i].symbolicated, counts[i].named)
+            return outcome
+        }
         return SymbolicationOutcome(
-            results: results, images: images.compactMap { $0?.outcome }, symbolicatedFrames: symbolicated,
-            totalFrames: total, namedByReportFrames: named)
+            results: results, images: outcomes, symbolicatedFrames: symbolicated, totalFrames: total,
+            namedByReportFrames: named)
     }
 
     /// What the symbolicator knows of an image once its first frame asked: its outcome so far
     /// and the symbols that answer for it, or the result every frame in it gets without them.
-    /// A class: a frame updates its image's counts in place, without copying the outcome.
+    /// A class: a frame that fails updates its image's outcome in place, without a copy.
     private final class ImageState {
         var outcome: ImageOutcome
         var symbols: Symbols? = nil
@@ -123,7 +134,7 @@ public struct Symbolicator: Sendable {
         return state
     }
 
-    /// One frame: its image (`imageIndex`, counted in `images`), the image's symbols (looked
+    /// One frame: its image (`imageIndex`, whose state is in `images`), the image's symbols (looked
     /// for at its first frame), and the lookup under the address rules (`allReturnAddresses`:
     /// the frame is in a Last Exception Backtrace, whose every frame is a return address). An
     /// image whose symbols fail to read at one frame stays `failed` (with that first failure)
@@ -144,7 +155,6 @@ public struct Symbolicator: Sendable {
             state = imageState(report.images[index], reportArch: report.arch)
             images[index] = state
         }
-        state.outcome.framesTotal += 1
         guard let symbols = state.symbols else { return state.withoutSymbols }
         let loadAddress = report.images[index].loadAddress
         guard !frame.isMalformed, address >= loadAddress else { return FrameResult(status: .malformed) }
