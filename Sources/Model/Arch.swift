@@ -39,17 +39,17 @@ public struct Arch: RawRepresentable, Hashable, Comparable, Sendable, CustomStri
 
     /// The arch named by a report's `Code Type:` value (`ARM-64 (Native)`, `X86-64`, `ARM`, ...).
     public init?(codeType: String) {
-        switch Arch.codeTypeName(codeType) {
-        case "ARM-64", "ARM64": self = .arm64
-        case "ARM64E", "ARM-64E": self = .arm64e
-        case "ARM64_32": self = .arm64_32
-        case "X86-64", "X86_64": self = .x86_64
-        case "X86", "I386": self = .i386
-        case "ARM", "ARMV7": self = .armv7
-        case "ARMV7S": self = .armv7s
-        default: return nil
-        }
+        guard let arch = Arch.codeTypes[Arch.codeTypeName(codeType)] else { return nil }
+        self = arch
     }
+
+    /// The archs `Code Type` names, by the name uppercased (one hash, where a switch over
+    /// the names compared them one by one).
+    static let codeTypes: [String: Arch] = [
+        "ARM-64": .arm64, "ARM64": .arm64, "ARM64E": .arm64e, "ARM-64E": .arm64e, "ARM64_32": .arm64_32,
+        "X86-64": .x86_64, "X86_64": .x86_64, "X86": .i386, "I386": .i386, "ARM": .armv7, "ARMV7": .armv7,
+        "ARMV7S": .armv7s,
+    ]
 
     /// The name a `Code Type` value starts with, uppercased: the text before its first `(`
     /// (after any at its start), without the blanks around it. ASCII text is read as bytes;

@@ -229,18 +229,29 @@ public enum ReportWriter {
         edits.reserveCapacity(frames)
         var pool: [UInt8] = []
         pool.reserveCapacity(frames * 96)
-        var parenthesized = 0
-        for (b, backtrace) in report.backtraces.enumerated() {
-            let isParenthesized =
-                backtrace.kind == .lastException && !backtrace.frames.isEmpty
-                && backtrace.frames.allSatisfy { $0.symbolColumn == nil && !$0.isMalformed }
-            if isParenthesized {
+        // The parenthesized backtraces (a Last Exception Backtrace as a list of addresses), numbered
+        // in report order as `parenthesizedBacktraceRange` counts them.
+        var occurrences: [Int: Int] = [:]
+        for (b, backtrace) in report.backtraces.enumerated()
+        where backtrace.kind == .lastException && !backtrace.frames.isEmpty
+            && backtrace.frames.allSatisfy({ $0.symbolColumn == nil && !$0.isMalformed })
+        {
+            occurrences[b] = occurrences.count
+        }
+        // Backtraces in the order their lines stand in the document (a Last Exception Backtrace
+        // before the threads), so that the edits come in order and need no sorting.
+        let order = report.backtraces.indices.sorted { a, b in
+            let (x, y) = (firstColumn(report.backtraces[a]), firstColumn(report.backtraces[b]))
+            return x != y ? x < y : a < b
+        }
+        for b in order {
+            let backtrace = report.backtraces[b]
+            if let occurrence = occurrences[b] {
                 if let edit = parenthesizedEdit(
-                    report, backtrace: b, occurrence: parenthesized, results: rewritableResults(), ending: ending)
+                    report, backtrace: b, occurrence: occurrence, results: rewritableResults(), ending: ending)
                 {
                     edits.append(edit)
                 }
-                parenthesized += 1
                 continue
             }
             // Frames are read in place, not copied one by one.
@@ -270,6 +281,11 @@ public enum ReportWriter {
         }
         if report.format == .sample { edits += topOfStackEdits(report, results: rewritableResults()) }
         return ByteEdit.apply(edits, to: original, pool: pool)
+    }
+
+    /// Where a backtrace's first frame line's symbol column starts (Int.max when it has none).
+    private static func firstColumn(_ backtrace: Backtrace) -> Int {
+        backtrace.frames.first?.symbolColumn?.lowerBound ?? .max
     }
 
     /// `sample`'s `Sort by top of stack` lines name each pc of the call graph again: one whose pc
