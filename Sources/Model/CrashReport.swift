@@ -195,6 +195,19 @@ public struct FrameID: Hashable, Comparable, Sendable {
         hasher.combine(UInt64(truncatingIfNeeded: backtrace) &<< 32 ^ UInt64(truncatingIfNeeded: frame))
     }
 
+    /// What `Dictionary` and `Set` hash a frame's id with: the word `hash(into:)` feeds, mixed
+    /// with the table's seed by SplitMix64's finalizer instead of SipHash (a report's results
+    /// are looked up per frame by the symbolicator, the writers and the server; the ids are
+    /// ours, never chosen by a client). Equal ids give equal values, as `Hashable` requires.
+    public func _rawHashValue(seed: Int) -> Int {
+        var x =
+            UInt64(truncatingIfNeeded: seed)
+            ^ (UInt64(truncatingIfNeeded: backtrace) &<< 32 ^ UInt64(truncatingIfNeeded: frame))
+        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: x ^ (x >> 31))
+    }
+
     public static func < (a: FrameID, b: FrameID) -> Bool {
         (a.backtrace, a.frame) < (b.backtrace, b.frame)
     }
