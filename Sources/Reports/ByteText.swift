@@ -189,6 +189,13 @@ enum ByteText {
     static func nextToken(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int>? {
         var i = max(range.lowerBound, 0)
         let end = min(range.upperBound, b.count)
+        // Eight spaces at a time first: Apple pads the image column with runs of them.
+        if let base = b.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= end, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) == 0x2020_2020_2020_2020 {
+                i += 8
+            }
+        }
         while case let w = spaceWidth(b, i, end), w > 0 { i += w }
         guard i < end else { return nil }
         let s = i

@@ -24,7 +24,10 @@ enum FormatSniffer {
             MicrostackshotParser.openings + [SwiftBacktraceParser.crashLine] + SampleParser.openings
         private let found: Set<String>
 
-        init(_ bytes: [UInt8]) { found = FormatSniffer.linePrefixes(bytes, among: Self.asked) }
+        /// `lines`: the document's lines, when the caller has them (see `linePrefixes`).
+        init(_ bytes: [UInt8], lines: [TextLine]? = nil) {
+            found = FormatSniffer.linePrefixes(bytes, lines: lines, among: Self.asked)
+        }
 
         /// True when a line opens with `opening`, which must be one of `asked`.
         func contains(_ opening: String) -> Bool {
@@ -54,7 +57,10 @@ enum FormatSniffer {
     /// Which of `prefixes` open a line of `bytes` (after blanks and a margin, as `hasLine` reads
     /// lines): one pass over the text for questions that are asked together, where each would be
     /// a pass of its own when the answer is no (the usual answer for a crash report).
-    static func linePrefixes(_ bytes: [UInt8], among prefixes: [String]) -> Set<String> {
+    /// `lines`: the document's lines (`ByteText.lines`) when the caller has them: they start
+    /// where `forEachLineText`'s do (but for the empty ones between a CR and its LF), so the
+    /// answer is the same without finding the line breaks again.
+    static func linePrefixes(_ bytes: [UInt8], lines: [TextLine]? = nil, among prefixes: [String]) -> Set<String> {
         let wanted = prefixes.map { Array($0.utf8) }
         var found = [Bool](repeating: false, count: wanted.count)
         var left = wanted.count
@@ -62,7 +68,8 @@ enum FormatSniffer {
         // is passed at once.
         var opens = [Bool](repeating: false, count: 256)
         for p in wanted { if let b = p.first { opens[Int(b)] = true } }
-        forEachLineText(bytes) { i, _ in
+        // Whether to go on after the line whose text starts at `i`.
+        func check(_ i: Int) -> Bool {
             guard i < bytes.count else { return left > 0 }
             guard opens[Int(bytes[i])] else { return true }
             for k in wanted.indices where !found[k] && wanted[k].first == bytes[i] {
@@ -73,6 +80,19 @@ enum FormatSniffer {
                 }
             }
             return left > 0
+        }
+        if let lines {
+            bytes.withUnsafeBufferPointer { buffer in
+                for line in lines {
+                    let end = min(line.range.upperBound, buffer.count)
+                    var i = line.range.lowerBound
+                    while case let width = ByteText.spaceWidth(buffer, i, end), width > 0 { i += width }
+                    i += ByteText.marginWidth(bytes, i..<end)
+                    guard check(i) else { return }
+                }
+            }
+        } else {
+            forEachLineText(bytes) { i, _ in check(i) }
         }
         return Set(prefixes.indices.filter { found[$0] }.map { prefixes[$0] })
     }

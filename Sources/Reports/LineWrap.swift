@@ -48,7 +48,7 @@ enum LineWrap {
         if bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
             return unwrapJSON(bytes, from: start, width: width)
         }
-        let openings = FormatSniffer.LineOpenings(bytes)
+        let openings = FormatSniffer.LineOpenings(bytes, lines: lines)
         if SampleParser.isSample(openings) || MicrostackshotParser.isMicrostackshot(bytes, openings) {
             return Unwrapped(bytes: bytes, notes: treeLooksWrapped(bytes, lines, width: width), lines: lines)
         }

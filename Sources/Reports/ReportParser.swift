@@ -68,7 +68,7 @@ public enum ReportParser {
             throw FormatSniffer.jsonRefusal(bytes, from: first.lowerBound)
         }
         // The text sniffers' questions, answered in one pass over the lines.
-        let openings = FormatSniffer.LineOpenings(bytes)
+        let openings = FormatSniffer.LineOpenings(bytes, lines: lines)
         if MicrostackshotParser.isMicrostackshot(bytes, openings) {
             return try MicrostackshotParser.parse(bytes, from: 0, format: .microstackshot, jsonHeader: nil)
         }

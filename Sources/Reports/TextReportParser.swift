@@ -99,6 +99,14 @@ enum TextReportParser {
     /// field, as the `.ips` renderer writes them.
     static let blockKeys: Set<String> = ["Termination Reason", "Kernel Triage", "VM Region Info"]
 
+    /// The lengths of `blockKeys`, in bytes.
+    static let blockKeyLengths = blockKeys.map(\.utf8.count)
+
+    /// `blockKeys.contains(key)`, hashing only a key of one of their lengths.
+    static func isBlockKey(_ key: String) -> Bool {
+        blockKeyLengths.contains(key.utf8.count) && blockKeys.contains(key)
+    }
+
     static func headerField(_ bytes: [UInt8], _ line: Range<Int>) -> HeaderField? {
         guard let first = line.first, first < bytes.count, ByteText.spaceWidth(bytes, first, line.upperBound) == 0
         else { return nil }
@@ -260,7 +268,7 @@ enum TextReportParser {
             if section == .frames, case .some = current, let read = FrameLine.read(bytes, line.range, names: &names) {
                 // Inline levels an earlier symbolication wrote become levels of their frame.
                 current?.appendFolding(
-                    read, lineStart: line.range.lowerBound, lastLineStart: previousFrameLineStart,
+                    consume read, lineStart: line.range.lowerBound, lastLineStart: previousFrameLineStart,
                     firstIsPC: currentKind == .thread)
                 previousFrameLineStart = line.range.lowerBound
                 continue
@@ -359,7 +367,7 @@ enum TextReportParser {
             if section != .images { section = .none }
             if let field = headerField(bytes, line.range) {
                 report.fields.append(field)
-                block = Self.blockKeys.contains(field.key) ? (report.fields.count - 1, i) : nil
+                block = Self.isBlockKey(field.key) ? (report.fields.count - 1, i) : nil
             } else if let open = block, open.nextLine == i - 1, section == .none {
                 let text = ByteText.string(bytes, trimmed)
                 let value = report.fields[open.field].value

@@ -75,7 +75,8 @@ import Testing
             "0", "12", "1000000", "0x1a2b", "0x", "0xZZ", "0x1030a0000", "+", "16556", "HoldKit", "Core Data",
             "libsystem_kernel.dylib", "???", "<redacted>", "(", ")", "é", "-[A b:]", "\u{A0}",
         ]
-        let gaps = [" ", "  ", "\t", "\u{A0}", "  \t "]
+        // Apple's padding too: runs of more than eight spaces, a tab between them.
+        let gaps = [" ", "  ", "\t", "\u{A0}", "  \t ", String(repeating: " ", count: 19), "        \t       "]
         var names = FrameLine.Names()
         for round in 0..<6000 {
             // Now and then a line of more tokens than are looked at.
@@ -140,12 +141,32 @@ import Testing
 
     @Test func lastTokensAreTheTokenArraysLast() {
         var random = SplitMix64(seed: 0x1A57)
-        let pieces = ["a", "bc", " ", "\t", "\u{A0}", "\u{C2}", "é", "(x)"]
+        let pieces = ["a", "bc", " ", "\t", "\u{A0}", "\u{C2}", "é", "(x)", "         ", "        \u{A0}"]
         for _ in 0..<4000 {
             let bytes = Array(Self.line(pieces, [""], count: Int(random.next() % 9), &random).utf8)
             let lower = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count))
             let range = lower..<bytes.count
             #expect(ByteText.lastToken(bytes, range) == ByteText.tokens(bytes, range).last, "\(bytes)")
+        }
+    }
+
+    /// The sniffers' line openings found over the lines the parser has are those found by
+    /// scanning for line breaks: under every line ending, a byte order mark, margins.
+    @Test func lineOpeningsFromKnownLinesAreTheScannedOnes() {
+        var random = SplitMix64(seed: 0x0BE7)
+        let pieces =
+            FormatSniffer.LineOpenings.asked + [
+                "\n", "\r", "\r\n", "\r\r\n", " ", "\t", "> ", "\u{A0}", "x", "Thread 0:", "0 App 0x1",
+            ]
+        for _ in 0..<3000 {
+            var text = Self.line(pieces, [""], count: Int(random.next() % 14), &random)
+            if random.next() % 8 == 0 { text = "\u{FEFF}" + text }
+            let bytes = Array(text.utf8)
+            let scanned = FormatSniffer.LineOpenings(bytes)
+            let known = FormatSniffer.LineOpenings(bytes, lines: ByteText.lines(bytes))
+            for opening in FormatSniffer.LineOpenings.asked {
+                #expect(scanned.contains(opening) == known.contains(opening), "\(opening) in \(text.debugDescription)")
+            }
         }
     }
 
