@@ -19,23 +19,14 @@ public enum ASCII {
 
     /// Appends the decimal digits of `value` to `out` (what `"\(value)"` writes, without a string).
     public static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
-        // The digits, counted first, are written in place from the last one back.
-        var count = 1
-        var bound: UInt64 = 10
-        while count < 20, value >= bound {
-            count += 1
-            bound = bound &* 10
-        }
-        var rest = value
-        out.append(contentsOf: repeatElement(0, count: count))
-        out.withUnsafeMutableBufferPointer { buffer in
-            var i = buffer.count
-            repeat {
-                i -= 1
-                buffer[i] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
-                rest /= 10
-            } while rest > 0
-        }
+        // The highest power of ten not above the value, then one digit per power, most
+        // significant first.
+        var power: UInt64 = 1
+        while power <= value / 10 { power &*= 10 }
+        repeat {
+            out.append(UInt8(truncatingIfNeeded: value / power % 10) &+ 0x30)
+            power /= 10
+        } while power > 0
     }
 
     /// An address or size that a JSON document writes as a number: its digits, or a double with

@@ -24,6 +24,14 @@ public enum PathParts {
     /// What follows the last slash (and backslash, with `backslash`): `a/b` -> `b`, `a/` -> the
     /// empty name; the whole path without one.
     public static func name(_ path: String, backslash: Bool = false) -> String {
+        // Over the contiguous UTF-8 when the String has it (a native one does): a walk back
+        // without the view's index arithmetic.
+        let fast = path.utf8.withContiguousStorageIfAvailable { b -> String in
+            var i = b.count
+            while i > 0, b[i - 1] != slash, !(backslash && b[i - 1] == backslashByte) { i -= 1 }
+            return i == 0 ? path : String(decoding: UnsafeBufferPointer(rebasing: b[i...]), as: UTF8.self)
+        }
+        if let fast { return fast }
         let bytes = path.utf8
         guard let last = bytes.lastIndex(where: { $0 == slash || (backslash && $0 == backslashByte) }) else {
             return path

@@ -392,6 +392,6 @@ extension Backtrace {
     mutating func appendFolding(_ frame: consuming Frame, lineStart: Int, lastLineStart: Int?, firstIsPC: Bool) {
         var frame = FrameLine.fold(frame, lineStart: lineStart, into: &frames, lastLineStart: lastLineStart)
         frame.isReturnAddress = !(firstIsPC && frames.isEmpty)
-        frames.append(frame)
+        frames.append(consume frame)
     }
 }

@@ -3,9 +3,28 @@
 // answers the callers had from Foundation and String for ordinary paths.
 
 import SymbolicateModel
+import TestSupport
 import Testing
 
 struct PathPartsTests {
+    /// A path's name is what follows its last separator, byte for byte, as splitting its
+    /// UTF-8 at every separator gives it; small and long Strings, with and without backslashes.
+    @Test func namesAreWhatFollowsTheLastSeparator() {
+        var random = SplitMix64(seed: 0x9A7)
+        let pieces = ["/", "\\", "a", "é", "\u{301}", "HoldKit.framework", "", "..", String(repeating: "x", count: 20)]
+        for _ in 0..<3000 {
+            let path = (0..<Int(random.next() % 7)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
+                .joined()
+            for backslash in [false, true] {
+                let pieces = Array(path.utf8).split(
+                    omittingEmptySubsequences: false,
+                    whereSeparator: { $0 == UInt8(ascii: "/") || (backslash && $0 == UInt8(ascii: "\\")) })
+                let expected = String(decoding: pieces.last ?? [], as: UTF8.self)
+                #expect(PathParts.name(path, backslash: backslash) == expected, "\(path.debugDescription)")
+            }
+        }
+    }
+
     @Test func ordinaryPaths() {
         #expect(PathParts.split("/a//b/") == ["a", "b"])
         #expect(PathParts.split("") == [])

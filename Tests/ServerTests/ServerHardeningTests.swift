@@ -306,6 +306,19 @@ struct ServerHardeningTests {
         #expect(response.errorCode == "bad_request")
     }
 
+    /// The byte search an Accept header is read with finds a word wherever String's does.
+    @Test func acceptHeadersAreSearchedAsStringsAre() {
+        var random = SplitMix64(seed: 0xACC)
+        let pieces = ["application/json", "application/", "json", "text/plain", ", ", ";q=0.9", "*/*", "é", "a"]
+        for _ in 0..<3000 {
+            let text = (0..<Int(random.next() % 5)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
+                .joined()
+            for word in ["application/json", "", "a", "é"] {
+                #expect(SymbolicationServer.holds(text, word) == (word.isEmpty || text.contains(word)), "\(text)")
+            }
+        }
+    }
+
     /// The byte scan for `%00` finds it wherever a substring search does.
     @Test func encodedNULsAreFoundWhereASearchFindsThem() {
         var random = SplitMix64(seed: 0x2500)
