@@ -299,6 +299,7 @@ enum TextReportParser {
                             b.name = b.name ?? pending
                         }
                     }
+                    b.frames.reserveCapacity(sectionLength(bytes, lines, from: i))
                     current = b
                     currentKind = .thread
                     section = .frames
@@ -338,6 +339,7 @@ enum TextReportParser {
                     i = next
                     section = .parenthesized
                 } else {
+                    current?.frames.reserveCapacity(sectionLength(bytes, lines, from: i))
                     section = .frames
                 }
                 continue
@@ -391,6 +393,14 @@ enum TextReportParser {
         resolver.resolve(&report.backtraces)
         if let codeType = report.field("Code Type") { report.arch = Arch(codeType: codeType) }
         return report
+    }
+
+    /// How many lines from `from` on come before the next blank one (at most 512): the frames
+    /// a backtrace's array is sized for at once instead of growing line by line.
+    private static func sectionLength(_ bytes: [UInt8], _ lines: [TextLine], from: Int) -> Int {
+        var k = from
+        while k < lines.count, k - from < 512, !ByteText.isBlank(bytes, lines[k].range) { k += 1 }
+        return k - from
     }
 
     /// The index of the first line from `from` on that is not blank.
