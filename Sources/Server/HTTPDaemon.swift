@@ -169,20 +169,10 @@ final class Exchange: @unchecked Sendable {
                 return "the request has Content-Length headers that disagree (\(listed))"
             }
         }
-        if Self.holdsEncodedNUL(target) {
+        if HeaderBlock.holds(target, "%00") {
             return "the request target holds an encoded NUL (%00)"
         }
         return nil
-    }
-
-    /// True when `target` holds `%00` (read as bytes, once per request).
-    static func holdsEncodedNUL(_ target: String) -> Bool {
-        var previous: (UInt8, UInt8) = (0, 0)
-        for b in target.utf8 {
-            if previous == (UInt8(ascii: "%"), UInt8(ascii: "0")), b == UInt8(ascii: "0") { return true }
-            previous = (previous.1, b)
-        }
-        return false
     }
 
     func startBody(_ policy: BodyPolicy, directory: String) {

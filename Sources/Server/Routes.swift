@@ -128,17 +128,8 @@ extension SymbolicationServer {
             }
             return format
         }
-        if let accept = request.header("accept"), holds(accept, "application/json") { return .json }
+        if let accept = request.header("accept"), HeaderBlock.holds(accept, "application/json") { return .json }
         return nil
-    }
-
-    /// True when `text` holds `word`, compared as bytes (each request asks this of its Accept
-    /// header; Foundation's search cost about 4 K instructions).
-    static func holds(_ text: String, _ word: String) -> Bool {
-        let (t, w) = (Array(text.utf8), Array(word.utf8))
-        guard let first = w.first, w.count <= t.count else { return w.isEmpty }
-        for i in 0...(t.count - w.count) where t[i] == first && t[i..<(i + w.count)].elementsEqual(w) { return true }
-        return false
     }
 
     /// The request body decoded (gzip) and checked not to be empty nor a report whose line breaks
