@@ -41,8 +41,9 @@ let package = Package(
         .target(name: "CNettle", dependencies: ["CLibraryLoader"], path: "Sources/C/CNettle"),
         .target(name: "CDwarf", dependencies: ["CLibraryLoader"], path: "Sources/C/CDwarf"),
         .target(name: "CElf", dependencies: ["CLibraryLoader"], path: "Sources/C/CElf"),
-        // sched_getaffinity, which Swift's Glibc module does not declare (it needs _GNU_SOURCE).
-        .target(name: "CProcessor", path: "Sources/C/CProcessor"),
+        // sched_getaffinity and sync_file_range, which Swift's Glibc module does not declare (they
+        // need _GNU_SOURCE).
+        .target(name: "CLinux", path: "Sources/C/CLinux"),
 
         // The data flow: model -> reports -> object files / store -> symbolication.
         .target(name: "SymbolicateModel", path: "Sources/Model"),
@@ -51,7 +52,7 @@ let package = Package(
         // What every part needs from the system and nothing else: errno as an error, writing a named
         // output or a temporary file safely, creating folders, walking a folder, the thread budget.
         .target(
-            name: "SystemSupport", dependencies: ["SymbolicateModel", "CProcessor"], path: "Sources/SystemSupport"),
+            name: "SystemSupport", dependencies: ["SymbolicateModel", "CLinux"], path: "Sources/SystemSupport"),
         .target(name: "Reports", dependencies: ["SymbolicateModel"], path: "Sources/Reports"),
         // zlib: compressed ELF sections, gzip request bodies, and the checksums of .tar.gz archives;
         // zstd: zstd-compressed ELF sections.

@@ -165,6 +165,12 @@ package final class BuildFileWriter: SymbolTableSink {
     private var blocks = Blocks()
     /// Told how far the table's build has come (bytes of DWARF read, of the total).
     package var onProgress: ((Int, Int) -> Void)?
+    /// Called after every `writebackBytes` of blocks taken: the file's owner starts the disk's
+    /// writing of them (SQLite has spilled them to the file by then, all but the last page cache's
+    /// worth), so the fsync after `finish` waits for the last few megabytes instead of the file.
+    package var onWriteback: (() -> Void)?
+    static let writebackBytes = 8 << 20
+    private var writebackMark = 0
     var locationCount: Int { blocks.locationCount }
     var rangeCount: Int { blocks.rangeCount }
 
@@ -204,14 +210,25 @@ package final class BuildFileWriter: SymbolTableSink {
     package func take(locations: ArraySlice<SymbolTable.Location>) throws {
         let statement = try file().insertLocations
         try blocks.take(locations: locations) { try BuildFileWriter.insert(statement, $0, $1) }
+        noteWritten()
     }
 
     package func progress(done: Int, total: Int) { onProgress?(done, total) }
+
+    /// Calls `onWriteback` once another `writebackBytes` of records have been taken.
+    private func noteWritten() {
+        guard let onWriteback else { return }
+        let bytes = blocks.locationCount * BuildFile.locationRecordSize + blocks.rangeCount * BuildFile.rangeRecordSize
+        guard bytes - writebackMark >= BuildFileWriter.writebackBytes else { return }
+        writebackMark = bytes
+        onWriteback()
+    }
 
     /// Ranges by ascending start; where several share a start, the last wins.
     package func take(ranges: ArraySlice<SymbolTable.Range>) throws {
         let statement = try file().insertRanges
         try blocks.take(ranges: ranges, path: path) { try BuildFileWriter.insert(statement, BuildFile.key($0), $1) }
+        noteWritten()
     }
 
     /// Ends the file: the last blocks, then `head`'s build, files and functions and the counts

@@ -84,14 +84,14 @@ extension SymbolStore {
         var build = slice.info
         build.path = source
         if let name { build.name = name }
-        return try prepareFile(build, source: source) { path in
-            let writer = try BuildFileWriter(path: path)
+        return try prepareFile(build, source: source) { temporary in
+            let writer = try BuildFileWriter(path: temporary.path)
             writer.onProgress = progress
+            writer.onWriteback = { temporary.startWriteback() }
             var head = try slice.loadSymbolTable(into: writer)
             head.build = build
             try writer.finish(head)
-            try writer.check()
-            return build
+            return SymbolStore.WrittenBuildFile(build: build) { try writer.check() }
         }
     }
 

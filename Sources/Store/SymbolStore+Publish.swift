@@ -27,6 +27,17 @@ extension SymbolStore {
         package var origin: BuildOrigin? = nil
     }
 
+    /// What `prepareFile`'s writer hands back: the build the finished file holds, and how to
+    /// check the file (run while it is checksummed and synced).
+    package struct WrittenBuildFile {
+        package var build: BuildInfo
+        package var check: () throws -> Void
+        package init(build: BuildInfo, check: @escaping () throws -> Void) {
+            self.build = build
+            self.check = check
+        }
+    }
+
     /// Imports a symbol table built in memory (its `build` says which UUID and arch it is).
     @discardableResult
     public func importTable(_ table: SymbolTable, source: String) throws -> ImportOutcome {
@@ -95,17 +106,17 @@ extension SymbolStore {
     package func prepare(_ table: SymbolTable, source: String) throws -> PendingBuild {
         var table = table
         table.build.path = source
-        return try prepareFile(table.build, source: source) { path in
-            try BuildFile.write(table, to: path)
-            try BuildFile.checkRanges(of: table, at: path)
-            return table.build
+        return try prepareFile(table.build, source: source) { temporary in
+            try BuildFile.write(table, to: temporary.path)
+            return WrittenBuildFile(build: table.build) { try BuildFile.checkRanges(of: table, at: temporary.path) }
         }
     }
 
-    /// A temporary build file in `builds/`, written by `write` (which returns the build it
-    /// holds), then synced; failures name the build and the store.
-    package func prepareFile(_ build: BuildInfo, source: String, write: (String) throws -> BuildInfo) throws
-        -> PendingBuild
+    /// A temporary build file in `builds/`, written by `write` (which returns the build it holds
+    /// and how to check the file), then checked, checksummed and synced; failures name the build
+    /// and the store.
+    package func prepareFile(_ build: BuildInfo, source: String, write: (TemporaryFile) throws -> WrittenBuildFile)
+        throws -> PendingBuild
     {
         guard !build.uuid.bytes.isEmpty else {
             throw SymbolicateError(
@@ -115,24 +126,33 @@ extension SymbolStore {
         }
         do {
             let temporary = try TemporaryFile(in: buildsDirectory, suffix: ".sqlite")
-            let written = try write(temporary.path)
-            // The checksum reads the file from the page cache while the disk takes it (fsync):
-            // both take about as long, one on a core and one waiting.
+            let written = try write(temporary)
+            // The finished file is only read from here on: the checksum (from the page cache) and
+            // the check (lookups in the file) take a core each while the disk takes the file
+            // (fsync), instead of one after the other.
             let path = temporary.path
             let checksum = Locked<Result<String, any Error>?>(nil)
-            let hashed = DispatchGroup()
-            DispatchQueue.global().async(group: hashed) {
+            let synced = Locked<Result<Void, any Error>?>(nil)
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
                 let result = Result { try BuildChecksum.of(file: path) }
                 checksum.withLock { $0 = result }
             }
-            let synced = Result { try temporary.sync() }
-            hashed.wait()
-            try synced.get()
-            guard let sha256 = checksum.withLock({ $0 }) else {
-                throw SymbolicateError(.internal, "the build file's checksum was not computed", path: path)
+            // Only the fsync runs there, and the group is waited for before the file is touched again.
+            nonisolated(unsafe) let syncing = temporary
+            DispatchQueue.global().async(group: group) {
+                let result = Result { try syncing.sync() }
+                synced.withLock { $0 = result }
             }
+            let checked = Result { try written.check() }
+            group.wait()
+            try checked.get()
+            guard let sha256 = checksum.withLock({ $0 }), let sync = synced.withLock({ $0 }) else {
+                throw SymbolicateError(.internal, "the build file's checksum or sync did not finish", path: path)
+            }
+            try sync.get()
             return PendingBuild(
-                temporary: temporary, build: written, source: source, byteSize: temporary.size,
+                temporary: temporary, build: written.build, source: source, byteSize: temporary.size,
                 sha256: try sha256.get())
         } catch {
             throw importFailure(error, build, source: source)

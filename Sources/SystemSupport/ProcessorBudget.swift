@@ -5,7 +5,7 @@
 // comes from `ProcessorBudget.defaultThreads`, so they agree; Foundation's
 // `activeProcessorCount` counts the machine's CPUs and ignores both limits.
 
-import CProcessor
+import CLinux
 import Foundation
 import SymbolicateModel
 
@@ -13,7 +13,7 @@ public enum ProcessorBudget {
     /// The default number of worker threads for this process.
     public static let defaultThreads: Int = {
         let cgroup = (try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) ?? ""
-        let affinity = cprocessor_affinity_count()
+        let affinity = clinux_affinity_count()
         return count(
             affinity: affinity > 0 ? Int(affinity) : nil, online: ProcessInfo.processInfo.processorCount,
             quotas: quotas(procSelfCgroup: cgroup, root: "/sys/fs/cgroup"))

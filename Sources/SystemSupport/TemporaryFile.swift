@@ -5,6 +5,7 @@
 // `removeStale` deletes exactly those. No pid files, no clocks, no guessing. OutputFile uses the
 // same file, under another prefix, for command outputs.
 
+import CLinux
 import Foundation
 import SymbolicateModel
 
@@ -72,6 +73,12 @@ package final class TemporaryFile {
     package func write(_ bytes: UnsafeRawBufferPointer) throws {
         let code = OutputFile.writeAll(fd, bytes)
         if code != 0 { throw TemporaryFile.error("cannot write", code, path) }
+    }
+
+    /// Starts the disk's writing of what was written so far, without waiting: a file written
+    /// over a second or more then leaves its final `sync` little to wait for. Best effort.
+    package func startWriteback() {
+        _ = clinux_start_writeback(fd)
     }
 
     /// Flushes the file's data to disk.

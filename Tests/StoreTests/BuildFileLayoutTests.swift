@@ -107,4 +107,18 @@ import Testing
         }
         #expect(gone > 0)
     }
+
+    /// The writer asks its owner to start the disk's writing after every 8 MB of records taken
+    /// (so the fsync after the commit waits for the last few megabytes), and not before.
+    @Test func theWriterAsksForWritebackEveryEightMegabytes() throws {
+        let writer = try BuildFileWriter(path: try StoreFixtures.scratchFolder() + "/build.sqlite")
+        var asked: [Int] = []
+        writer.onWriteback = { [unowned writer] in asked.append(writer.locationCount) }
+        let location = SymbolTable.Location(function: 0, file: 0, line: 1, parent: SymbolTable.none)
+        let chunk = Array(repeating: location, count: 100_000)
+        for _ in 0..<12 { try writer.take(locations: chunk[...]) }
+        // 16 bytes a location: 8 MB is 524,288 of them, asked for at the first chunk past it.
+        #expect(BuildFileWriter.writebackBytes == 8 << 20)
+        #expect(asked == [600_000, 1_200_000])
+    }
 }
