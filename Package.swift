@@ -70,7 +70,7 @@ let package = Package(
         // finding and opening one, removal, verify and gc, and the originals kept beside them.
         .target(
             name: "Store",
-            dependencies: ["SymbolicateModel", "SystemSupport", "BuildFiles", "ObjectStorage", "Digest"],
+            dependencies: ["SymbolicateModel", "SystemSupport", "BuildFiles", "ObjectStorage", "Digest", "Compression"],
             path: "Sources/Store"),
         // Paths, bundles, archives and dyld shared caches → ObjectFiles → build files → Store; the
         // originals kept at import and reindexed from; debuginfod fetches, imported on arrival.

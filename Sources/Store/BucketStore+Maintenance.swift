@@ -198,7 +198,7 @@ extension BucketStore {
             }
             // A cached copy is read whole (it may have changed since it was fetched); a fresh fetch
             // was compared with the checksum as it came in.
-            if !checked { try BuildChecksum.check(path, expected: row.sha256, what: "the cached copy of the object") }
+            if !checked { try BuildChecksum.check(path, expected: row.checksum, what: "the cached copy of the object") }
         } catch let mismatch as BuildFile.VersionMismatch {
             cache.forget(row.file)
             return problem(.outdated, "the object has schema version \(mismatch.found); \(reimport)")

@@ -419,7 +419,7 @@ public final class BucketStore: Sendable {
             return try cache.file(
                 for: row.file, expectedSize: row.byteSize > 0 ? row.byteSize : nil,
                 check: {
-                    try BuildChecksum.check($0, expected: row.sha256, what: what)
+                    try BuildChecksum.check($0, expected: row.checksum, what: what)
                     checked = true
                 },
                 download: { (destination: String) throws(ObjectStorageError) in

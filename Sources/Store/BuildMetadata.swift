@@ -27,8 +27,10 @@ struct BuildMetadata: Codable, Equatable {
     var schemaVersion: Int
     /// The build file's key, relative to the store's prefix.
     var file: String
-    /// The build file's SHA-256 (absent in entries written before checksums were recorded;
-    /// releases without the field ignore it).
+    /// The build file's checksum (`crc32:` and 8 hex digits; releases without the field ignore
+    /// it), or its SHA-256 in `sha256` (entries of releases that recorded that); neither in
+    /// entries written before checksums were recorded.
+    var checksum: String?
     var sha256: String?
     /// The dyld shared cache an image's build came from (absent for other builds).
     var origin: BuildOrigin?
@@ -41,7 +43,7 @@ struct BuildMetadata: Codable, Equatable {
         case importedAt = "imported_at"
         case byteSize = "byte_size"
         case schemaVersion = "schema_version"
-        case file, sha256, origin
+        case file, checksum, sha256, origin
     }
 
     init(_ row: StoredBuild) {
@@ -57,7 +59,11 @@ struct BuildMetadata: Codable, Equatable {
         byteSize = row.byteSize
         schemaVersion = row.schemaVersion
         file = row.file
-        sha256 = row.sha256
+        switch row.checksum {
+        case .sha256(let digest)?: sha256 = digest
+        case let other?: checksum = other.recorded
+        case nil: break
+        }
         origin = row.origin
     }
 
@@ -102,6 +108,6 @@ struct BuildMetadata: Codable, Equatable {
                 uuid: id, arch: Arch(arch), schemaVersion: schemaVersion,
                 publication: BucketStore.publication(
                     of: file, uuid: id, arch: Arch(arch), schemaVersion: schemaVersion)),
-            sha256: sha256.flatMap { BlobKey(.sha256, $0)?.digest }, origin: origin)
+            checksum: BuildChecksum.stored(checksum, sha256: sha256), origin: origin)
     }
 }

@@ -21,13 +21,13 @@ final class Catalog {
 
     private static let columns = """
         uuid, arch, name, kind, text_vmaddr, text_size, source_path, imported_at, last_used_at, byte_size,
-        status, schema_version, file, sha256, origin
+        status, schema_version, file, sha256, origin, checksum
         """
     /// Columns added after the first layout, without a schema version of their own: a catalog
     /// that lacks them gains them when opened to write, and is read with NULL in their place when
     /// it cannot be (a read-only mount). Releases that do not know them read and write the
     /// catalog as before, leaving them empty in the rows they write.
-    private static let addedColumns = ["sha256", "origin"]
+    private static let addedColumns = ["sha256", "origin", "checksum"]
 
     /// The column list reads select: NULL for an added column the catalog does not have.
     private var selected = Catalog.columns
@@ -111,6 +111,7 @@ final class Catalog {
                     text_vmaddr INTEGER NOT NULL, text_size INTEGER NOT NULL, source_path TEXT NOT NULL,
                     imported_at REAL NOT NULL, last_used_at REAL, byte_size INTEGER NOT NULL,
                     status TEXT NOT NULL, schema_version INTEGER NOT NULL, file TEXT NOT NULL, sha256 TEXT, origin TEXT,
+                    checksum TEXT,
                     PRIMARY KEY (uuid, arch)) WITHOUT ROWID;
                 CREATE INDEX builds_by_name ON builds(name COLLATE NOCASE);
                 PRAGMA user_version=\(Catalog.schemaVersion);
@@ -202,7 +203,8 @@ final class Catalog {
             // The file name follows from UUID and arch; the stored column is for people, and is
             // never trusted as a path (a tampered catalog must not make `remove` unlink elsewhere).
             file: SymbolStore.fileName(uuid: uuid, arch: Arch(s.text(1))),
-            sha256: s.isNull(13) ? nil : s.text(13), origin: s.isNull(14) ? nil : BuildOrigin.decode(s.text(14)))
+            checksum: BuildChecksum.stored(s.isNull(15) ? nil : s.text(15), sha256: s.isNull(13) ? nil : s.text(13)),
+            origin: s.isNull(14) ? nil : BuildOrigin.decode(s.text(14)))
     }
 
     func statistics() throws -> StoreStatistics {
@@ -222,7 +224,7 @@ final class Catalog {
 
     func put(_ b: StoredBuild) throws {
         let stmt = try database.cached(
-            "INSERT OR REPLACE INTO builds(\(Catalog.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+            "INSERT OR REPLACE INTO builds(\(Catalog.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
         )
         defer { stmt.reset() }
         try stmt.bind(1, b.uuid.uuidString)
@@ -238,7 +240,19 @@ final class Catalog {
         try stmt.bind(11, b.status.rawValue)
         try stmt.bind(12, Int64(b.schemaVersion))
         try stmt.bind(13, b.file)
-        if let sha256 = b.sha256 { try stmt.bind(14, sha256) } else { try stmt.bindNull(14) }
+        // A SHA-256 stays in its own column, where the releases that recorded it check it; a
+        // CRC-32 goes in `checksum`, which they do not read (they would take it for damage).
+        switch b.checksum {
+        case .sha256(let digest)?:
+            try stmt.bind(14, digest)
+            try stmt.bindNull(16)
+        case let checksum?:
+            try stmt.bindNull(14)
+            try stmt.bind(16, checksum.recorded)
+        case nil:
+            try stmt.bindNull(14)
+            try stmt.bindNull(16)
+        }
         if let origin = b.origin?.json { try stmt.bind(15, origin) } else { try stmt.bindNull(15) }
         try stmt.run()
     }

@@ -35,17 +35,18 @@ public struct StoredBuild: Sendable, Hashable {
     public var schemaVersion: Int
     /// Path of the build file, relative to the store folder (`builds/<UUID>-<arch>.sqlite`).
     public var file: String
-    /// SHA-256 of the build file as it was published (lowercase hex), or nil for a build
-    /// published before checksums were recorded: `verify` and a bucket replica's fetch compare
-    /// the file with it, so a changed byte is damage, never a different answer.
-    public var sha256: String?
+    /// The build file's checksum as it was published (a CRC-32; a SHA-256 for builds published
+    /// by releases that recorded that), or nil for a build published before checksums were
+    /// recorded: `verify`, a server's first open and a bucket replica's fetch compare the file
+    /// with it, so a changed byte is damage, never a different answer.
+    public var checksum: BuildChecksum?
     /// Where the build came from when a file path does not say it all: an image of a dyld shared
     /// cache (the cache's UUID and OS version, the image's path). Nil for other builds.
     public var origin: BuildOrigin?
 
     public init(
         build: BuildInfo, importedAt: Date, lastUsedAt: Date?, byteSize: Int64, status: BuildStatus,
-        schemaVersion: Int, file: String, sha256: String? = nil, origin: BuildOrigin? = nil
+        schemaVersion: Int, file: String, checksum: BuildChecksum? = nil, origin: BuildOrigin? = nil
     ) {
         self.build = build
         self.importedAt = importedAt
@@ -54,21 +55,21 @@ public struct StoredBuild: Sendable, Hashable {
         self.status = status
         self.schemaVersion = schemaVersion
         self.file = file
-        self.sha256 = sha256
+        self.checksum = checksum
         self.origin = origin
     }
 
     public init(
         uuid: BuildID, arch: Arch, name: String, kind: SymbolKind, textVMAddress: UInt64, textSize: UInt64,
         sourcePath: String, importedAt: Date, lastUsedAt: Date?, byteSize: Int64, status: BuildStatus,
-        schemaVersion: Int, file: String, sha256: String? = nil, origin: BuildOrigin? = nil
+        schemaVersion: Int, file: String, checksum: BuildChecksum? = nil, origin: BuildOrigin? = nil
     ) {
         self.init(
             build: BuildInfo(
                 uuid: uuid, arch: arch, name: name, textVMAddress: textVMAddress, textSize: textSize, kind: kind,
                 path: sourcePath),
             importedAt: importedAt, lastUsedAt: lastUsedAt, byteSize: byteSize, status: status,
-            schemaVersion: schemaVersion, file: file, sha256: sha256, origin: origin)
+            schemaVersion: schemaVersion, file: file, checksum: checksum, origin: origin)
     }
 
     public var uuid: BuildID {

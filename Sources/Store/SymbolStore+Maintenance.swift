@@ -170,7 +170,7 @@ extension SymbolStore {
             guard info.uuid == row.uuid, info.arch == row.arch else {
                 return problem(.damaged, "the file holds \(info.uuid) \(info.arch); re-import \(row.sourcePath)")
             }
-            try BuildChecksum.check(path, expected: row.sha256, what: "the build file")
+            try BuildChecksum.check(path, expected: row.checksum, what: "the build file")
         } catch let mismatch as BuildFile.VersionMismatch {
             return problem(
                 .outdated,

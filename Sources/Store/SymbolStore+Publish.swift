@@ -21,8 +21,8 @@ extension SymbolStore {
         package var build: BuildInfo
         package var source: String
         package var byteSize: Int64
-        /// The file's SHA-256, recorded with its catalog row.
-        package var sha256: String
+        /// The file's checksum, recorded with its catalog row.
+        package var checksum: BuildChecksum
         /// Where the build came from (a dyld shared cache's image), recorded with its row.
         package var origin: BuildOrigin? = nil
     }
@@ -131,7 +131,7 @@ extension SymbolStore {
             // the check (lookups in the file) take a core each while the disk takes the file
             // (fsync), instead of one after the other.
             let path = temporary.path
-            let checksum = Locked<Result<String, any Error>?>(nil)
+            let checksum = Locked<Result<BuildChecksum, any Error>?>(nil)
             let synced = Locked<Result<Void, any Error>?>(nil)
             let group = DispatchGroup()
             DispatchQueue.global().async(group: group) {
@@ -147,13 +147,13 @@ extension SymbolStore {
             let checked = Result { try written.check() }
             group.wait()
             try checked.get()
-            guard let sha256 = checksum.withLock({ $0 }), let sync = synced.withLock({ $0 }) else {
+            guard let checksum = checksum.withLock({ $0 }), let sync = synced.withLock({ $0 }) else {
                 throw SymbolicateError(.internal, "the build file's checksum or sync did not finish", path: path)
             }
             try sync.get()
             return PendingBuild(
                 temporary: temporary, build: written.build, source: source, byteSize: temporary.size,
-                sha256: try sha256.get())
+                checksum: try checksum.get())
         } catch {
             throw importFailure(error, build, source: source)
         }
@@ -203,7 +203,7 @@ extension SymbolStore {
                         StoredBuild(
                             build: build, importedAt: Date(), lastUsedAt: nil, byteSize: pending.byteSize,
                             status: .ready, schemaVersion: Int(BuildFile.schemaVersion), file: file,
-                            sha256: pending.sha256, origin: pending.origin))
+                            checksum: pending.checksum, origin: pending.origin))
                     try pending.temporary.commit(to: absolutePath(file))
                     renamedOverNothing = existing == nil
                     if let existing, existing.kind < b.kind { return .superseded }

@@ -256,7 +256,7 @@ public final class SymbolStore: Sendable {
                     .io, "the build file holds \(source.build.uuid) \(source.build.arch)", path: row.file)
             }
             if checksOnOpen.load(ordering: .relaxed) {
-                try BuildChecksum.check(absolutePath(row.file), expected: row.sha256, what: "the build file")
+                try BuildChecksum.check(absolutePath(row.file), expected: row.checksum, what: "the build file")
             }
         } catch {
             return try rebuild(row, after: error)

@@ -257,7 +257,7 @@ struct BucketStoreTests {
         try Data(bytes).write(to: URL(fileURLWithPath: cached))
         let problems = try other.verify(deep: false).problems
         #expect(problems.map(\.kind) == [.damaged], "\(problems)")
-        #expect(problems.first?.message.contains("SHA-256") == true, "\(problems)")
+        #expect(problems.first?.message.contains("CRC-32") == true, "\(problems)")
     }
 
     @Test func anImportWritesOverADamagedEntry() throws {

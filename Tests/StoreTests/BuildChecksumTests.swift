@@ -2,7 +2,8 @@
 // single flipped bit anywhere in the file is found by `verify`; a flipped digit in a function name
 // (which SQLite reads without complaint, and which changes the printed name) makes a server's
 // store refuse the file instead of answering with the wrong name; a bucket replica refuses to
-// cache a damaged object; and catalogs and entries written before checksums existed still read.
+// cache a damaged object; catalogs and entries written before checksums existed still read, and
+// those whose builds carry the SHA-256 an earlier release recorded are checked by it.
 
 import Foundation
 import ObjectStorage
@@ -36,11 +37,77 @@ import Testing
         let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(40)), functionCount: 50, seed: 40)
         try store.importTable(table, source: "/gone/HandMade")
         let row = try #require(try store.list().first)
-        let sha256 = try #require(row.sha256)
-        // sha256sum, not our own digest, says what the file's SHA-256 is.
-        let sum = try ProcessRunner.run("/usr/bin/sha256sum", [store.absolutePath(row.file)])
-        #expect(sum.status == 0)
-        #expect(String(decoding: sum.stdout, as: UTF8.self).hasPrefix(sha256 + " "))
+        guard case .crc32(let crc)? = row.checksum else {
+            Issue.record("no CRC-32 recorded: \(String(describing: row.checksum))")
+            return
+        }
+        // GNU gzip, not zlib, says what the file's CRC-32 is: a gzip stream ends with the CRC-32
+        // of its data and the data's size, little-endian (RFC 1952 2.3.1).
+        let gzip = try ProcessRunner.run("gzip", ["-1", "-c", store.absolutePath(row.file)])
+        #expect(gzip.status == 0)
+        let trailer = Array(gzip.stdout.suffix(8))
+        #expect(trailer.count == 8)
+        let gzipCRC = trailer.prefix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        #expect(crc == gzipCRC)
+        #expect(row.checksum?.recorded == "crc32:" + String(format: "%08x", gzipCRC))
+        // In the catalog: the `checksum` column, not the `sha256` one releases before read.
+        let catalog = try Database(path: store.directory + "/catalog.sqlite", mode: .readOnly)
+        let columns = try catalog.prepare("SELECT checksum, sha256 FROM builds")
+        #expect(try columns.step())
+        #expect(columns.text(0) == row.checksum?.recorded && columns.isNull(1))
+    }
+
+    /// A build published by a release that recorded the file's SHA-256 (in the `sha256` column)
+    /// is checked by it: whole it verifies, one bit changed it is damaged, named by its SHA-256;
+    /// its row keeps the SHA-256 in that column when it is written again.
+    @Test func aBuildPublishedWithItsSHA256IsCheckedByIt() throws {
+        let directory = try StoreFixtures.scratchFolder()
+        let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(46)), functionCount: 60, seed: 46)
+        try SymbolStore(directory: directory).importTable(table, source: "/gone/HandMade")
+        let file = try #require(try SymbolStore(directory: directory).list().first).file
+        let sum = try ProcessRunner.run("sha256sum", [directory + "/" + file])
+        let digest = String(String(decoding: sum.stdout, as: UTF8.self).prefix(64))
+        try Database(path: directory + "/catalog.sqlite", mode: .readWrite).exec(
+            "UPDATE builds SET checksum = NULL, sha256 = '\(digest.uppercased())'")
+
+        let store = try SymbolStore(directory: directory)
+        let row = try #require(try store.list().first)
+        #expect(row.checksum == .sha256(digest))
+        #expect(try store.verify().isHealthy)
+        let catalog = try Catalog(path: directory + "/catalog.sqlite")
+        try catalog.database.writeTransaction { try catalog.put(row) }
+        let columns = try Database(path: directory + "/catalog.sqlite", mode: .readOnly).prepare(
+            "SELECT checksum, sha256 FROM builds")
+        #expect(try columns.step())
+        #expect(columns.isNull(0) && columns.text(1) == digest)
+
+        try Self.flip(store.absolutePath(row.file), byte: Int(row.byteSize) / 2, bit: 3)
+        let problem = try #require(try store.verify().problems.first)
+        #expect(problem.kind == .damaged && problem.message.contains("SHA-256"), "\(problem.message)")
+        #expect(problem.message.contains(digest), "\(problem.message)")
+    }
+
+    /// A bucket entry carries a CRC-32 in `checksum` and a SHA-256 (an earlier release's) in
+    /// `sha256`; either reads back as it was, and a value of neither form is no checksum.
+    @Test func bucketEntriesCarryEitherChecksum() throws {
+        var row = StoredBuild(
+            build: StoreFixtures.info(StoreFixtures.uuid(47)), importedAt: Date(timeIntervalSince1970: 1),
+            lastUsedAt: nil, byteSize: 10, status: .ready, schemaVersion: Int(BuildFile.schemaVersion),
+            file: "builds/x.sqlite", checksum: .crc32(0x0012_abcd))
+        let crcEntry = String(decoding: BuildMetadata(row).encoded, as: UTF8.self)
+        #expect(crcEntry.contains("\"checksum\":\"crc32:0012abcd\"") && !crcEntry.contains("sha256"), "\(crcEntry)")
+        #expect(BuildMetadata(row).row(lastUsedAt: nil)?.checksum == .crc32(0x0012_abcd))
+        let digest = String(repeating: "ab", count: 32)
+        row.checksum = .sha256(digest)
+        let shaEntry = String(decoding: BuildMetadata(row).encoded, as: UTF8.self)
+        #expect(shaEntry.contains("\"sha256\":\"\(digest)\"") && !shaEntry.contains("checksum"), "\(shaEntry)")
+        #expect(BuildMetadata(row).row(lastUsedAt: nil)?.checksum == .sha256(digest))
+        for odd in ["crc32:12", "crc32:0012abcg", "md5:0012abcd", ""] {
+            var entry = BuildMetadata(row)
+            entry.sha256 = nil
+            entry.checksum = odd
+            #expect(entry.row(lastUsedAt: nil)?.checksum == nil, "\(odd)")
+        }
     }
 
     /// Sixty single-bit flips spread over the whole file, each on its own: every one is a problem
@@ -94,10 +161,10 @@ import Testing
         let server = try SymbolStore(directory: directory)
         server.checkBuildFilesWhenOpening()
         let error = try #require(throws: SymbolicateError.self) { try server.source(for: row.uuid, arch: .arm64) }
-        #expect(error.message.contains("damaged") && error.message.contains("SHA-256"), "\(error.message)")
+        #expect(error.message.contains("damaged") && error.message.contains("CRC-32"), "\(error.message)")
         #expect(error.message.contains(row.uuid.uuidString))
         let problem = try #require(try store.verify().problems.first)
-        #expect(problem.kind == .damaged && problem.message.contains("SHA-256"), "\(problem.message)")
+        #expect(problem.kind == .damaged && problem.message.contains("CRC-32"), "\(problem.message)")
     }
 
     /// A catalog written before checksums were recorded: a writer adds the column, its rows have
@@ -107,20 +174,20 @@ import Testing
         let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(43)), functionCount: 20, seed: 43)
         try SymbolStore(directory: directory).importTable(table, source: "/gone/HandMade")
         try Database(path: directory + "/catalog.sqlite", mode: .readWrite).exec(
-            "ALTER TABLE builds DROP COLUMN sha256")
+            "ALTER TABLE builds DROP COLUMN sha256; ALTER TABLE builds DROP COLUMN checksum")
 
         let old = try Catalog(readingOnly: directory + "/catalog.sqlite")
         let read = try #require(try old.all().first)
-        #expect(read.uuid == table.build.uuid && read.sha256 == nil)
+        #expect(read.uuid == table.build.uuid && read.checksum == nil)
 
         let store = try SymbolStore(directory: directory)
-        #expect(try store.list().first?.sha256 == nil)
+        #expect(try store.list().first?.checksum == nil)
         #expect(try store.verify().isHealthy)
         StoreFixtures.expectSameLookups(try #require(try store.source(for: table.build.uuid, arch: nil)), table)
         // A build imported now gets its checksum in the column added.
         let next = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(44)), functionCount: 20, seed: 44)
         try store.importTable(next, source: "/gone/Next")
-        #expect(try store.list().first { $0.uuid == next.build.uuid }?.sha256 != nil)
+        #expect(try store.list().first { $0.uuid == next.build.uuid }?.checksum != nil)
     }
 }
 
@@ -137,7 +204,7 @@ struct BucketChecksumTests {
         let table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(45)), functionCount: 30, seed: 45)
         try store.importTable(table, source: "/gone/HandMade")
         let row = try #require(try store.list().first)
-        #expect(row.sha256 != nil)
+        #expect(row.checksum != nil)
 
         let key = location.key(row.file)
         var bytes = try client.getObject(bucket: bucket, key: key).body
@@ -150,10 +217,10 @@ struct BucketChecksumTests {
         let cache = try StoreFixtures.scratchFolder("replica")
         let replica = try BucketStore(location: location, client: client, cacheDirectory: cache, cacheBytes: 1 << 30)
         let error = try #require(throws: SymbolicateError.self) { try replica.source(for: row.uuid, arch: .arm64) }
-        #expect(error.message.contains("damaged") && error.message.contains("SHA-256"), "\(error.message)")
+        #expect(error.message.contains("damaged") && error.message.contains("CRC-32"), "\(error.message)")
         let kept = FileManager.default.enumerator(atPath: cache)?.allObjects.compactMap { $0 as? String } ?? []
         #expect(!kept.contains { $0.hasSuffix(".sqlite") }, "\(kept)")
         let problem = try #require(try replica.verify().problems.first)
-        #expect(problem.kind == .damaged && problem.message.contains("SHA-256"), "\(problem.message)")
+        #expect(problem.kind == .damaged && problem.message.contains("CRC-32"), "\(problem.message)")
     }
 }
