@@ -298,7 +298,9 @@ final class PartSlots<T>: Sendable {
 struct UnitReader {
     private let sections: [String: ByteReader]
     private var part = DebugInfo()
-    private var nameIndex: [String: UInt32] = [:]
+    private var nameIndex = StringIndex()
+    /// The part's number of "??", the name of a DIE whose names are all out of reach (nil until met).
+    private var unknownName: UInt32?
     /// The part's index of names met by where they lie (our reader's), so that a name seen
     /// before is neither read nor hashed again.
     private var placedNames = OffsetMap()
@@ -415,7 +417,8 @@ struct UnitReader {
     /// Starts a compilation unit: its range-list context and its line table.
     private mutating func begin(_ format: DwarfFormat, _ attrs: DieAttributes) throws {
         part = DebugInfo()
-        nameIndex = [:]
+        nameIndex = StringIndex()
+        unknownName = nil
         placedNames.removeAll()
         fileIndex = [:]
         setRangeContext(format, attrs)
@@ -567,7 +570,11 @@ struct UnitReader {
             let f = try originName(o, depth: 0, origin)
             found = (f.linkage, found.name ?? f.name)
         }
-        return try intern(found.linkage ?? attrs.name ?? found.name ?? .text("??"))
+        if let known = found.linkage ?? attrs.name ?? found.name { return try intern(known) }
+        if let unknownName { return unknownName }
+        let number = intern("??")
+        unknownName = number
+        return number
     }
 
     private mutating func originName(

@@ -15,9 +15,9 @@ import SymbolicateModel
 
 struct TableBuilder {
     private var files: [String] = []
-    private var fileIndex: [String: UInt32] = [:]
+    private var fileIndex = StringIndex()
     private var names: [String] = []
-    private var nameIndex: [String: UInt32] = [:]
+    private var nameIndex = StringIndex()
     private var functions: [SymbolTable.Function] = []
     private var functionIndex = FunctionIndex()
     private var locationTable = LocationTable()
@@ -73,7 +73,7 @@ struct TableBuilder {
         // the name index grows once, not by doubling through them. Local symbols come in runs
         // of one source file's (the STT_FILE before them), so the last file is asked first.
         names.reserveCapacity(names.count + unique.count)
-        nameIndex.reserveCapacity(nameIndex.count + unique.count)
+        nameIndex.reserveCapacity(unique.count)
         var lastFile: (name: String, index: UInt32)? = nil
         for (i, s) in unique.enumerated() {
             let next = i + 1 < unique.count ? unique[i + 1].address : nil
@@ -90,12 +90,8 @@ struct TableBuilder {
             if let f = symbols[s.index].file, !f.isEmpty {
                 if let lastFile, lastFile.name == f {
                     file = lastFile.index
-                } else if let known = fileIndex[f] {
-                    file = known
                 } else {
-                    file = UInt32(files.count)
-                    files.append(f)
-                    fileIndex[f] = file
+                    file = files.intern(f, index: &fileIndex)
                 }
                 lastFile = (f, file)
             }
