@@ -121,4 +121,23 @@ import Testing
         #expect(BuildFileWriter.writebackBytes == 8 << 20)
         #expect(asked == [600_000, 1_200_000])
     }
+
+    /// Files and functions go in 64 rows a statement, row 0 naming its key and the others taking
+    /// SQLite's next one: at every count around the batch size the rows are keyed 0..<count, in order.
+    @Test(arguments: [0, 1, 2, 63, 64, 65, 128, 129, 200])
+    func rowsAreKeyedByTheirNumber(count: Int) throws {
+        let db = try Database(path: try StoreFixtures.scratchFolder() + "/rows.sqlite", mode: .readWrite)
+        try db.exec("CREATE TABLE functions(id INTEGER PRIMARY KEY, name TEXT NOT NULL, entry INTEGER NOT NULL)")
+        try BuildFileWriter.insertRows(db, "functions", columns: ["name", "entry"], count: count) { s, i, p in
+            try s.bind(p, "f\(i)")
+            try s.bind(p + 1, Int64(i * 16))
+        }
+        let rows = try db.prepare("SELECT id, name, entry FROM functions ORDER BY id")
+        var seen = 0
+        while try rows.step() {
+            #expect(rows.int64(0) == Int64(seen) && rows.text(1) == "f\(seen)" && rows.int64(2) == Int64(seen * 16))
+            seen += 1
+        }
+        #expect(seen == count)
+    }
 }
