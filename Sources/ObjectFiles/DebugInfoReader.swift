@@ -309,6 +309,8 @@ struct UnitReader {
     private var originNames = OffsetMap()
     /// What `originNames` indexes.
     private var origins: [(linkage: DieString?, name: DieString?)] = []
+    /// The libdwarf session being read, whose `texts` the DieStrings of its attributes number.
+    private var session: DwarfSession?
     private var rangeContext: RangeContext
     /// The ranges of the DIE being entered, kept between DIEs for its capacity.
     private var rangeBuffer: [(start: UInt64, end: UInt64)] = []
@@ -379,6 +381,8 @@ struct UnitReader {
     mutating func read(_ unit: DwarfUnit, _ session: DwarfSession) throws -> DebugInfo {
         let tag = try session.tag(unit.die)
         guard tag == DW_TAG_compile_unit || tag == DW_TAG_partial_unit else { return emptyUnit(unit.offset) }
+        self.session = session
+        defer { self.session = nil }
         let attrs = try session.attributes(unit.die)
         try begin(unit.format, attrs)
         if let first = try session.child(unit.die) {
@@ -426,7 +430,8 @@ struct UnitReader {
         unitFiles = []
         if let stmt = attrs.stmtList, let section = sections[".debug_line"] {
             let strings = LineProgram.Strings(lineStr: sections[".debug_line_str"], str: sections[".debug_str"])
-            table = try LineProgram.parse(section, at: stmt, strings: strings, compDir: attrs.compDir ?? "")
+            table = try LineProgram.parse(
+                section, at: stmt, strings: strings, compDir: try attrs.compDir.map(string) ?? "")
             addSequences(tombstone: format.maxAddress)
         }
     }
@@ -550,8 +555,8 @@ struct UnitReader {
     /// which the table builder's merge, interning by text, makes one again.
     private mutating func intern(_ name: DieString) throws -> UInt32 {
         switch name {
-        case .text(let text):
-            return intern(text)
+        case .text:
+            return intern(try string(name))
         case .at(let section, let offset):
             let key = UInt64(section.rawValue) << 56 | offset
             if let known = placedNames[key] { return known }
@@ -559,6 +564,19 @@ struct UnitReader {
             part.names.append(try section.string(at: offset, in: sections[section.name]))
             placedNames.set(key, index)
             return index
+        }
+    }
+
+    /// The text of `s`.
+    private func string(_ s: DieString) throws -> String {
+        switch s {
+        case .at(let section, let offset):
+            return try section.string(at: offset, in: sections[section.name])
+        case .text(let number):
+            guard let texts = session?.texts, Int(number) < texts.count else {
+                throw DecodeError("a string of libdwarf's reading is missing")
+            }
+            return texts[Int(number)]
         }
     }
 

@@ -367,7 +367,7 @@ extension DieDecoder {
         if let v = raw.callFile { out.callFile = try unsigned(v, context) }
         if let v = raw.callLine { out.callLine = try unsigned(v, context) }
         if let v = raw.stmtList { out.stmtList = try unsigned(v, context) }
-        if let v = raw.compDir { out.compDir = try string(v, context) }
+        if let v = raw.compDir { out.compDir = try stringLocation(v, context) }
         if let v = raw.addrBase { out.addrBase = try unsigned(v, context) }
         if let v = raw.rnglistsBase { out.rnglistsBase = try unsigned(v, context) }
         return out

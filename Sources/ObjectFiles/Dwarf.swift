@@ -15,11 +15,13 @@ struct DwarfDie {
     fileprivate let raw: OpaquePointer
 }
 
-/// A name attribute's string: its text (libdwarf's reading), or where its bytes lie (our own
-/// reader's), read only when the builder uses the name. Most DIEs that name a function repeat a
-/// name seen before, and the builder knows those by where they lie without reading them again.
+/// A string attribute's string: where its bytes lie (our own reader's), read only when the
+/// builder uses the name, or the number of its text in the libdwarf session's `texts` (libdwarf's
+/// reading). Most DIEs that name a function repeat a name seen before, and the builder knows
+/// those by where they lie without reading them again. No String inside, so DieAttributes is
+/// plain data, copied without retains (a DIE's attributes are copied several times as it is read).
 enum DieString: Equatable {
-    case text(String)
+    case text(UInt32)
     case at(DwarfStringSection, UInt64)
 }
 
@@ -60,7 +62,7 @@ struct DieAttributes {
     var callFile: UInt64?
     var callLine: UInt64?
     var stmtList: UInt64?
-    var compDir: String?
+    var compDir: DieString?
     var addrBase: UInt64?
     var rnglistsBase: UInt64?
 }
@@ -77,6 +79,9 @@ final class DwarfSession {
     private static let lock = Locked(())
 
     private var dbg: OpaquePointer?
+    /// The strings `attributes` read, each once, which its DieStrings number.
+    private(set) var texts: [String] = []
+    private var textIndex = StringIndex()
     private let context: Unmanaged<SectionTable>
     private let interface: UnsafeMutablePointer<Dwarf_Obj_Access_Interface>
     private let methods: UnsafeMutablePointer<Dwarf_Obj_Access_Methods>
@@ -287,12 +292,12 @@ final class DwarfSession {
             case DW_AT_ranges: if let v = try unsigned(attr) { out.ranges = (form, v) }
             case DW_AT_abstract_origin: out.abstractOrigin = try reference(attr)
             case DW_AT_specification: out.specification = try reference(attr)
-            case DW_AT_linkage_name, DW_AT_MIPS_linkage_name: out.linkageName = try string(attr).map { .text($0) }
-            case DW_AT_name: out.name = try string(attr).map { .text($0) }
+            case DW_AT_linkage_name, DW_AT_MIPS_linkage_name: out.linkageName = try text(attr)
+            case DW_AT_name: out.name = try text(attr)
             case DW_AT_call_file: out.callFile = try unsigned(attr)
             case DW_AT_call_line: out.callLine = try unsigned(attr)
             case DW_AT_stmt_list: out.stmtList = try unsigned(attr)
-            case DW_AT_comp_dir: out.compDir = try string(attr)
+            case DW_AT_comp_dir: out.compDir = try text(attr)
             case DW_AT_addr_base: out.addrBase = try unsigned(attr)
             case DW_AT_rnglists_base: out.rnglistsBase = try unsigned(attr)
             default: break
@@ -325,5 +330,11 @@ final class DwarfSession {
 
     private func string(_ attr: Dwarf_Attribute) throws -> String? {
         try pointer("reading a string") { dwarf_formstring(attr, $0, $1) }.map { String(cString: $0) }
+    }
+
+    /// The attribute's string, kept in `texts`.
+    private func text(_ attr: Dwarf_Attribute) throws -> DieString? {
+        guard let string = try string(attr) else { return nil }
+        return .text(texts.intern(string, index: &textIndex))
     }
 }
