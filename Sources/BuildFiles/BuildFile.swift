@@ -339,8 +339,10 @@ private struct Blocks {
     /// The block being filled: little-endian UInt32 fields, four to a location.
     var locationFields: [UInt32] = []
     var locationCount = 0
-    /// The block being filled: two fields to a range, its start relative to `rangeFirst`.
-    var rangeFields: [UInt32] = []
+    /// The block being filled: two fields to a range, its start relative to `rangeFirst`; the
+    /// first `rangeFill` of them are in use.
+    var rangeFields = [UInt32](repeating: 0, count: BuildFile.rangesPerBlock * BuildFile.rangeRecordSize / 4)
+    var rangeFill = 0
     var rangeFirst: UInt64 = 0
     /// The last range taken, not written yet: one with the same start that follows replaces it.
     var pendingRange: SymbolTable.Range?
@@ -349,19 +351,34 @@ private struct Blocks {
 
     init() {
         locationFields.reserveCapacity(BuildFile.locationsPerBlock * BuildFile.locationRecordSize / 4)
-        rangeFields.reserveCapacity(BuildFile.rangesPerBlock * BuildFile.rangeRecordSize / 4)
     }
 
     mutating func take(
         locations: ArraySlice<SymbolTable.Location>, flush: (Int64, UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        for l in locations {
-            locationFields.append(l.function.littleEndian)
-            locationFields.append(l.file.littleEndian)
-            locationFields.append(l.line.littleEndian)
-            locationFields.append(l.parent.littleEndian)
-            locationCount += 1
-            if locationCount % BuildFile.locationsPerBlock == 0 { try flushLocations(flush) }
+        var next = locations.startIndex
+        while next < locations.endIndex {
+            // As many as the block has room for, written into the array's storage in one pass
+            // (appending field by field checked the array's uniqueness and capacity each time).
+            let room = BuildFile.locationsPerBlock - locationCount % BuildFile.locationsPerBlock
+            let n = min(room, locations.endIndex - next)
+            let old = locationFields.count
+            locationFields.append(contentsOf: repeatElement(0, count: 4 * n))
+            locationFields.withUnsafeMutableBufferPointer { fields in
+                locations.withUnsafeBufferPointer { source in
+                    var f = old
+                    for l in source[(next - locations.startIndex)..<(next - locations.startIndex + n)] {
+                        fields[f] = l.function.littleEndian
+                        fields[f + 1] = l.file.littleEndian
+                        fields[f + 2] = l.line.littleEndian
+                        fields[f + 3] = l.parent.littleEndian
+                        f += 4
+                    }
+                }
+            }
+            locationCount += n
+            next += n
+            if n == room { try flushLocations(flush) }
         }
     }
 
@@ -377,58 +394,74 @@ private struct Blocks {
     mutating func take(
         ranges: ArraySlice<SymbolTable.Range>, path: String, flush: (UInt64, UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        for r in ranges {
-            if let pending = pendingRange {
-                if r.start == pending.start {
-                    pendingRange = r
-                    continue
-                }
-                guard r.start > pending.start else {
-                    throw SymbolicateError(
-                        .internal,
-                        "ranges reached the build file out of order (0x\(String(r.start, radix: 16)) "
-                            + "after 0x\(String(pending.start, radix: 16)))", path: path)
-                }
-                // The closure is only handed on when a block is cut or full, not with every range.
-                if cuts(pending) { try flushRanges(flush) }
-                if add(pending) { try flushRanges(flush) }
+        // The block is filled in the array's storage, in one pass over the ranges, with the
+        // block's state in locals (field by field appends and the state's stores cost more than
+        // the records themselves).
+        var pending = pendingRange
+        var fill = rangeFill
+        var first = rangeFirst
+        var count = rangeCount
+        var sampler = self.sampler
+        self.sampler = RangeSampler()
+        defer {
+            pendingRange = pending
+            rangeFill = fill
+            rangeFirst = first
+            rangeCount = count
+            self.sampler = sampler
+        }
+        try rangeFields.withUnsafeMutableBufferPointer { fields in
+            func flushBlock() throws {
+                try flush(first, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: fields[0..<fill])))
+                fill = 0
             }
-            pendingRange = r
+            for r in ranges {
+                if let p = pending {
+                    if r.start == p.start {
+                        pending = r
+                        continue
+                    }
+                    guard r.start > p.start else {
+                        throw SymbolicateError(
+                            .internal,
+                            "ranges reached the build file out of order (0x\(String(r.start, radix: 16)) "
+                                + "after 0x\(String(p.start, radix: 16)))", path: path)
+                    }
+                    // A block is cut where a start lies 4 GB or more past its first.
+                    if fill > 0, p.start - first > UInt64(UInt32.max) { try flushBlock() }
+                    if fill == 0 { first = p.start }
+                    fields[fill] = UInt32(truncatingIfNeeded: p.start - first).littleEndian
+                    fields[fill + 1] = p.location.littleEndian
+                    fill += 2
+                    sampler.add(p, index: count)
+                    count += 1
+                    if fill == fields.count { try flushBlock() }
+                }
+                pending = r
+            }
         }
     }
 
-    /// Blocks of up to `rangesPerBlock` ranges, keyed by their first start; a block is cut early
-    /// where a start lies 4 GB or more past its first.
+    /// Adds the range left pending to the blocks (at the end).
     private mutating func put(_ r: SymbolTable.Range, _ flush: (UInt64, UnsafeRawBufferPointer) throws -> Void)
         throws
     {
-        if cuts(r) { try flushRanges(flush) }
-        if add(r) { try flushRanges(flush) }
-    }
-
-    /// True when `r` cannot join the block being filled (its start lies 4 GB or more past the first).
-    @inline(__always)
-    private func cuts(_ r: SymbolTable.Range) -> Bool {
-        !rangeFields.isEmpty && r.start - rangeFirst > UInt64(UInt32.max)
-    }
-
-    /// Adds `r` to the block being filled; true when that fills it.
-    @inline(__always)
-    private mutating func add(_ r: SymbolTable.Range) -> Bool {
-        if rangeFields.isEmpty { rangeFirst = r.start }
-        rangeFields.append(UInt32(r.start - rangeFirst).littleEndian)
-        rangeFields.append(r.location.littleEndian)
+        if rangeFill > 0, r.start - rangeFirst > UInt64(UInt32.max) { try flushRanges(flush) }
+        if rangeFill == 0 { rangeFirst = r.start }
+        rangeFields[rangeFill] = UInt32(truncatingIfNeeded: r.start - rangeFirst).littleEndian
+        rangeFields[rangeFill + 1] = r.location.littleEndian
+        rangeFill += 2
         sampler.add(r, index: rangeCount)
         rangeCount += 1
-        return rangeFields.count * 4 == BuildFile.rangesPerBlock * BuildFile.rangeRecordSize
+        if rangeFill == rangeFields.count { try flushRanges(flush) }
     }
 
     /// The block of ranges being filled, keyed by its first start.
     private mutating func flushRanges(_ flush: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
-        guard !rangeFields.isEmpty else { return }
-        let first = rangeFirst
-        try rangeFields.withUnsafeBytes { try flush(first, $0) }
-        rangeFields.removeAll(keepingCapacity: true)
+        guard rangeFill > 0 else { return }
+        let (first, fill) = (rangeFirst, rangeFill)
+        try rangeFields.withUnsafeBytes { try flush(first, UnsafeRawBufferPointer(rebasing: $0[0..<(fill * 4)])) }
+        rangeFill = 0
     }
 
     /// The last range and the last blocks.

@@ -140,4 +140,46 @@ import Testing
         }
         #expect(seen == count)
     }
+
+    /// Ranges handed to the writer in pieces (as an import hands them, batch by batch) make the
+    /// same file as the whole table written at once, shared starts resolved the same way (the
+    /// last wins), a start 4 GB past its block's first cutting the block; ranges out of order
+    /// are refused by name.
+    @Test func rangesTakenInPiecesMakeTheSameFile() throws {
+        var table = StoreFixtures.table(StoreFixtures.info(StoreFixtures.uuid(48)), functionCount: 900, seed: 48)
+        // A start shared by two ranges, and a jump of more than 4 GB.
+        let far = (table.ranges.last?.start ?? 0) + 0x1_0000_0000
+        table.ranges.insert(table.ranges[700], at: 700)
+        table.ranges[701].location = table.ranges[690].location
+        table.ranges.append(.init(start: far, location: table.ranges[10].location))
+        table.ranges.append(.init(start: far + 16, location: SymbolTable.none))
+        let folder = try StoreFixtures.scratchFolder()
+        try BuildFile.write(table, to: folder + "/whole.sqlite")
+        let writer = try BuildFileWriter(path: folder + "/pieces.sqlite")
+        try writer.take(locations: table.locations[...])
+        var random = SplitMix64(seed: 48)
+        var at = 0
+        while at < table.ranges.count {
+            let n = min(table.ranges.count - at, 1 + random.below(700))
+            try writer.take(ranges: table.ranges[at..<(at + n)])
+            at += n
+        }
+        try writer.finish(table)
+        let whole = try BuildFileSource(path: folder + "/whole.sqlite", loadAfter: .max)
+        let pieces = try BuildFileSource(path: folder + "/pieces.sqlite", loadAfter: .max)
+        let probes = StoreFixtures.probeAddresses(table, extra: 500) + [far - 1, far, far + 8, far + 16]
+        var differ = 0
+        for address in probes where StoreFixtures.answer(pieces, address) != StoreFixtures.answer(whole, address) {
+            differ += 1
+        }
+        #expect(differ == 0)
+        #expect(StoreFixtures.answer(pieces, far + 8) == table.lookup(far + 8))
+
+        let backwards = try BuildFileWriter(path: folder + "/backwards.sqlite")
+        try backwards.take(ranges: [table.ranges[5]][...])
+        let error = #expect(throws: SymbolicateError.self) {
+            try backwards.take(ranges: [table.ranges[4]][...])
+        }
+        #expect(error?.message.contains("out of order") == true)
+    }
 }
