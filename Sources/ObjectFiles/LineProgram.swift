@@ -137,12 +137,20 @@ enum LineProgram {
         func emit(_ end: Bool) {
             rows.append(LineRow(address: address, file: file, line: UInt32(clamping: max(line, 0)), endSequence: end))
         }
+        // Each special opcode's advances, worked out once: the divisions by line_range (a
+        // variable) are the slowest instructions of the loop, run for most rows.
+        var special: [(address: UInt64, line: Int64)] = []
+        special.reserveCapacity(256)
+        for op in 0..<256 {
+            let adjusted = UInt64(max(op - Int(opcodeBase), 0))
+            special.append(((adjusted / lineRange) &* minInst, lineBase &+ Int64(adjusted % lineRange)))
+        }
         while !u.isAtEnd {
             let op = try u.u8()
             if op >= opcodeBase {
-                let adjusted = UInt64(op - opcodeBase)
-                address &+= (adjusted / lineRange) &* minInst
-                line &+= lineBase &+ Int64(adjusted % lineRange)
+                let advance = special[Int(op)]
+                address &+= advance.address
+                line &+= advance.line
                 emit(false)
                 continue
             }
