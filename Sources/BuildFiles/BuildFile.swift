@@ -394,27 +394,8 @@ private struct Blocks {
     mutating func take(
         ranges: ArraySlice<SymbolTable.Range>, path: String, flush: (UInt64, UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        // The block is filled in the array's storage, in one pass over the ranges, with the
-        // block's state in locals (field by field appends and the state's stores cost more than
-        // the records themselves).
         var pending = pendingRange
-        var fill = rangeFill
-        var first = rangeFirst
-        var count = rangeCount
-        var sampler = self.sampler
-        self.sampler = RangeSampler()
-        defer {
-            pendingRange = pending
-            rangeFill = fill
-            rangeFirst = first
-            rangeCount = count
-            self.sampler = sampler
-        }
-        try rangeFields.withUnsafeMutableBufferPointer { fields in
-            func flushBlock() throws {
-                try flush(first, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: fields[0..<fill])))
-                fill = 0
-            }
+        try withRangeBlock { block in
             for r in ranges {
                 if let p = pending {
                     if r.start == p.start {
@@ -427,33 +408,62 @@ private struct Blocks {
                             "ranges reached the build file out of order (0x\(String(r.start, radix: 16)) "
                                 + "after 0x\(String(p.start, radix: 16)))", path: path)
                     }
-                    // A block is cut where a start lies 4 GB or more past its first.
-                    if fill > 0, p.start - first > UInt64(UInt32.max) { try flushBlock() }
-                    if fill == 0 { first = p.start }
-                    fields[fill] = UInt32(truncatingIfNeeded: p.start - first).littleEndian
-                    fields[fill + 1] = p.location.littleEndian
-                    fill += 2
-                    sampler.add(p, index: count)
-                    count += 1
-                    if fill == fields.count { try flushBlock() }
+                    try block.add(p, flush)
                 }
                 pending = r
             }
         }
+        pendingRange = pending
     }
 
     /// Adds the range left pending to the blocks (at the end).
     private mutating func put(_ r: SymbolTable.Range, _ flush: (UInt64, UnsafeRawBufferPointer) throws -> Void)
         throws
     {
-        if rangeFill > 0, r.start - rangeFirst > UInt64(UInt32.max) { try flushRanges(flush) }
-        if rangeFill == 0 { rangeFirst = r.start }
-        rangeFields[rangeFill] = UInt32(truncatingIfNeeded: r.start - rangeFirst).littleEndian
-        rangeFields[rangeFill + 1] = r.location.littleEndian
-        rangeFill += 2
-        sampler.add(r, index: rangeCount)
-        rangeCount += 1
-        if rangeFill == rangeFields.count { try flushRanges(flush) }
+        try withRangeBlock { try $0.add(r, flush) }
+    }
+
+    /// The block of ranges being filled, its state in one local value over the array's storage
+    /// while `body` adds to it (field by field appends and stores of the state cost more than the
+    /// records themselves).
+    private mutating func withRangeBlock(_ body: (inout RangeBlock) throws -> Void) throws {
+        var block = RangeBlock(fill: rangeFill, first: rangeFirst, count: rangeCount, sampler: sampler)
+        // Moved out, so that the block's additions to it do not copy it.
+        sampler = RangeSampler()
+        defer { (rangeFill, rangeFirst, rangeCount, sampler) = (block.fill, block.first, block.count, block.sampler) }
+        try rangeFields.withUnsafeMutableBufferPointer { fields in
+            block.fields = fields
+            try body(&block)
+        }
+    }
+
+    /// A block of ranges being filled in place: `fill` fields of `fields` in use, the block's
+    /// first start, the ranges added so far and the sample of them.
+    struct RangeBlock {
+        var fill: Int
+        var first: UInt64
+        var count: Int
+        var sampler: RangeSampler
+        var fields = UnsafeMutableBufferPointer<UInt32>(start: nil, count: 0)
+
+        /// Adds `r`, cutting the block first where `r` starts 4 GB or more past its first start;
+        /// `flush` writes a block that is full or cut.
+        @inline(__always)
+        mutating func add(_ r: SymbolTable.Range, _ flush: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
+            if fill > 0, r.start - first > UInt64(UInt32.max) { try flushBlock(flush) }
+            if fill == 0 { first = r.start }
+            fields[fill] = UInt32(truncatingIfNeeded: r.start - first).littleEndian
+            fields[fill + 1] = r.location.littleEndian
+            fill += 2
+            sampler.add(r, index: count)
+            count += 1
+            if fill == fields.count { try flushBlock(flush) }
+        }
+
+        mutating func flushBlock(_ flush: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
+            try flush(first, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: fields[0..<fill])))
+            fill = 0
+        }
     }
 
     /// The block of ranges being filled, keyed by its first start.
