@@ -11,8 +11,9 @@ enum VerifyCommand: Command {
         USAGE: symbolicate verify [--store DIR] [--deep]
 
         Checks every build of the store: its file exists, opens, has the current schema version,
-        matches its catalog row, and has the SHA-256 recorded when it was imported (so a changed
-        byte is found even where SQLite reads the file without complaint). Removes temporary files left by interrupted imports. Builds that
+        matches its catalog row, and has the checksum recorded when it was imported (a CRC-32; a
+        SHA-256 for builds of earlier releases), so a changed byte is found even where SQLite reads
+        the file without complaint. Removes temporary files left by interrupted imports. Builds that
         need re-importing are named. Kept originals are checked too: every index record names a stored
         file (--deep: whose bytes still hash to its SHA-256 name).
 
