@@ -416,13 +416,6 @@ private struct Blocks {
         pendingRange = pending
     }
 
-    /// Adds the range left pending to the blocks (at the end).
-    private mutating func put(_ r: SymbolTable.Range, _ flush: (UInt64, UnsafeRawBufferPointer) throws -> Void)
-        throws
-    {
-        try withRangeBlock { try $0.add(r, flush) }
-    }
-
     /// The block of ranges being filled, its state in one local value over the array's storage
     /// while `body` adds to it (field by field appends and stores of the state cost more than the
     /// records themselves).
@@ -466,22 +459,17 @@ private struct Blocks {
         }
     }
 
-    /// The block of ranges being filled, keyed by its first start.
-    private mutating func flushRanges(_ flush: (UInt64, UnsafeRawBufferPointer) throws -> Void) throws {
-        guard rangeFill > 0 else { return }
-        let (first, fill) = (rangeFirst, rangeFill)
-        try rangeFields.withUnsafeBytes { try flush(first, UnsafeRawBufferPointer(rebasing: $0[0..<(fill * 4)])) }
-        rangeFill = 0
-    }
-
     /// The last range and the last blocks.
     mutating func finish(
         locations: (Int64, UnsafeRawBufferPointer) throws -> Void,
         ranges: (UInt64, UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        if let pending = pendingRange { try put(pending, ranges) }
+        let pending = pendingRange
         pendingRange = nil
-        try flushRanges(ranges)
+        try withRangeBlock { block in
+            if let pending { try block.add(pending, ranges) }
+            if block.fill > 0 { try block.flushBlock(ranges) }
+        }
         try flushLocations(locations)
     }
 }

@@ -561,7 +561,7 @@ struct UnitReader {
             let key = UInt64(section.rawValue) << 56 | offset
             if let known = placedNames[key] { return known }
             let index = UInt32(part.names.count)
-            part.names.append(try section.string(at: offset, in: sections[section.name]))
+            part.names.append(try string(name))
             placedNames.set(key, index)
             return index
         }

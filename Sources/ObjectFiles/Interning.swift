@@ -32,8 +32,7 @@ struct StringIndex {
     /// Hash (high 32 bits) and index + 1 (low 32 bits) of each slot's string; 0 is empty.
     private var slots: [UInt64] = Array(repeating: 0, count: 16)
     private var used = 0
-    private var seed: UInt64 { StringIndex.processSeed }
-    private static let processSeed = UInt64.random(in: 1...UInt64.max)
+    private static let seed = UInt64.random(in: 1...UInt64.max)
     private var siphash = false
     static let longProbe = 64
     /// Every name hashed alike until the switch to SipHash: how tests make names collide.
@@ -109,7 +108,7 @@ struct StringIndex {
         }
         if collideForTesting { return 0xDEAD_BEEF_0000_0000 }
         return StringIndex.withBytes(s) { bytes in
-            var h = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
+            var h = StringIndex.seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
             var i = 0
             while i + 8 <= bytes.count {
                 h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9

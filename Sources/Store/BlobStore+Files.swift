@@ -65,6 +65,19 @@ extension BlobStore {
         key: BlobKey, size: Int64
     ) {
         var digest = SHA256()
+        let total = try readPieces(fd, path: path) { piece in
+            digest.update(piece)
+            try destination?.write(piece)
+        }
+        guard let key = BlobKey(.sha256, hexString(digest.finalize())) else {
+            throw SymbolicateError(.internal, "a SHA-256 digest is not 64 hex digits")
+        }
+        return (key, total)
+    }
+
+    /// Reads the file `fd` (at `path`, for errors) to its end a piece at a time, handing each
+    /// piece to `body`; returns the bytes read.
+    static func readPieces(_ fd: Int32, path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
         var buffer = [UInt8](repeating: 0, count: pieceSize)
         var total: Int64 = 0
         while true {
@@ -73,18 +86,10 @@ extension BlobStore {
                 if errno == EINTR { continue }
                 throw fileError("cannot read", errno, path)
             }
-            if n == 0 { break }
-            try buffer.withUnsafeBytes { raw in
-                let piece = UnsafeRawBufferPointer(rebasing: raw[0..<n])
-                digest.update(piece)
-                try destination?.write(piece)
-            }
+            if n == 0 { return total }
+            try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             total += Int64(n)
         }
-        guard let key = BlobKey(.sha256, hexString(digest.finalize())) else {
-            throw SymbolicateError(.internal, "a SHA-256 digest is not 64 hex digits")
-        }
-        return (key, total)
     }
 
     static func fileError(_ what: String, _ code: Int32, _ path: String) -> SymbolicateError {

@@ -89,22 +89,13 @@ public enum BuildChecksum: Sendable, Hashable {
         }
     }
 
-    /// The CRC-32 of the file at `path`, read a megabyte at a time.
+    /// The CRC-32 of the file at `path`, read a piece at a time.
     static func crc32(file path: String) throws -> UInt32 {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SymbolicateError.system("cannot open the build file", path: path) }
         defer { close(fd) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
         var crc: UInt32 = 0
-        while true {
-            let n = read(fd, buffer.baseAddress, buffer.count)
-            if n == 0 { return crc }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SymbolicateError.system("cannot read the build file", path: path)
-            }
-            crc = Zlib.crc32(crc, UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-        }
+        _ = try BlobStore.readPieces(fd, path: path) { crc = Zlib.crc32(crc, $0) }
+        return crc
     }
 }
